@@ -1,0 +1,49 @@
+"""Bias measurement, end to end: word sets -> contexts -> embeddings -> scores -> tables.
+
+Run `snakemake --cores 2`; one table: `snakemake --cores 2 results/tables/table3_seat.md`.
+"""
+
+from snakemake.utils import min_version, validate
+
+from biasbench.external import load_manifest
+from biasbench.plan import make_plan
+from biasbench.tables import TABLES
+from biasbench.wordsets import external_ids
+
+min_version("8.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "config/schema.yaml")
+PLAN = make_plan(config, workflow.basedir)
+MANIFEST = load_manifest("resources/external.yaml")
+TEMPLATE_FILE = f"resources/templates/{config['template_set']}.yaml"
+ENV = "../envs/biasbench.yaml"
+
+
+def external_inputs(resource):
+    return [f"results/external/{i}" for i in external_ids(resource)]
+
+
+wildcard_constraints:
+    model="[A-Za-z0-9_.-]+",
+    source="templates|words",
+    test="[A-Za-z0-9_]+",
+    descriptor="[A-Za-z0-9_]+",
+    table="|".join(TABLES),
+
+
+include: "rules/resources.smk"
+include: "rules/contexts.smk"
+include: "rules/models.smk"
+include: "rules/embeddings.smk"
+include: "rules/scores.smk"
+include: "rules/tables.smk"
+
+
+rule all:
+    input:
+        expand("results/tables/{table}.{ext}", table=TABLES, ext=["csv", "md"]),
+    default_target: True

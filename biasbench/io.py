@@ -1,0 +1,50 @@
+"""Atomic output: write to a temporary sibling, then rename, so no reader (and no resumed
+run) ever sees a half-written file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; rename it into place only on success."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_tsv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
+    """Tab-separated, fixed float format: the same frame always gives the same bytes."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, sep="\t", index=False, float_format="%.10g", lineterminator="\n")
+
+
+def read_tsv(path: str | os.PathLike) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
+
+
+def log_to(path: str | os.PathLike) -> None:
+    """Send this process' stderr (warnings, progress bars, tracebacks) to a log file."""
+    import sys
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr = open(path, "w", buffering=1, encoding="utf-8")  # noqa: SIM115

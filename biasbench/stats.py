@@ -1,0 +1,124 @@
+"""Permutation tests and multiple-testing correction.
+
+The permutation test follows May et al. (2019): the pooled target items are split into
+every (or a seeded sample of) partition with the observed group sizes, and the one-sided
+p-value is the share of partitions whose statistic is ``>=`` the observed one. Equality is
+judged with a small relative tolerance so that ties produced by floating-point rounding
+count as ties (the conservative direction).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: relative tolerance under which a permuted statistic counts as equal to the observed one
+TIE_RTOL = 1e-10
+
+
+@dataclass(frozen=True)
+class PermutationResult:
+    p_value: float
+    n_partitions: int  # partitions evaluated (all of them when exact)
+    exact: bool
+
+
+def n_partitions(n_x: int, n_y: int) -> int:
+    """Number of ordered splits of ``n_x + n_y`` items into groups of ``n_x`` and ``n_y``."""
+    return math.comb(n_x + n_y, n_x)
+
+
+def _exact_subsets(n: int, k: int) -> np.ndarray:
+    """All k-subsets of range(n) as an (C(n,k), k) index array, in lexicographic order."""
+    flat = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations(range(n), k)),
+        dtype=np.int32,
+        count=math.comb(n, k) * k,
+    )
+    return flat.reshape(-1, k)
+
+
+def _sampled_subsets(
+    n: int, k: int, n_samples: int, rng: np.random.Generator, distinct: bool
+) -> np.ndarray:
+    """``n_samples`` k-subsets of range(n), each drawn uniformly, in draw order.
+
+    A subset is the k positions with the smallest of n uniform keys. With ``distinct``,
+    repeated subsets are dropped (keeping the first draw) and topped up; callers skip that
+    when the partition space is so large that a repeat is practically impossible.
+    """
+    chunk = max(1, min(n_samples, 2_000_000 // n))  # bounds the key matrix to ~16 MB
+    rows = np.empty((0, k), dtype=np.int32)
+    while rows.shape[0] < n_samples:
+        need = n_samples - rows.shape[0]
+        draws = []
+        for size in [chunk] * (need // chunk) + ([need % chunk] if need % chunk else []):
+            keys = rng.random((size, n))
+            draws.append(np.sort(keys.argpartition(k, axis=1)[:, :k], axis=1).astype(np.int32))
+        rows = np.concatenate([rows, *draws])
+        if distinct:
+            _, first = np.unique(rows, axis=0, return_index=True)
+            rows = rows[np.sort(first)]
+    return rows
+
+
+def permutation_test_mean_difference(
+    values: np.ndarray,
+    n_x: int,
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+) -> PermutationResult:
+    """One-sided test of ``mean(values[:n_x]) - mean(values[n_x:])`` being large.
+
+    Every partition of the pooled values into groups of the observed sizes is scored by the
+    same difference of means; for equal group sizes this orders partitions exactly as the
+    WEAT statistic ``sum_X s - sum_Y s`` does. Exact enumeration when the number of
+    partitions is at most ``exact_max``, otherwise ``n_samples`` distinct partitions drawn
+    with a seeded generator; the sampled p-value counts the observed partition among them,
+    ``(1 + #{S_i >= S}) / (1 + n_samples)``, so it is never zero.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = values.size
+    n_y = n - n_x
+    if n_x < 1 or n_y < 1:
+        raise ValueError(f"permutation test needs two non-empty groups, got {n_x} and {n_y}")
+    total = values.sum()
+
+    def mean_diff(sum_x: np.ndarray | float) -> np.ndarray | float:
+        return sum_x / n_x - (total - sum_x) / n_y
+
+    observed = mean_diff(values[:n_x].sum())
+    tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
+    count = n_partitions(n_x, n_y)
+    if count <= max(exact_max, n_samples):  # fewer partitions than samples: enumerate them
+        stats = mean_diff(values[_exact_subsets(n, n_x)].sum(axis=1))
+        hits = int(np.count_nonzero(stats >= observed - tol))
+        return PermutationResult(hits / count, count, True)
+    rng = np.random.default_rng(seed)
+    distinct = count < 1000 * n_samples**2  # else the expected number of repeats is < 1e-3
+    subsets = _sampled_subsets(n, n_x, n_samples, rng, distinct)
+    stats = mean_diff(values[subsets].sum(axis=1))
+    hits = int(np.count_nonzero(stats >= observed - tol))
+    return PermutationResult((1 + hits) / (1 + n_samples), n_samples, False)
+
+
+def holm_bonferroni(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (monotone, capped at 1); NaN stays NaN."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full_like(p, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="stable")
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * q[order])
+    res = np.empty(m)
+    res[order] = np.minimum(adjusted, 1.0)
+    out[ok] = res
+    return out

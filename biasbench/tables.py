@@ -1,0 +1,246 @@
+"""Paper tables from the tidy score table, with the published numbers beside ours.
+
+Each builder returns a long frame (one row per cell, ours and published) for the CSV and
+a Markdown rendering. Significance: **bold** when p < alpha (the paper's convention, no
+correction), and a dagger when the cell stays significant after Holm-Bonferroni over all of
+our cells in that table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from biasbench.stats import holm_bonferroni
+
+PAPER_MODELS = ("ELMo", "BERT", "GPT-2", "OPT", "BLOOM")
+TABLE3_TESTS = ("C1", "C3", "C6", "C9", "Dis", "Occ", "I1", "I2")
+TABLE11_TESTS = ("C3", "C6", "C9", "Occ", "I1", "I2")
+ENCODING_LEVELS = {"sent": None, "avg": "word/mean", "start": "word/first", "end": "word/last"}
+
+
+@dataclass(frozen=True)
+class TableContext:
+    scores: pd.DataFrame
+    published: pd.DataFrame
+    models: dict[str, str | None]  # configured model -> paper model it stands for (or None)
+    alpha: float = 0.01
+
+
+def load_published(path: str) -> pd.DataFrame:
+    return pd.read_csv(path, comment="#", dtype={"value": float})
+
+
+def _primary_descriptor(scores: pd.DataFrame, test: str) -> str | None:
+    present = set(scores.loc[scores["test"] == test, "descriptor"])
+    return "names" if "names" in present else ("terms" if "terms" in present else None)
+
+
+def _finish(long: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Holm-Bonferroni over our cells, significance flags, stable column order."""
+    ours = long["origin"] == "ours"
+    long["p_holm"] = np.nan
+    long.loc[ours, "p_holm"] = holm_bonferroni(long.loc[ours, "p_value"].to_numpy())
+    long["significant"] = ours & (long["p_value"] < alpha)
+    long["significant_holm"] = ours & (long["p_holm"] < alpha)
+    return long.reset_index(drop=True)
+
+
+def _our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[dict]:
+    """One record per (labels, score filter) whose filter matches exactly one score row."""
+    out = []
+    for labels, where in selectors:
+        sel = ctx.scores
+        for key, value in where.items():
+            sel = sel[sel[key] == value]
+        if len(sel) > 1:
+            raise ValueError(f"ambiguous score selection {where}: {len(sel)} rows")
+        if len(sel) == 1:
+            row = sel.iloc[0]
+            out.append(
+                {
+                    **labels,
+                    "origin": "ours",
+                    "effect_size": row["effect_size"],
+                    "p_value": row["p_value"],
+                }
+            )
+    return out
+
+
+def _published_cells(
+    ctx: TableContext, table: str, column_of: Callable[[pd.Series], str]
+) -> list[dict]:
+    pub = ctx.published[ctx.published["table"] == table]
+    return [
+        {
+            "method": r.method,
+            "test": r.test,
+            "column": column_of(r),
+            "origin": f"paper:{r.paper_model}",
+            "effect_size": r.value,
+            "p_value": np.nan,
+        }
+        for r in pub.itertuples(index=False)
+    ]
+
+
+def _transformers(ctx: TableContext) -> list[str]:
+    return [
+        m for m in ctx.models if m in set(ctx.scores.loc[ctx.scores["method"] != "WEAT", "model"])
+    ]
+
+
+def _label(ctx: TableContext, model: str) -> str:
+    paper = ctx.models.get(model)
+    return f"{model} (as {paper})" if paper else model
+
+
+def table3(ctx: TableContext) -> pd.DataFrame:
+    """s-SEAT and w-SEAT per test and model (paper Table 3, SEAT parts)."""
+    selectors = []
+    for method in ("s-SEAT", "w-SEAT"):
+        for test in TABLE3_TESTS:
+            descriptor = _primary_descriptor(ctx.scores, test)
+            for model in _transformers(ctx):
+                selectors.append(
+                    (
+                        {"method": method, "test": test, "column": _label(ctx, model)},
+                        {
+                            "method": method,
+                            "test": test,
+                            "model": model,
+                            "descriptor": descriptor,
+                            "source": "templates",
+                            "primary": True,
+                        },
+                    )
+                )
+    cells = _our_cells(ctx, selectors) + _published_cells(
+        ctx, "table3", lambda r: f"{r.paper_model} {'orig.' if r.variant == 'orig' else 'paper'}"
+    )
+    return _finish(pd.DataFrame(cells), ctx.alpha)
+
+
+def table11(ctx: TableContext) -> pd.DataFrame:
+    """Names vs terms per test, method and model (paper Table 11); WEAT rows for static models."""
+    selectors = []
+    for test in TABLE11_TESTS:
+        for model in ctx.models:
+            for method in ("WEAT", "s-SEAT", "w-SEAT"):
+                for descriptor in ("names", "terms"):
+                    selectors.append(
+                        (
+                            {
+                                "method": method,
+                                "test": test,
+                                "column": f"{_label(ctx, model)} {descriptor}",
+                            },
+                            {
+                                "method": method,
+                                "test": test,
+                                "model": model,
+                                "descriptor": descriptor,
+                                "primary": True,
+                            },
+                        )
+                    )
+    cells = _our_cells(ctx, selectors) + _published_cells(
+        ctx, "table11", lambda r: f"{r.paper_model} {r.variant} (paper)"
+    )
+    return _finish(pd.DataFrame(cells), ctx.alpha)
+
+
+def table13(ctx: TableContext) -> pd.DataFrame:
+    """Encoding level: sentence vs word mean / first / last subword (paper Table 13)."""
+    selectors = []
+    for test in TABLE3_TESTS:
+        descriptor = _primary_descriptor(ctx.scores, test)
+        for model in _transformers(ctx):
+            for level, encoding in ENCODING_LEVELS.items():
+                where = {
+                    "test": test,
+                    "model": model,
+                    "descriptor": descriptor,
+                    "source": "templates",
+                }
+                if encoding is None:
+                    where.update(method="s-SEAT", primary=True)
+                else:
+                    where.update(method="w-SEAT", encoding=encoding)
+                selectors.append(
+                    (
+                        {"method": "SEAT", "test": test, "column": f"{_label(ctx, model)} {level}"},
+                        where,
+                    )
+                )
+    cells = _our_cells(ctx, selectors) + _published_cells(
+        ctx, "table13", lambda r: f"{r.paper_model} {r.variant} (paper)"
+    )
+    return _finish(pd.DataFrame(cells), ctx.alpha)
+
+
+def weat_static(ctx: TableContext) -> pd.DataFrame:
+    """WEAT on the static embeddings, every test and descriptor."""
+    static = ctx.scores[ctx.scores["method"] == "WEAT"]
+    selectors = [
+        (
+            {"method": "WEAT", "test": t, "column": f"{m} {d}"},
+            {"method": "WEAT", "test": t, "model": m, "descriptor": d},
+        )
+        for t in dict.fromkeys(static["test"])
+        for m in dict.fromkeys(static["model"])
+        for d in ("names", "terms")
+    ]
+    return _finish(pd.DataFrame(_our_cells(ctx, selectors)), ctx.alpha)
+
+
+TABLES: dict[str, tuple[Callable[[TableContext], pd.DataFrame], str]] = {
+    "table3_seat": (
+        table3,
+        "Table 3 (SEAT parts): s-SEAT and w-SEAT effect sizes per test and model",
+    ),
+    "table11_names_terms": (table11, "Table 11: target description, names vs group terms"),
+    "table13_encoding": (
+        table13,
+        "Table 13: encoding level, sentence vs word (mean, first, last subword)",
+    ),
+    "weat_static": (weat_static, "WEAT on static word embeddings"),
+}
+
+
+def _fmt(row: pd.Series) -> str:
+    if pd.isna(row["effect_size"]):
+        return "n/a"
+    text = f"{row['effect_size']:.2f}"
+    if row["significant"]:
+        text = f"**{text}**"
+    if row["significant_holm"]:
+        text += "†"
+    return text
+
+
+def to_markdown(long: pd.DataFrame, title: str, alpha: float) -> str:
+    """Wide Markdown: one line per (method, test), one column per model/variant."""
+    if long.empty:
+        return f"# {title}\n\nNo scores for this table in the current configuration.\n"
+    long = long.assign(cell=long.apply(_fmt, axis=1))
+    columns = list(dict.fromkeys(long.loc[long["origin"] == "ours", "column"]))
+    columns += [c for c in dict.fromkeys(long["column"]) if c not in columns]
+    rows = list(dict.fromkeys(zip(long["method"], long["test"], strict=True)))
+    wide = long.pivot_table(
+        index=["method", "test"], columns="column", values="cell", aggfunc="first"
+    )
+    wide = wide.reindex(index=pd.MultiIndex.from_tuples(rows), columns=columns).fillna("")
+    wide.index.names = ["method", "test"]
+    body = wide.reset_index().to_markdown(index=False)
+    note = (
+        f"Effect sizes; **bold**: p < {alpha} (uncorrected, as in the paper); †: also significant "
+        "after Holm-Bonferroni over all of our cells in this table. Columns marked (paper), "
+        "orig. or paper are published values of Husse & Spitz (2022) for their models "
+        "(significance not transcribed)."
+    )
+    return f"# {title}\n\n{note}\n\n{body}\n"

@@ -1,0 +1,171 @@
+"""Word sets (bias tests): two target sets X/Y per descriptor and two attribute sets A/B.
+
+A word list in a resource file is either written out or points into a pinned external file:
+``{external: <manifest id>, key: dotted.path.into.the.json}``. Loading resolves those
+pointers and validates the result, naming the file and field of every problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from biasbench.errors import InputError
+
+ROLES = ("X", "Y", "A", "B")
+TARGET_KINDS = ("thing", "person")
+ATTRIBUTE_KINDS = ("basic", "time")
+
+#: maps a manifest id to the local path of the fetched file
+Resolver = Callable[[str], Path]
+
+
+def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _walk_specs(node: Any):
+    """Yield every ``{external: ...}`` pointer inside a resource document."""
+    if isinstance(node, dict):
+        if "external" in node:
+            yield node
+        for value in node.values():
+            yield from _walk_specs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk_specs(value)
+
+
+def external_ids(path: str | os.PathLike) -> list[str]:
+    """Manifest ids a resource file draws on (so the workflow can fetch them first)."""
+    return sorted({spec["external"] for spec in _walk_specs(read_yaml(path))})
+
+
+def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
+    """A written-out list of strings, or the list an external pointer designates."""
+    if isinstance(spec, dict) and "external" in spec:
+        source = resolve(spec["external"])
+        try:
+            node: Any = json.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"{where}: cannot read external file {source}: {exc}") from exc
+        for part in str(spec.get("key", "")).split("."):
+            if not isinstance(node, dict) or part not in node:
+                raise InputError(f"{where}: key {spec.get('key')!r} not found in {source}")
+            node = node[part]
+        spec = node
+    if not isinstance(spec, list) or not all(isinstance(w, str) for w in spec):
+        raise InputError(f"{where}: expected a list of strings")
+    words = [w.strip() for w in spec]
+    if not words:
+        raise InputError(f"{where}: the list is empty")
+    if any(not w for w in words):
+        raise InputError(f"{where}: contains an empty string")
+    dupes = sorted({w for w in words if words.count(w) > 1})
+    if dupes:
+        raise InputError(f"{where}: duplicate entries {dupes}")
+    return words
+
+
+@dataclass(frozen=True)
+class WordSet:
+    """One bias test under one target descriptor (names or terms), fully resolved."""
+
+    test: str
+    descriptor: str
+    source: str
+    target_kind: str
+    attribute_kind: str
+    sets: Mapping[str, tuple[str, ...]]  # role -> stimuli
+    labels: Mapping[str, str]
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "test": self.test,
+                "descriptor": self.descriptor,
+                "source": self.source,
+                "target_kind": self.target_kind,
+                "attribute_kind": self.attribute_kind,
+                "sets": {r: list(self.sets[r]) for r in ROLES},
+                "labels": dict(self.labels),
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> WordSet:
+        d = json.loads(text)
+        d["sets"] = {r: tuple(d["sets"][r]) for r in ROLES}
+        return cls(**d)
+
+
+def descriptors(path: str | os.PathLike) -> list[str]:
+    """Target descriptors (e.g. names, terms) a word-set file defines."""
+    targets = read_yaml(path).get("targets")
+    if not isinstance(targets, dict) or not targets:
+        raise InputError(f"{path}: field 'targets' must map descriptors to X/Y sets")
+    return list(targets)
+
+
+def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) -> WordSet:
+    """Resolve and validate one descriptor of a word-set file."""
+    doc = read_yaml(path)
+    stem = Path(path).stem
+    if doc.get("id") != stem:
+        raise InputError(f"{path}: field 'id' is {doc.get('id')!r}, expected {stem!r}")
+    for field in ("source", "targets", "attributes", "templates"):
+        if field not in doc:
+            raise InputError(f"{path}: missing field {field!r}")
+    kinds = doc["templates"]
+    if not isinstance(kinds, dict) or kinds.get("targets") not in TARGET_KINDS:
+        raise InputError(f"{path}: templates.targets must be one of {TARGET_KINDS}")
+    if kinds.get("attributes") not in ATTRIBUTE_KINDS:
+        raise InputError(f"{path}: templates.attributes must be one of {ATTRIBUTE_KINDS}")
+    targets = doc["targets"]
+    if not isinstance(targets, dict) or descriptor not in targets:
+        raise InputError(f"{path}: no target descriptor {descriptor!r} under 'targets'")
+    groups = {**(targets[descriptor] or {}), **(doc["attributes"] or {})}
+    sets: dict[str, tuple[str, ...]] = {}
+    labels: dict[str, str] = {}
+    for role in ROLES:
+        field = f"targets.{descriptor}.{role}" if role in "XY" else f"attributes.{role}"
+        entry = groups.get(role)
+        if not isinstance(entry, dict) or "words" not in entry:
+            raise InputError(f"{path}: {field} must be a mapping with 'words'")
+        sets[role] = tuple(resolve_list(entry["words"], f"{path}: {field}.words", resolve))
+        labels[role] = str(entry.get("label", role))
+    for first, second in (("X", "Y"), ("A", "B")):
+        shared = sorted(set(sets[first]) & set(sets[second]))
+        if shared:
+            raise InputError(f"{path}: {shared} appear in both {first} and {second}")
+    if len(sets["X"]) != len(sets["Y"]) and not doc.get("allow_unequal", False):
+        raise InputError(
+            f"{path}: targets.{descriptor} has |X|={len(sets['X'])} but |Y|={len(sets['Y'])}; "
+            "WEAT-style tests need equal target sets (set allow_unequal: true to override)"
+        )
+    return WordSet(
+        test=stem,
+        descriptor=descriptor,
+        source=str(doc["source"]).strip(),
+        target_kind=kinds["targets"],
+        attribute_kind=kinds["attributes"],
+        sets=sets,
+        labels=labels,
+    )

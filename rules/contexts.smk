@@ -1,0 +1,28 @@
+rule template_contexts:
+    """Each stimulus filled into every single-slot template of its kind, with its span."""
+    input:
+        wordset="results/wordsets/{test}/{descriptor}.json",
+        templates=TEMPLATE_FILE,
+        external=external_inputs(TEMPLATE_FILE),
+    output:
+        "results/contexts/templates/{test}/{descriptor}.tsv",
+    log:
+        "results/logs/contexts/templates/{test}/{descriptor}.log",
+    conda:
+        ENV
+    script:
+        "../workflow_scripts/make_contexts.py"
+
+
+rule word_contexts:
+    """The bare stimuli: the input of static word embeddings."""
+    input:
+        wordset="results/wordsets/{test}/{descriptor}.json",
+    output:
+        "results/contexts/words/{test}/{descriptor}.tsv",
+    log:
+        "results/logs/contexts/words/{test}/{descriptor}.log",
+    conda:
+        ENV
+    script:
+        "../workflow_scripts/make_contexts.py"

@@ -1,0 +1,27 @@
+rule fetch_external:
+    """A pinned upstream file, checked against its sha256 (copied from $BIAS_DATA_MIRROR if set)."""
+    output:
+        "results/external/{file_id}",
+    params:
+        entry=lambda w: MANIFEST[w.file_id],
+    log:
+        "results/logs/fetch_external/{file_id}.log",
+    conda:
+        ENV
+    script:
+        "../workflow_scripts/fetch_external.py"
+
+
+rule wordset:
+    """One descriptor of a bias test, resolved and validated."""
+    input:
+        yaml="resources/wordsets/{test}.yaml",
+        external=lambda w: external_inputs(f"resources/wordsets/{w.test}.yaml"),
+    output:
+        "results/wordsets/{test}/{descriptor}.json",
+    log:
+        "results/logs/wordset/{test}/{descriptor}.log",
+    conda:
+        ENV
+    script:
+        "../workflow_scripts/resolve_wordset.py"

@@ -1,0 +1,31 @@
+rule score:
+    """WEAT / s-SEAT / w-SEAT effect sizes and permutation p-values for one embeddings file."""
+    input:
+        contexts="results/contexts/{source}/{test}/{descriptor}.tsv",
+        embeddings="results/embeddings/{model}/{source}/{test}/{descriptor}.h5",
+    output:
+        "results/scores/{model}/{source}/{test}/{descriptor}.tsv",
+    params:
+        scoring=config["scoring"],
+        seed=config["seed"],
+        kind=lambda w: config["models"][w.model]["kind"],
+    log:
+        "results/logs/score/{model}/{source}/{test}/{descriptor}.log",
+    conda:
+        ENV
+    script:
+        "../workflow_scripts/score.py"
+
+
+rule collect_scores:
+    """All score rows in one tidy table, sorted."""
+    input:
+        PLAN.score_files(),
+    output:
+        "results/scores/all.tsv",
+    log:
+        "results/logs/collect_scores.log",
+    conda:
+        ENV
+    script:
+        "../workflow_scripts/collect_scores.py"

@@ -1,0 +1,39 @@
+"""Adapter: rule embed -> biasbench.extract (static lookup or transformer forward passes)."""
+
+import json
+from pathlib import Path
+
+from biasbench.contexts import check_contexts
+from biasbench.extract import encode_static, encode_transformer, write_embeddings
+from biasbench.io import log_to, read_tsv
+from biasbench.models import ModelSpec, load_static, load_transformer
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
+prepared = Path(sm.input.model).parent
+contexts = read_tsv(sm.input.contexts)
+check_contexts(contexts, sm.input.contexts)
+provenance = json.loads(Path(sm.input.model).read_text(encoding="utf-8"))
+attrs = {
+    "model": spec.name,
+    "model_source": provenance["source"],
+    "revision": spec.revision or provenance.get("package_version") or "",
+    "layer": spec.layer,
+    "context_source": sm.wildcards.source,
+    "test": sm.wildcards.test,
+    "descriptor": sm.wildcards.descriptor,
+}
+if spec.kind == "static":
+    arrays = encode_static(load_static(prepared, spec), contexts)
+    attrs["is_decoder"] = False
+else:
+    import torch
+
+    torch.set_num_threads(sm.threads)
+    model, tokenizer, is_decoder = load_transformer(spec, prepared)
+    arrays = encode_transformer(
+        model, tokenizer, contexts, layer=spec.layer, **sm.params.extraction
+    )
+    attrs["is_decoder"] = is_decoder
+write_embeddings(sm.output[0], contexts, arrays, attrs)

@@ -1,0 +1,18 @@
+"""Adapter: rules template_contexts / word_contexts -> biasbench.contexts."""
+
+from pathlib import Path
+
+from biasbench.contexts import check_contexts, load_templates, template_contexts, word_contexts
+from biasbench.io import log_to, write_tsv
+from biasbench.wordsets import WordSet
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+wordset = WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8"))
+if sm.wildcards.source == "words":
+    frame = word_contexts(wordset)
+else:
+    templates = load_templates(sm.input.templates, lambda i: Path("results/external") / i)
+    frame = template_contexts(wordset, templates)
+check_contexts(frame, sm.output[0])
+write_tsv(sm.output[0], frame)

@@ -1,0 +1,14 @@
+"""Adapter: rule prepare_model -> biasbench.models.prepare_model."""
+
+from pathlib import Path
+
+import torch
+
+from biasbench.io import log_to
+from biasbench.models import ModelSpec, prepare_model
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+torch.set_num_threads(sm.threads)
+spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
+prepare_model(spec, Path(sm.output[0]).parent)

@@ -1,0 +1,24 @@
+"""Adapter: rule score -> biasbench.scoring.score_file."""
+
+from biasbench.external import sha256_of
+from biasbench.extract import read_embeddings
+from biasbench.io import log_to, read_tsv, write_tsv
+from biasbench.scoring import ScoreSettings, score_file
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+arrays, attrs = read_embeddings(sm.input.embeddings)
+settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
+frame = score_file(
+    read_tsv(sm.input.contexts),
+    arrays,
+    model=sm.wildcards.model,
+    kind=sm.params.kind,
+    is_decoder=bool(attrs["is_decoder"]),
+    source=sm.wildcards.source,
+    test=sm.wildcards.test,
+    descriptor=sm.wildcards.descriptor,
+    settings=settings,
+    signature=sha256_of(sm.input.contexts)[:12],
+)
+write_tsv(sm.output[0], frame)
