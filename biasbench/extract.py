@@ -84,8 +84,9 @@ def encode_transformer(
     max_length: int = 512,
     progress: bool = True,
 ) -> dict[str, np.ndarray]:
-    """All word and sentence encodings of every context row, plus a ``valid`` mask
-    (False where no token covers the stimulus span, e.g. it was truncated away)."""
+    """All word and sentence encodings of every context row, plus a ``valid`` mask: False
+    where no token covers the stimulus span (truncated away) or every token covering it is
+    the unknown token (the model cannot tell that stimulus from any other unknown word)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -95,6 +96,7 @@ def encode_transformer(
     pad_id = tokenizer.pad_token_id
     if pad_id is None:
         pad_id = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+    unk_id = tokenizer.unk_token_id
     dim = model.config.hidden_size
     n_sent = len(sentences)
     sent = {k: np.zeros((n_sent, dim), dtype=np.float32) for k in SENT_ENCODINGS}
@@ -123,7 +125,7 @@ def encode_transformer(
                 sent["sent/mean"][s] = h[real].mean(axis=0)
                 for r in rows_of[s]:
                     pos = span_tokens(tok.offsets[s], tok.special[s], starts[r], ends[r])
-                    if pos:
+                    if pos and any(tok.ids[s][i] != unk_id for i in pos):
                         valid[r] = True
                         word["word/mean"][r] = h[pos].mean(axis=0)
                         word["word/first"][r] = h[pos[0]]

@@ -12,6 +12,10 @@ from pathlib import Path
 import pandas as pd
 
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; rename it into place only on success."""
@@ -21,6 +25,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; give outputs the usual mode
         os.replace(tmp, target)
     finally:
         with contextlib.suppress(FileNotFoundError):

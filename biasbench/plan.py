@@ -58,12 +58,24 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     specs = {name: ModelSpec.from_config(name, cfg) for name, cfg in config["models"].items()}
     jobs = []
     for name, cfg in config["models"].items():
-        wanted = cfg.get("tests", tests)
-        unknown = sorted(set(wanted) - set(tests))
-        if unknown:
-            raise InputError(f"config: models.{name}.tests names tests not in 'tests': {unknown}")
         source = SOURCE_OF_KIND[specs[name].kind]
-        for test in wanted:
-            for descriptor in descriptors(root / "resources" / "wordsets" / f"{test}.yaml"):
-                jobs.append(Job(name, source, test, descriptor))
+        for test, descriptor in _model_jobs(name, cfg.get("tests", tests), tests, root):
+            jobs.append(Job(name, source, test, descriptor))
     return Plan(root, tuple(jobs), specs)
+
+
+def _model_jobs(model: str, wanted: list[str], tests: list[str], root: Path) -> list[tuple[str, str]]:
+    """(test, descriptor) pairs of a model: entries are a test (all its descriptors) or
+    ``test/descriptor`` (a static model whose vocabulary covers only one of them)."""
+    pairs = []
+    for entry in wanted:
+        test, _, only = entry.partition("/")
+        if test not in tests:
+            raise InputError(f"config: models.{model}.tests names {entry!r}, not in 'tests'")
+        available = descriptors(root / "resources" / "wordsets" / f"{test}.yaml")
+        if only and only not in available:
+            raise InputError(
+                f"config: models.{model}.tests names {entry!r}; {test} has descriptors {available}"
+            )
+        pairs += [(test, d) for d in available if not only or d == only]
+    return pairs

@@ -32,7 +32,8 @@ class ScoreSettings:
 
 
 def derived_seed(seed: int, *parts: str) -> int:
-    """A per-score seed that depends only on the global seed and the score's identity."""
+    """A per-job seed that depends only on the global seed and the job's identity; the
+    encodings of one job share it, so they are tested on the same partitions."""
     digest = hashlib.sha256("|".join([str(seed), *parts]).encode()).digest()
     return int.from_bytes(digest[:4], "little")
 
@@ -104,7 +105,7 @@ def score_file(
                     f"{total} stimuli ({share:.0%} > max_drop_share "
                     f"{settings.max_drop_share:.0%}): {dropped[role]}"
                 )
-        seed = derived_seed(settings.seed, model, source, test, descriptor, encoding)
+        seed = derived_seed(settings.seed, model, source, test, descriptor)
         res = weat(
             items["X"],
             items["Y"],

@@ -9,6 +9,7 @@ count as ties (the conservative direction).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -41,15 +42,16 @@ def _exact_subsets(n: int, k: int) -> np.ndarray:
     return flat.reshape(-1, k)
 
 
-def _sampled_subsets(
-    n: int, k: int, n_samples: int, rng: np.random.Generator, distinct: bool
-) -> np.ndarray:
+@functools.lru_cache(maxsize=2)
+def _sampled_subsets(n: int, k: int, n_samples: int, seed: int, distinct: bool) -> np.ndarray:
     """``n_samples`` k-subsets of range(n), each drawn uniformly, in draw order.
 
     A subset is the k positions with the smallest of n uniform keys. With ``distinct``,
     repeated subsets are dropped (keeping the first draw) and topped up; callers skip that
-    when the partition space is so large that a repeat is practically impossible.
+    when the partition space is so large that a repeat is practically impossible. Cached:
+    the encodings of one test share their partitions (common random numbers).
     """
+    rng = np.random.default_rng(seed)
     chunk = max(1, min(n_samples, 2_000_000 // n))  # bounds the key matrix to ~16 MB
     rows = np.empty((0, k), dtype=np.int32)
     while rows.shape[0] < n_samples:
@@ -62,6 +64,7 @@ def _sampled_subsets(
         if distinct:
             _, first = np.unique(rows, axis=0, return_index=True)
             rows = rows[np.sort(first)]
+    rows.flags.writeable = False
     return rows
 
 
@@ -99,9 +102,8 @@ def permutation_test_mean_difference(
         stats = mean_diff(values[_exact_subsets(n, n_x)].sum(axis=1))
         hits = int(np.count_nonzero(stats >= observed - tol))
         return PermutationResult(hits / count, count, True)
-    rng = np.random.default_rng(seed)
     distinct = count < 1000 * n_samples**2  # else the expected number of repeats is < 1e-3
-    subsets = _sampled_subsets(n, n_x, n_samples, rng, distinct)
+    subsets = _sampled_subsets(n, n_x, n_samples, seed, distinct)
     stats = mean_diff(values[subsets].sum(axis=1))
     hits = int(np.count_nonzero(stats >= observed - tol))
     return PermutationResult((1 + hits) / (1 + n_samples), n_samples, False)

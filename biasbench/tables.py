@@ -39,8 +39,12 @@ def _primary_descriptor(scores: pd.DataFrame, test: str) -> str | None:
     return "names" if "names" in present else ("terms" if "terms" in present else None)
 
 
-def _finish(long: pd.DataFrame, alpha: float) -> pd.DataFrame:
+CELL_COLUMNS = ["method", "test", "column", "origin", "effect_size", "p_value"]
+
+
+def _finish(cells: list[dict], alpha: float) -> pd.DataFrame:
     """Holm-Bonferroni over our cells, significance flags, stable column order."""
+    long = pd.DataFrame(cells, columns=CELL_COLUMNS)
     ours = long["origin"] == "ours"
     long["p_holm"] = np.nan
     long.loc[ours, "p_holm"] = holm_bonferroni(long.loc[ours, "p_value"].to_numpy())
@@ -122,7 +126,7 @@ def table3(ctx: TableContext) -> pd.DataFrame:
     cells = _our_cells(ctx, selectors) + _published_cells(
         ctx, "table3", lambda r: f"{r.paper_model} {'orig.' if r.variant == 'orig' else 'paper'}"
     )
-    return _finish(pd.DataFrame(cells), ctx.alpha)
+    return _finish(cells, ctx.alpha)
 
 
 def table11(ctx: TableContext) -> pd.DataFrame:
@@ -151,7 +155,7 @@ def table11(ctx: TableContext) -> pd.DataFrame:
     cells = _our_cells(ctx, selectors) + _published_cells(
         ctx, "table11", lambda r: f"{r.paper_model} {r.variant} (paper)"
     )
-    return _finish(pd.DataFrame(cells), ctx.alpha)
+    return _finish(cells, ctx.alpha)
 
 
 def table13(ctx: TableContext) -> pd.DataFrame:
@@ -180,7 +184,7 @@ def table13(ctx: TableContext) -> pd.DataFrame:
     cells = _our_cells(ctx, selectors) + _published_cells(
         ctx, "table13", lambda r: f"{r.paper_model} {r.variant} (paper)"
     )
-    return _finish(pd.DataFrame(cells), ctx.alpha)
+    return _finish(cells, ctx.alpha)
 
 
 def weat_static(ctx: TableContext) -> pd.DataFrame:
@@ -195,7 +199,7 @@ def weat_static(ctx: TableContext) -> pd.DataFrame:
         for m in dict.fromkeys(static["model"])
         for d in ("names", "terms")
     ]
-    return _finish(pd.DataFrame(_our_cells(ctx, selectors)), ctx.alpha)
+    return _finish(_our_cells(ctx, selectors), ctx.alpha)
 
 
 TABLES: dict[str, tuple[Callable[[TableContext], pd.DataFrame], str]] = {
@@ -225,7 +229,7 @@ def _fmt(row: pd.Series) -> str:
 
 def to_markdown(long: pd.DataFrame, title: str, alpha: float) -> str:
     """Wide Markdown: one line per (method, test), one column per model/variant."""
-    if long.empty:
+    if not (long["origin"] == "ours").any():
         return f"# {title}\n\nNo scores for this table in the current configuration.\n"
     long = long.assign(cell=long.apply(_fmt, axis=1))
     columns = list(dict.fromkeys(long.loc[long["origin"] == "ours", "column"]))

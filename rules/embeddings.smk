@@ -6,7 +6,7 @@ rule embed:
     output:
         "results/embeddings/{model}/{source}/{test}/{descriptor}.h5",
     params:
-        spec=lambda w: config["models"][w.model],
+        spec=lambda w: model_params(w.model),
         extraction=config["extraction"],
     threads: lambda w: 1 if config["models"][w.model]["kind"] == "static" else 2
     log:

@@ -3,7 +3,7 @@ rule prepare_model:
     output:
         "results/models/{model}/biasbench_model.json",
     params:
-        spec=lambda w: config["models"][w.model],
+        spec=lambda w: model_params(w.model, ("kind", "source", "revision")),
     threads: 2
     log:
         "results/logs/prepare_model/{model}.log",

@@ -9,7 +9,7 @@ from biasbench.wordsets import WordSet
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 wordset = WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8"))
-if sm.wildcards.source == "words":
+if sm.rule == "word_contexts":
     frame = word_contexts(wordset)
 else:
     templates = load_templates(sm.input.templates, lambda i: Path("results/external") / i)

@@ -1,0 +1,37 @@
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write a text file under tmp_path and return its path."""
+
+    def _write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return _write
+
+
+@pytest.fixture
+def external(tmp_path):
+    """A resolver for external ids backed by JSON files written in the test."""
+    files = {}
+
+    def _add(file_id: str, data) -> None:
+        path = tmp_path / "external" / file_id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data), encoding="utf-8")
+        files[file_id] = path
+
+    def _resolve(file_id: str) -> Path:
+        return files[file_id]
+
+    _resolve.add = _add
+    return _resolve

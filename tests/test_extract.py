@@ -1,0 +1,121 @@
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from biasbench.contexts import fill
+from biasbench.extract import (
+    batches_by_length,
+    encode_transformer,
+    read_embeddings,
+    span_tokens,
+    write_embeddings,
+)
+from biasbench.models import ModelSpec, load_transformer
+
+from .tiny_models import tiny_bert, tiny_gpt2
+
+
+def contexts(pairs):
+    rows = []
+    for i, (prefix, stimulus, suffix) in enumerate(pairs):
+        sentence, start, end = fill(prefix, suffix, stimulus)
+        rows.append((i, "X", stimulus, sentence, start, end, "t"))
+    return pd.DataFrame(rows, columns=["context_id", "role", "stimulus", "sentence", "start", "end", "provenance"])
+
+
+FRAME = contexts([
+    ("This is ", "John", "."), ("That is ", "Amy", "."), ("", "Paul", " is here."),
+    ("There is ", "Anastasia", "."), ("This is ", "John", "."), ("Here is the ", "thing", "."),
+    ("This is ", "kind", "."), ("This is a ", "person", " that is here."),
+])
+
+
+@pytest.fixture(scope="module", params=["bert", "gpt2"])
+def tiny(request, tmp_path_factory):
+    build = tiny_bert if request.param == "bert" else tiny_gpt2
+    path = build(tmp_path_factory.mktemp(request.param))
+    spec = ModelSpec(request.param, "transformer", "path", str(path))
+    model, tokenizer, is_decoder = load_transformer(spec, path)
+    assert is_decoder == (request.param == "gpt2")
+    return model, tokenizer
+
+
+def test_batched_equals_one_at_a_time(tiny):
+    model, tokenizer = tiny
+    batched = encode_transformer(model, tokenizer, FRAME, progress=False)
+    single = encode_transformer(model, tokenizer, FRAME, max_batch=1, progress=False)
+    assert batched["valid"].all()
+    for key, value in batched.items():
+        np.testing.assert_allclose(value, single[key], atol=1e-5, err_msg=key)
+    # identical sentences give identical rows
+    for key in batched:
+        np.testing.assert_array_equal(batched[key][0], batched[key][4])
+
+
+def test_encodings_match_a_plain_forward_pass(tiny):
+    model, tokenizer = tiny
+    out = encode_transformer(model, tokenizer, FRAME, progress=False)
+    row = 3  # "There is Anastasia." -- several subwords for the stimulus
+    enc = tokenizer(FRAME.loc[row, "sentence"], return_offsets_mapping=True, return_special_tokens_mask=True)
+    with torch.inference_mode():
+        hidden = model(input_ids=torch.tensor([enc["input_ids"]])).last_hidden_state[0].numpy()
+    pos = span_tokens(enc["offset_mapping"], enc["special_tokens_mask"], FRAME.loc[row, "start"], FRAME.loc[row, "end"])
+    assert len(pos) >= 2
+    np.testing.assert_allclose(out["word/first"][row], hidden[pos[0]], atol=1e-5)
+    np.testing.assert_allclose(out["word/last"][row], hidden[pos[-1]], atol=1e-5)
+    np.testing.assert_allclose(out["word/mean"][row], hidden[pos].mean(0), atol=1e-5)
+    np.testing.assert_allclose(out["sent/cls"][row], hidden[0], atol=1e-5)
+    np.testing.assert_allclose(out["sent/last"][row], hidden[-1], atol=1e-5)
+    real = [i for i, s in enumerate(enc["special_tokens_mask"]) if not s]
+    np.testing.assert_allclose(out["sent/mean"][row], hidden[real].mean(0), atol=1e-5)
+
+
+def test_other_layer(tiny):
+    model, tokenizer = tiny
+    top = encode_transformer(model, tokenizer, FRAME, progress=False)
+    first = encode_transformer(model, tokenizer, FRAME, layer=1, progress=False)
+    assert not np.allclose(top["word/mean"], first["word/mean"])
+
+
+def test_span_lost_to_truncation_is_invalid(tiny):
+    model, tokenizer = tiny
+    frame = contexts([("This is a person that is here and ", "John", ".")])
+    out = encode_transformer(model, tokenizer, frame, max_length=4, progress=False)
+    assert not out["valid"][0]
+
+
+def test_span_tokens():
+    offsets = [(0, 0), (0, 4), (5, 7), (8, 11), (11, 15), (15, 16), (0, 0)]
+    special = [1, 0, 0, 0, 0, 0, 1]
+    assert span_tokens(offsets, special, 8, 15) == [3, 4]
+    assert span_tokens(offsets, special, 0, 4) == [1]
+
+
+def test_batches_respect_token_budget():
+    lengths = np.array([5, 3, 9, 9, 2, 7])
+    batches = list(batches_by_length(lengths, max_tokens=18, max_batch=10))
+    assert sorted(np.concatenate(batches).tolist()) == list(range(6))
+    for b in batches:
+        assert len(b) * lengths[b].max() <= 18 or len(b) == 1
+        assert list(lengths[b]) == sorted(lengths[b])
+
+
+def test_hdf5_round_trip(tmp_path):
+    arrays = {"word/mean": np.ones((2, 3), np.float32), "valid": np.array([True, False])}
+    path = tmp_path / "e.h5"
+    write_embeddings(path, FRAME.iloc[:2], arrays, {"model": "m", "layer": -1, "revision": None})
+    back, attrs = read_embeddings(path)
+    np.testing.assert_array_equal(back["word/mean"], arrays["word/mean"])
+    np.testing.assert_array_equal(back["context_id"], [0, 1])
+    assert attrs["model"] == "m" and attrs["dtype"] == "float32" and "code_version" in attrs
+    assert [p.name for p in tmp_path.iterdir()] == ["e.h5"]
+
+
+def test_unknown_token_stimulus_is_invalid(tiny):
+    model, tokenizer = tiny
+    if tokenizer.unk_token_id is None:
+        pytest.skip("byte-level BPE has no unknown token")
+    frame = contexts([("This is ", "Zyxwv", "."), ("This is ", "John", ".")])
+    out = encode_transformer(model, tokenizer, frame, progress=False)
+    assert out["valid"].tolist() == [False, True]

@@ -1,0 +1,69 @@
+import struct
+
+import numpy as np
+import pytest
+
+from biasbench.errors import InputError
+from biasbench.models import ModelSpec, _read_word2vec_binary, load_static, model_spec, prepare_model
+
+
+def test_unknown_model_name():
+    with pytest.raises(InputError, match=r"unknown model 'bert'; configured models: \['glove'\]"):
+        model_spec({"models": {"glove": {"kind": "static", "source": "glove-pkg:x"}}}, "bert")
+
+
+@pytest.mark.parametrize(
+    "cfg, message",
+    [
+        ({"kind": "lstm", "source": "hf:x"}, "kind must be one of"),
+        ({"kind": "static", "source": "hf:bert-base-cased"}, "scheme in"),
+        ({"kind": "transformer", "source": "bert-base-cased"}, "'<scheme>:<location>'"),
+    ],
+)
+def test_bad_model_config(cfg, message):
+    with pytest.raises(InputError, match=message):
+        ModelSpec.from_config("m", cfg)
+
+
+def test_hub_ids_are_accepted():
+    for model_id in ("bert-base-cased", "gpt2", "facebook/opt-125m", "bigscience/bloom-560m"):
+        spec = ModelSpec.from_config("m", {"kind": "transformer", "source": f"hf:{model_id}"})
+        assert spec.location == model_id
+
+
+def _w2v_file(path, words, vectors):
+    with open(path, "wb") as fh:
+        fh.write(f"{len(words)} {vectors.shape[1]}\n".encode())
+        for w, v in zip(words, vectors, strict=True):
+            fh.write(w.encode() + b" " + struct.pack(f"{len(v)}f", *v) + b"\n")
+
+
+def test_word2vec_reader_and_lookup_policy(tmp_path):
+    words = ["he", "she", "New_York", "fried", "chicken", "he"]
+    vectors = np.arange(12, dtype=np.float32).reshape(6, 2)
+    _w2v_file(tmp_path / "v.bin", words, vectors)
+    got_words, got = _read_word2vec_binary(tmp_path / "v.bin")
+    assert got_words == words
+    np.testing.assert_array_equal(got, vectors)
+
+    (tmp_path / "m").mkdir()
+    np.save(tmp_path / "m" / "vectors.npy", vectors)
+    (tmp_path / "m" / "vocab.txt").write_text("\n".join(words) + "\n")
+    sv = load_static(tmp_path / "m", ModelSpec("m", "static", "w2v-pkg", "x"))
+    np.testing.assert_array_equal(sv.lookup("he"), [0, 1])  # first entry wins
+    np.testing.assert_array_equal(sv.lookup("New York"), [4, 5])  # phrase as underscores
+    np.testing.assert_array_equal(sv.lookup("fried-chicken"), [7, 8])  # mean of the parts
+    assert sv.lookup("She") is None  # case-sensitive model
+    assert sv.lookup("fried rice") is None
+
+
+def test_truncated_word2vec_file(tmp_path):
+    (tmp_path / "v.bin").write_bytes(b"2 2\nhe")
+    with pytest.raises(InputError, match="truncated"):
+        _read_word2vec_binary(tmp_path / "v.bin")
+
+
+def test_missing_package():
+    spec = ModelSpec.from_config("m", {"kind": "static", "source": "glove-pkg:no_such_pkg_xyz"})
+    with pytest.raises(InputError, match="package 'no_such_pkg_xyz' is not installed"):
+        prepare_model(spec, "/tmp/unused-biasbench-model")

@@ -1,0 +1,65 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasbench.errors import InputError
+from biasbench.scoring import ScoreSettings, derived_seed, method_encodings, score_file
+
+STIMULI = {"X": ["x1", "x2", "x3"], "Y": ["y1", "y2", "y3"], "A": ["a1", "a2"], "B": ["b1", "b2"]}
+
+
+def frame_and_arrays(n_ctx=2, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = [(role, s) for role, words in STIMULI.items() for s in words for _ in range(n_ctx)]
+    frame = pd.DataFrame(rows, columns=["role", "stimulus"])
+    frame["context_id"] = range(len(frame))
+    vecs = rng.normal(scale=0.1, size=(len(frame), 4)).astype(np.float32)
+    vecs[frame["role"].isin(["X", "A"]).to_numpy(), 0] += 1  # X and A point one way,
+    vecs[frame["role"].isin(["Y", "B"]).to_numpy(), 1] += 1  # Y and B another
+    return frame, {"word/mean": vecs, "valid": np.ones(len(frame), bool)}
+
+
+def score(frame, arrays, **kw):
+    settings = ScoreSettings(**{"exact_max": 10**6, "n_samples": 1000, **kw})
+    return score_file(frame, arrays, model="m", kind="static", is_decoder=False, source="words",
+                      test="T", descriptor="names", settings=settings, signature="sig")
+
+
+def test_static_scores_and_units():
+    frame, arrays = frame_and_arrays()
+    by_context = score(frame, arrays).iloc[0]
+    by_stimulus = score(frame, arrays, unit="stimulus").iloc[0]
+    assert by_context["method"] == "WEAT" and by_context["n_x"] == 6 and by_stimulus["n_x"] == 3
+    assert by_context["effect_size"] > 1 and by_stimulus["effect_size"] > 1
+    assert by_stimulus["exact"] and by_stimulus["n_partitions"] == 20
+    assert by_stimulus["p_value"] == pytest.approx(1 / 20)
+
+
+def test_oov_stimuli_are_dropped_and_counted():
+    frame, arrays = frame_and_arrays(n_ctx=1)
+    arrays["valid"][frame.index[frame["stimulus"] == "b2"]] = False
+    row = score(frame, arrays, max_drop_share=0.5).iloc[0]
+    assert row["dropped_B"] == 1 and row["n_b"] == 1 and row["dropped"] == "B:b2"
+    assert np.isfinite(row["effect_size"])
+    with pytest.raises(InputError, match=r"T/names on m: set B lost 1 of 2 stimuli \(50% > max_drop_share 20%\): \['b2'\]"):
+        score(frame, arrays, max_drop_share=0.2)
+
+
+def test_same_settings_same_bytes():
+    frame, arrays = frame_and_arrays()
+    a = score(frame, arrays, exact_max=1).to_csv()
+    b = score(frame, arrays, exact_max=1).to_csv()
+    assert a == b
+    assert derived_seed(1, "m", "T") != derived_seed(2, "m", "T")
+
+
+def test_method_encodings():
+    assert method_encodings("transformer", False)[0] == ("s-SEAT", "sent/cls")
+    assert method_encodings("transformer", True)[0] == ("s-SEAT", "sent/last")
+    assert len(method_encodings("transformer", True)) == 6
+
+
+def test_bad_unit():
+    frame, arrays = frame_and_arrays()
+    with pytest.raises(InputError, match="scoring.unit"):
+        score(frame, arrays, unit="sentence")

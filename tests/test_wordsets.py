@@ -1,0 +1,93 @@
+import pytest
+
+from biasbench.errors import InputError
+from biasbench.wordsets import WordSet, descriptors, external_ids, load_wordset
+
+from .conftest import ROOT
+
+GOOD = """
+id: T1
+source: made up for a test
+templates: {targets: person, attributes: basic}
+targets:
+  names:
+    X: {label: x, words: [John, Paul]}
+    Y: {label: y, words: [Amy, Joan]}
+  terms:
+    X: {words: {external: ext1, key: targ1.examples}}
+    Y: {words: {external: ext1, key: targ2.examples}}
+attributes:
+  A: {words: [career, office]}
+  B: {words: [home, family]}
+"""
+
+
+def test_load_and_round_trip(write, external):
+    external.add("ext1", {"targ1": {"examples": ["he", "him"]}, "targ2": {"examples": ["she", "her"]}})
+    path = write("T1.yaml", GOOD)
+    assert descriptors(path) == ["names", "terms"]
+    assert external_ids(path) == ["ext1"]
+    ws = load_wordset(path, "terms", external)
+    assert ws.sets["X"] == ("he", "him") and ws.sets["B"] == ("home", "family")
+    assert ws.labels["X"] == "X"
+    assert WordSet.from_json(ws.to_json()) == ws
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("id: T1", "id: Other"), "field 'id' is 'Other'"),
+        (("[John, Paul]", "[]"), r"targets.names.X.words: the list is empty"),
+        (("[John, Paul]", "[John, Paul, Mike]"), r"\|X\|=3 but \|Y\|=2"),
+        (("[John, Paul]", "[John, John]"), "duplicate entries"),
+        (("[home, family]", "[home, office]"), "appear in both A and B"),
+        (("person", "animal"), "templates.targets must be one of"),
+        (("A: {words: [career, office]}", "A: [career]"), "attributes.A must be a mapping"),
+        (("targ1.examples", "targ9.examples"), "key 'targ9.examples' not found"),
+    ],
+)
+def test_bad_word_sets_name_file_and_field(write, external, change, message):
+    external.add("ext1", {"targ1": {"examples": ["he", "him"]}, "targ2": {"examples": ["she", "her"]}})
+    path = write("T1.yaml", GOOD.replace(*change))
+    descriptor = "terms" if "targ" in change[0] else "names"
+    with pytest.raises(InputError, match=message) as err:
+        load_wordset(path, descriptor, external)
+    assert "T1.yaml" in str(err.value)
+
+
+def test_malformed_yaml(write, external):
+    path = write("T1.yaml", "id: T1\ntargets: [unclosed\n")
+    with pytest.raises(InputError, match="T1.yaml: not valid YAML"):
+        load_wordset(path, "names", external)
+
+
+def test_unknown_descriptor(write, external):
+    with pytest.raises(InputError, match="no target descriptor 'ages'"):
+        load_wordset(write("T1.yaml", GOOD), "ages", external)
+
+
+def test_every_shipped_word_set_is_valid():
+    """The committed resources load (external lists stubbed) and have the published sizes."""
+    sizes = {"C1": 25, "C3": 32, "C6": 8, "Occ": 26, "I1": 12, "I2": 12, "Dis": 23}
+    stub = {}
+
+    def resolve(file_id):
+        import json
+        import tempfile
+        from pathlib import Path
+
+        if file_id not in stub:
+            fake = {k: {"singular": [f"{k}{i}" for i in range(4)], "examples": [f"{k}{i}" for i in range(4)]}
+                    for k in ("targ1", "targ2", "attr1", "attr2")}
+            p = Path(tempfile.mkdtemp()) / file_id
+            p.write_text(json.dumps(fake))
+            stub[file_id] = p
+        return stub[file_id]
+
+    files = sorted((ROOT / "resources" / "wordsets").glob("*.yaml"))
+    assert len(files) >= 17
+    for path in files:
+        for d in descriptors(path):
+            ws = load_wordset(path, d, resolve)
+            if path.stem in sizes and d == ("terms" if path.stem == "Dis" else "names"):
+                assert len(ws.sets["X"]) == sizes[path.stem], path.stem

@@ -1,0 +1,105 @@
+"""End to end: a small DAG (two tests, a tiny random BERT, GloVe) in a temp directory."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from .conftest import ROOT
+from .tiny_models import tiny_bert
+
+def snakemake(workdir, *args):
+    env = {k: v for k, v in os.environ.items() if k != "BIAS_DATA_MIRROR"}
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", *args],
+        cwd=workdir, env=env, capture_output=True, text=True, timeout=900,
+    )
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    work = tmp_path_factory.mktemp("wf")
+    for name in ("Snakefile", "rules", "workflow_scripts", "resources", "config", "profiles", "envs"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
+    words = []
+    for test in ("C6", "C9"):
+        doc = yaml.safe_load((ROOT / f"resources/wordsets/{test}.yaml").read_text())
+        groups = [*doc["targets"].values(), {k: doc["attributes"][k] for k in "AB"}]
+        words += [w for g in groups for s in g.values() for w in s["words"]]
+    words += ["person's", "name"]
+    model_dir = tiny_bert(tmp_path_factory.mktemp("tiny-bert"), tuple(words))
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config.update(
+        tests=["C6", "C9"],
+        template_set="may2019",
+        models={
+            "tiny-bert": {"kind": "transformer", "source": f"path:{model_dir}"},
+            "glove-6b-50d": config["models"]["glove-6b-50d"] | {"tests": ["C6", "C9"]},
+        },
+    )
+    config["scoring"]["n_samples"] = 2000
+    (work / "config.yaml").write_text(yaml.safe_dump(config))
+    run = snakemake(work)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return work
+
+
+def test_outputs(workdir):
+    for table in ("table3_seat", "table11_names_terms", "table13_encoding", "weat_static"):
+        assert (workdir / f"results/tables/{table}.md").stat().st_size > 0
+    scores = (workdir / "results/scores/all.tsv").read_text().splitlines()
+    # C6 and C9 have names and terms: 4 x (6 SEAT rows + 1 WEAT row) + header
+    assert len(scores) == 1 + 4 * 7
+    assert "tiny-bert" in (workdir / "results/tables/table3_seat.md").read_text()
+
+
+def test_second_run_has_nothing_to_do(workdir):
+    run = snakemake(workdir, "-n")
+    assert run.returncode == 0
+    assert "Nothing to be done" in run.stdout + run.stderr
+
+
+def test_editing_a_word_set_reruns_only_its_test(workdir):
+    path = workdir / "resources/wordsets/C9.yaml"
+    original = path.read_text()
+    path.write_text(original.replace("label: temporary", "label: temporary (edited)"))
+    try:
+        run = snakemake(workdir, "-n")
+    finally:
+        path.write_text(original)
+    out = run.stdout + run.stderr
+    assert "test=C9" in out
+    assert "test=C6" not in out
+
+
+def test_same_config_gives_identical_bytes(workdir):
+    first = {p: p.read_bytes() for p in (workdir / "results").glob("**/*") if p.suffix in {".tsv", ".csv", ".md"}}
+    shutil.rmtree(workdir / "results/scores")
+    shutil.rmtree(workdir / "results/tables")
+    run = snakemake(workdir)
+    assert run.returncode == 0, run.stderr[-3000:]
+    changed = [str(p) for p, data in first.items() if p.read_bytes() != data]
+    assert changed == []
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda c: c.update(colour="blue"), "colour"),
+        (lambda c: c["scoring"].update(unit="sentence"), "unit"),
+        (lambda c: c.update(tests=["C6", "NoSuchTest"]), "resources/wordsets/NoSuchTest.yaml does not exist"),
+        (lambda c: c["models"]["tiny-bert"].update(source="bert-base-cased"), "source"),
+    ],
+)
+def test_bad_config_fails_before_any_job(workdir, tmp_path, edit, message):
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    edit(config)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(config))
+    run = snakemake(workdir, "-n", "--configfile", str(bad))
+    assert run.returncode != 0
+    assert message in run.stdout + run.stderr
