@@ -23,16 +23,6 @@ TEMPLATE_FILE = f"resources/templates/{config['template_set']}.yaml"
 ENV = "../envs/biasbench.yaml"
 
 
-def model_params(name, keys=("kind", "source", "revision", "lowercase", "layer")):
-    """The model settings a job depends on (not its test list), so editing which tests a
-    model runs does not re-prepare or re-embed it."""
-    return {k: v for k, v in config["models"][name].items() if k in keys}
-
-
-def external_inputs(resource):
-    return [f"results/external/{i}" for i in external_ids(resource)]
-
-
 wildcard_constraints:
     model="[A-Za-z0-9_.-]+",
     source="templates|words",
@@ -41,6 +31,7 @@ wildcard_constraints:
     table="|".join(TABLES),
 
 
+include: "rules/common.smk"
 include: "rules/resources.smk"
 include: "rules/contexts.smk"
 include: "rules/models.smk"
@@ -50,6 +41,6 @@ include: "rules/tables.smk"
 
 
 rule all:
+    default_target: True
     input:
         expand("results/tables/{table}.{ext}", table=TABLES, ext=["csv", "md"]),
-    default_target: True

@@ -64,7 +64,9 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     return Plan(root, tuple(jobs), specs)
 
 
-def _model_jobs(model: str, wanted: list[str], tests: list[str], root: Path) -> list[tuple[str, str]]:
+def _model_jobs(
+    model: str, wanted: list[str], tests: list[str], root: Path
+) -> list[tuple[str, str]]:
     """(test, descriptor) pairs of a model: entries are a test (all its descriptors) or
     ``test/descriptor`` (a static model whose vocabulary covers only one of them)."""
     pairs = []

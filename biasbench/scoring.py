@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench.errors import InputError
-from biasbench.extract import SENT_ENCODINGS, WORD_ENCODINGS
+from biasbench.extract import WORD_ENCODINGS
 from biasbench.weat import weat
 from biasbench.wordsets import ROLES
 
@@ -39,13 +39,15 @@ def derived_seed(seed: int, *parts: str) -> int:
 
 
 def method_encodings(kind: str, is_decoder: bool) -> list[tuple[str, str]]:
-    """(method, encoding) pairs scored for a model kind. For s-SEAT the paper's sentence
-    encoding is [CLS] for encoders and the last token for decoders; the others are kept as
-    variants."""
+    """(method, encoding) pairs scored for a model kind, the paper's default first.
+
+    s-SEAT's sentence encoding is [CLS] for encoders and the last token for decoders (the
+    only position that has read the whole sentence); a decoder's first position sees one
+    token and says nothing about the sentence, so ``sent/cls`` is not scored for decoders.
+    """
     if kind == "static":
         return [("WEAT", "word/mean")]
-    sent_first = "sent/last" if is_decoder else "sent/cls"
-    sent = [sent_first] + [e for e in SENT_ENCODINGS if e != sent_first]
+    sent = ["sent/last", "sent/mean"] if is_decoder else ["sent/cls", "sent/last", "sent/mean"]
     return [("s-SEAT", e) for e in sent] + [("w-SEAT", e) for e in WORD_ENCODINGS]
 
 

@@ -5,13 +5,13 @@ rule embed:
         model="results/models/{model}/biasbench_model.json",
     output:
         "results/embeddings/{model}/{source}/{test}/{descriptor}.h5",
-    params:
-        spec=lambda w: model_params(w.model),
-        extraction=config["extraction"],
-    threads: lambda w: 1 if config["models"][w.model]["kind"] == "static" else 2
     log:
         "results/logs/embed/{model}/{source}/{test}/{descriptor}.log",
     conda:
         ENV
+    threads: lambda w: 1 if config["models"][w.model]["kind"] == "static" else 2
+    params:
+        spec=lambda w: model_params(w.model),
+        extraction=config["extraction"],
     script:
         "../workflow_scripts/embed.py"

@@ -2,12 +2,12 @@ rule fetch_external:
     """A pinned upstream file, checked against its sha256 (copied from $BIAS_DATA_MIRROR if set)."""
     output:
         "results/external/{file_id}",
-    params:
-        entry=lambda w: MANIFEST[w.file_id],
     log:
         "results/logs/fetch_external/{file_id}.log",
     conda:
         ENV
+    params:
+        entry=lambda w: MANIFEST[w.file_id],
     script:
         "../workflow_scripts/fetch_external.py"
 

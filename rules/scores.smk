@@ -5,14 +5,14 @@ rule score:
         embeddings="results/embeddings/{model}/{source}/{test}/{descriptor}.h5",
     output:
         "results/scores/{model}/{source}/{test}/{descriptor}.tsv",
-    params:
-        scoring=config["scoring"],
-        seed=config["seed"],
-        kind=lambda w: config["models"][w.model]["kind"],
     log:
         "results/logs/score/{model}/{source}/{test}/{descriptor}.log",
     conda:
         ENV
+    params:
+        scoring=config["scoring"],
+        seed=config["seed"],
+        kind=lambda w: config["models"][w.model]["kind"],
     script:
         "../workflow_scripts/score.py"
 

@@ -6,12 +6,12 @@ rule table:
     output:
         csv="results/tables/{table}.csv",
         md="results/tables/{table}.md",
-    params:
-        models={name: m.get("paper_model") for name, m in config["models"].items()},
-        alpha=config["alpha"],
     log:
         "results/logs/table/{table}.log",
     conda:
         ENV
+    params:
+        models={name: m.get("paper_model") for name, m in config["models"].items()},
+        alpha=config["alpha"],
     script:
         "../workflow_scripts/make_table.py"

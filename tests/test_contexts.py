@@ -1,15 +1,27 @@
 import pandas as pd
 import pytest
 
-from biasbench.contexts import check_contexts, fill, load_templates, template_contexts, word_contexts
+from biasbench.contexts import (
+    check_contexts,
+    fill,
+    load_templates,
+    template_contexts,
+    word_contexts,
+)
 from biasbench.errors import InputError
 from biasbench.wordsets import WordSet
 
 from .conftest import ROOT
 
-WS = WordSet("T", "names", "test", "person", "basic",
-             {"X": ("Ann",), "Y": ("Bob",), "A": ("kind",), "B": ("mean",)},
-             {r: r for r in "XYAB"})
+WS = WordSet(
+    "T",
+    "names",
+    "test",
+    "person",
+    "basic",
+    {"X": ("Ann",), "Y": ("Bob",), "A": ("kind",), "B": ("mean",)},
+    {r: r for r in "XYAB"},
+)
 
 
 def test_fill_records_span_and_capitalises():
@@ -19,23 +31,37 @@ def test_fill_records_span_and_capitalises():
 
 
 def test_template_contexts(write, external):
-    external.add("tpl", {"targ": {"p": ["This is TTT.", "TTT is here."]}, "attr": {"b": ["It is AAA."]}})
-    path = write("tpl.yaml", """
+    external.add(
+        "tpl", {"targ": {"p": ["This is TTT.", "TTT is here."]}, "attr": {"b": ["It is AAA."]}}
+    )
+    path = write(
+        "tpl.yaml",
+        """
 id: tpl
 slot: TTT
 targets: {person: {external: tpl, key: targ.p}}
 attributes: {basic: {external: tpl, key: attr.b, slot: AAA}}
-""")
+""",
+    )
     frame = template_contexts(WS, load_templates(path, external))
-    assert list(frame["sentence"]) == ["This is Ann.", "Ann is here.", "This is Bob.", "Bob is here.",
-                                       "It is kind.", "It is mean."]
+    assert list(frame["sentence"]) == [
+        "This is Ann.",
+        "Ann is here.",
+        "This is Bob.",
+        "Bob is here.",
+        "It is kind.",
+        "It is mean.",
+    ]
     assert list(frame["context_id"]) == list(range(6))
     check_contexts(frame, "t")
     assert frame.loc[0, "provenance"] == "tpl:targets.person[0]"
 
 
 def test_template_without_slot_is_rejected(write, external):
-    path = write("tpl.yaml", "id: tpl\nslot: '{w}'\ntargets: {person: [This is it.]}\nattributes: {basic: ['{w}']}\n")
+    path = write(
+        "tpl.yaml",
+        "id: tpl\nslot: '{w}'\ntargets: {person: [This is it.]}\nattributes: {basic: ['{w}']}\n",
+    )
     with pytest.raises(InputError, match="must hold the slot"):
         load_templates(path, external)
 
@@ -44,7 +70,9 @@ def test_stimulus_missing_from_span_is_rejected():
     frame = word_contexts(WS)
     check_contexts(frame, "ok")
     frame.loc[1, "sentence"] = "Rob"
-    with pytest.raises(InputError, match=r"context 1: span \[0:3\] of 'Rob' is 'Rob', not the stimulus 'Bob'"):
+    with pytest.raises(
+        InputError, match=r"context 1: span \[0:3\] of 'Rob' is 'Rob', not the stimulus 'Bob'"
+    ):
         check_contexts(frame, "contexts.tsv")
     with pytest.raises(InputError, match="is empty"):
         check_contexts(frame.iloc[:0], "contexts.tsv")

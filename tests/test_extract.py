@@ -21,14 +21,23 @@ def contexts(pairs):
     for i, (prefix, stimulus, suffix) in enumerate(pairs):
         sentence, start, end = fill(prefix, suffix, stimulus)
         rows.append((i, "X", stimulus, sentence, start, end, "t"))
-    return pd.DataFrame(rows, columns=["context_id", "role", "stimulus", "sentence", "start", "end", "provenance"])
+    return pd.DataFrame(
+        rows, columns=["context_id", "role", "stimulus", "sentence", "start", "end", "provenance"]
+    )
 
 
-FRAME = contexts([
-    ("This is ", "John", "."), ("That is ", "Amy", "."), ("", "Paul", " is here."),
-    ("There is ", "Anastasia", "."), ("This is ", "John", "."), ("Here is the ", "thing", "."),
-    ("This is ", "kind", "."), ("This is a ", "person", " that is here."),
-])
+FRAME = contexts(
+    [
+        ("This is ", "John", "."),
+        ("That is ", "Amy", "."),
+        ("", "Paul", " is here."),
+        ("There is ", "Anastasia", "."),
+        ("This is ", "John", "."),
+        ("Here is the ", "thing", "."),
+        ("This is ", "kind", "."),
+        ("This is a ", "person", " that is here."),
+    ]
+)
 
 
 @pytest.fixture(scope="module", params=["bert", "gpt2"])
@@ -57,10 +66,17 @@ def test_encodings_match_a_plain_forward_pass(tiny):
     model, tokenizer = tiny
     out = encode_transformer(model, tokenizer, FRAME, progress=False)
     row = 3  # "There is Anastasia." -- several subwords for the stimulus
-    enc = tokenizer(FRAME.loc[row, "sentence"], return_offsets_mapping=True, return_special_tokens_mask=True)
+    enc = tokenizer(
+        FRAME.loc[row, "sentence"], return_offsets_mapping=True, return_special_tokens_mask=True
+    )
     with torch.inference_mode():
         hidden = model(input_ids=torch.tensor([enc["input_ids"]])).last_hidden_state[0].numpy()
-    pos = span_tokens(enc["offset_mapping"], enc["special_tokens_mask"], FRAME.loc[row, "start"], FRAME.loc[row, "end"])
+    pos = span_tokens(
+        enc["offset_mapping"],
+        enc["special_tokens_mask"],
+        FRAME.loc[row, "start"],
+        FRAME.loc[row, "end"],
+    )
     assert len(pos) >= 2
     np.testing.assert_allclose(out["word/first"][row], hidden[pos[0]], atol=1e-5)
     np.testing.assert_allclose(out["word/last"][row], hidden[pos[-1]], atol=1e-5)

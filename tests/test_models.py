@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 
 from biasbench.errors import InputError
-from biasbench.models import ModelSpec, _read_word2vec_binary, load_static, model_spec, prepare_model
+from biasbench.models import (
+    ModelSpec,
+    _read_word2vec_binary,
+    load_static,
+    model_spec,
+    prepare_model,
+)
 
 
 def test_unknown_model_name():

@@ -24,11 +24,15 @@ def brute_force_p(values, n_x):
 
 def test_hand_computed_exact_p():
     # values 3,2 | 1,0 : six splits, sums of the first half: 5 4 3 3 2 1; observed 5 -> p = 1/6
-    res = permutation_test_mean_difference(np.array([3.0, 2.0, 1.0, 0.0]), 2, exact_max=10, n_samples=100, seed=0)
+    res = permutation_test_mean_difference(
+        np.array([3.0, 2.0, 1.0, 0.0]), 2, exact_max=10, n_samples=100, seed=0
+    )
     assert res.exact and res.n_partitions == 6
     assert res.p_value == pytest.approx(1 / 6)
     # observed split {2,1}: sums >= 3 are 5,4,3,3 -> p = 4/6 (ties count, '>=')
-    res = permutation_test_mean_difference(np.array([2.0, 1.0, 3.0, 0.0]), 2, exact_max=10, n_samples=100, seed=0)
+    res = permutation_test_mean_difference(
+        np.array([2.0, 1.0, 3.0, 0.0]), 2, exact_max=10, n_samples=100, seed=0
+    )
     assert res.p_value == pytest.approx(4 / 6)
 
 
@@ -44,7 +48,9 @@ small_sets = st.integers(1, 5).flatmap(
 @given(small_sets)
 def test_exact_p_equals_brute_force(case):
     values, n_x = case
-    res = permutation_test_mean_difference(np.array(values), n_x, exact_max=10_000, n_samples=100, seed=1)
+    res = permutation_test_mean_difference(
+        np.array(values), n_x, exact_max=10_000, n_samples=100, seed=1
+    )
     assert res.exact
     assert res.n_partitions == math.comb(2 * n_x, n_x)
     assert res.p_value == pytest.approx(brute_force_p(values, n_x), abs=1e-12)
@@ -54,8 +60,12 @@ def test_exact_p_equals_brute_force(case):
 @given(st.lists(st.floats(-1, 1), min_size=4, max_size=12), st.integers(0, 2**31))
 def test_p_value_is_a_probability_and_seeded(values, seed):
     n_x = len(values) // 2
-    a = permutation_test_mean_difference(np.array(values), n_x, exact_max=1, n_samples=200, seed=seed)
-    b = permutation_test_mean_difference(np.array(values), n_x, exact_max=1, n_samples=200, seed=seed)
+    a = permutation_test_mean_difference(
+        np.array(values), n_x, exact_max=1, n_samples=200, seed=seed
+    )
+    b = permutation_test_mean_difference(
+        np.array(values), n_x, exact_max=1, n_samples=200, seed=seed
+    )
     assert a == b
     assert 0 < a.p_value <= 1
 

@@ -9,19 +9,35 @@ def scores():
     rows = []
     for test, p in (("C1", 0.001), ("C6", 0.2)):
         for method, encoding, primary in (
-            ("s-SEAT", "sent/cls", True), ("s-SEAT", "sent/mean", False),
-            ("w-SEAT", "word/mean", True), ("w-SEAT", "word/first", False),
+            ("s-SEAT", "sent/cls", True),
+            ("s-SEAT", "sent/mean", False),
+            ("w-SEAT", "word/mean", True),
+            ("w-SEAT", "word/first", False),
             ("w-SEAT", "word/last", False),
         ):
-            rows.append({"method": method, "model": "enc", "source": "templates", "test": test,
-                         "descriptor": "names", "encoding": encoding, "primary": primary,
-                         "effect_size": 0.5 if primary else 0.25, "p_value": p})
+            rows.append(
+                {
+                    "method": method,
+                    "model": "enc",
+                    "source": "templates",
+                    "test": test,
+                    "descriptor": "names",
+                    "encoding": encoding,
+                    "primary": primary,
+                    "effect_size": 0.5 if primary else 0.25,
+                    "p_value": p,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def context():
-    return TableContext(scores(), load_published(ROOT / "resources/published/husse2022.csv"),
-                        {"enc": "BERT"}, alpha=0.01)
+    return TableContext(
+        scores(),
+        load_published(ROOT / "resources/published/husse2022.csv"),
+        {"enc": "BERT"},
+        alpha=0.01,
+    )
 
 
 def test_table3_cells_and_published_values():
@@ -33,8 +49,13 @@ def test_table3_cells_and_published_values():
     assert c1["column"] == "enc (as BERT)" and c1["significant"]
     # Holm over 4 cells: 0.001 * 4 = 0.004 < 0.01 -> still significant
     assert c1["p_holm"] == 0.004 and c1["significant_holm"]
-    bert = long[(long["origin"] == "paper:BERT") & (long["test"] == "C1") & (long["method"] == "s-SEAT")]
-    assert dict(zip(bert["column"], bert["effect_size"], strict=True)) == {"BERT orig.": 0.30, "BERT paper": 0.93}
+    bert = long[
+        (long["origin"] == "paper:BERT") & (long["test"] == "C1") & (long["method"] == "s-SEAT")
+    ]
+    assert dict(zip(bert["column"], bert["effect_size"], strict=True)) == {
+        "BERT orig.": 0.30,
+        "BERT paper": 0.93,
+    }
 
 
 def test_markdown_marks_significance():
@@ -48,11 +69,22 @@ def test_table13_levels():
     long = table13(context())
     ours = long[long["origin"] == "ours"]
     assert sorted(ours.loc[ours["test"] == "C1", "column"]) == [
-        "enc (as BERT) avg", "enc (as BERT) end", "enc (as BERT) sent", "enc (as BERT) start"]
-    assert ours.loc[(ours["test"] == "C1") & (ours["column"] == "enc (as BERT) start"), "effect_size"].item() == 0.25
+        "enc (as BERT) avg",
+        "enc (as BERT) end",
+        "enc (as BERT) sent",
+        "enc (as BERT) start",
+    ]
+    assert (
+        ours.loc[
+            (ours["test"] == "C1") & (ours["column"] == "enc (as BERT) start"), "effect_size"
+        ].item()
+        == 0.25
+    )
 
 
 def test_every_table_builds_on_empty_scores():
-    ctx = TableContext(scores().iloc[:0], load_published(ROOT / "resources/published/husse2022.csv"), {})
+    ctx = TableContext(
+        scores().iloc[:0], load_published(ROOT / "resources/published/husse2022.csv"), {}
+    )
     for build, title in TABLES.values():
         assert to_markdown(build(ctx), title, 0.01).startswith("# ")

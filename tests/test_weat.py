@@ -70,7 +70,9 @@ def test_invariant_to_vector_scale(case, scale):
     x, y, a, b = case
     ref = _weat(x, y, a, b)
     if ref is not None:
-        assert _weat(x * scale, y, a, b * scale).effect_size == pytest.approx(ref.effect_size, rel=1e-6)
+        assert _weat(x * scale, y, a, b * scale).effect_size == pytest.approx(
+            ref.effect_size, rel=1e-6
+        )
 
 
 def test_errors():

@@ -23,7 +23,9 @@ attributes:
 
 
 def test_load_and_round_trip(write, external):
-    external.add("ext1", {"targ1": {"examples": ["he", "him"]}, "targ2": {"examples": ["she", "her"]}})
+    external.add(
+        "ext1", {"targ1": {"examples": ["he", "him"]}, "targ2": {"examples": ["she", "her"]}}
+    )
     path = write("T1.yaml", GOOD)
     assert descriptors(path) == ["names", "terms"]
     assert external_ids(path) == ["ext1"]
@@ -47,7 +49,9 @@ def test_load_and_round_trip(write, external):
     ],
 )
 def test_bad_word_sets_name_file_and_field(write, external, change, message):
-    external.add("ext1", {"targ1": {"examples": ["he", "him"]}, "targ2": {"examples": ["she", "her"]}})
+    external.add(
+        "ext1", {"targ1": {"examples": ["he", "him"]}, "targ2": {"examples": ["she", "her"]}}
+    )
     path = write("T1.yaml", GOOD.replace(*change))
     descriptor = "terms" if "targ" in change[0] else "names"
     with pytest.raises(InputError, match=message) as err:
@@ -77,8 +81,13 @@ def test_every_shipped_word_set_is_valid():
         from pathlib import Path
 
         if file_id not in stub:
-            fake = {k: {"singular": [f"{k}{i}" for i in range(4)], "examples": [f"{k}{i}" for i in range(4)]}
-                    for k in ("targ1", "targ2", "attr1", "attr2")}
+            fake = {
+                k: {
+                    "singular": [f"{k}{i}" for i in range(4)],
+                    "examples": [f"{k}{i}" for i in range(4)],
+                }
+                for k in ("targ1", "targ2", "attr1", "attr2")
+            }
             p = Path(tempfile.mkdtemp()) / file_id
             p.write_text(json.dumps(fake))
             stub[file_id] = p

@@ -11,18 +11,31 @@ import yaml
 from .conftest import ROOT
 from .tiny_models import tiny_bert
 
+
 def snakemake(workdir, *args):
     env = {k: v for k, v in os.environ.items() if k != "BIAS_DATA_MIRROR"}
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "2", *args],
-        cwd=workdir, env=env, capture_output=True, text=True, timeout=900,
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     work = tmp_path_factory.mktemp("wf")
-    for name in ("Snakefile", "rules", "workflow_scripts", "resources", "config", "profiles", "envs"):
+    for name in (
+        "Snakefile",
+        "rules",
+        "workflow_scripts",
+        "resources",
+        "config",
+        "profiles",
+        "envs",
+    ):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
     words = []
@@ -52,7 +65,7 @@ def test_outputs(workdir):
     for table in ("table3_seat", "table11_names_terms", "table13_encoding", "weat_static"):
         assert (workdir / f"results/tables/{table}.md").stat().st_size > 0
     scores = (workdir / "results/scores/all.tsv").read_text().splitlines()
-    # C6 and C9 have names and terms: 4 x (6 SEAT rows + 1 WEAT row) + header
+    # C6 and C9 have names and terms: 4 x (6 SEAT rows for the encoder + 1 WEAT row) + header
     assert len(scores) == 1 + 4 * 7
     assert "tiny-bert" in (workdir / "results/tables/table3_seat.md").read_text()
 
@@ -77,7 +90,11 @@ def test_editing_a_word_set_reruns_only_its_test(workdir):
 
 
 def test_same_config_gives_identical_bytes(workdir):
-    first = {p: p.read_bytes() for p in (workdir / "results").glob("**/*") if p.suffix in {".tsv", ".csv", ".md"}}
+    first = {
+        p: p.read_bytes()
+        for p in (workdir / "results").glob("**/*")
+        if p.suffix in {".tsv", ".csv", ".md"}
+    }
     shutil.rmtree(workdir / "results/scores")
     shutil.rmtree(workdir / "results/tables")
     run = snakemake(workdir)
@@ -91,7 +108,10 @@ def test_same_config_gives_identical_bytes(workdir):
     [
         (lambda c: c.update(colour="blue"), "colour"),
         (lambda c: c["scoring"].update(unit="sentence"), "unit"),
-        (lambda c: c.update(tests=["C6", "NoSuchTest"]), "resources/wordsets/NoSuchTest.yaml does not exist"),
+        (
+            lambda c: c.update(tests=["C6", "NoSuchTest"]),
+            "resources/wordsets/NoSuchTest.yaml does not exist",
+        ),
         (lambda c: c["models"]["tiny-bert"].update(source="bert-base-cased"), "source"),
     ],
 )

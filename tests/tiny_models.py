@@ -3,33 +3,77 @@
 from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import (
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 from transformers import BertConfig, BertModel, GPT2Config, GPT2Model, PreTrainedTokenizerFast
 
-WORDS = "this is that there here a an the person thing it are they john paul amy joan kind mean".split()
+WORDS = ["this", "is", "that", "there", "here", "a", "an", "the", "person", "thing", "it"]
+WORDS += ["are", "they", "john", "paul", "amy", "joan", "kind", "mean"]
 CORPUS = [
-    "This is John.", "That is Amy.", "There is a person.", "Here is the thing.", "It is kind.",
-    "Joan is mean.", "Paul is here.", "They are there.", "Anastasia is a person.",
+    "This is John.",
+    "That is Amy.",
+    "There is a person.",
+    "Here is the thing.",
+    "It is kind.",
+    "Joan is mean.",
+    "Paul is here.",
+    "They are there.",
+    "Anastasia is a person.",
 ] * 20
 
 
 def tiny_bert(path: Path, extra_words: tuple[str, ...] = ()) -> Path:
     """A 2-layer BERT with a WordPiece vocabulary of WORDS (+ extra_words, lowercased)."""
     words = list(dict.fromkeys(WORDS + [w.lower() for w in extra_words]))
-    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", "'", "-", "##s", "ana", "##sta", "##sia"]
+    special = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        ".",
+        "'",
+        "-",
+        "##s",
+        "ana",
+        "##sta",
+        "##sia",
+    ]
     vocab = {t: i for i, t in enumerate(special + words)}
     tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])]
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
     )
     tok.decoder = decoders.WordPiece()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
-                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
     torch.manual_seed(0)
-    model = BertModel(BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2,
-                                 num_attention_heads=2, intermediate_size=32, max_position_embeddings=64))
+    model = BertModel(
+        BertConfig(
+            vocab_size=len(vocab),
+            hidden_size=16,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=64,
+        )
+    )
     model.save_pretrained(path)
     fast.save_pretrained(path)
     return path
@@ -40,11 +84,21 @@ def tiny_gpt2(path: Path) -> Path:
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=True)
-    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"],
-                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>")
+    tok.train_from_iterator(
+        CORPUS,
+        trainers.BpeTrainer(
+            vocab_size=300,
+            special_tokens=["<|endoftext|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        ),
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>"
+    )
     torch.manual_seed(0)
-    model = GPT2Model(GPT2Config(vocab_size=tok.get_vocab_size(), n_embd=16, n_layer=2, n_head=2, n_positions=64))
+    model = GPT2Model(
+        GPT2Config(vocab_size=tok.get_vocab_size(), n_embd=16, n_layer=2, n_head=2, n_positions=64)
+    )
     model.save_pretrained(path)
     fast.save_pretrained(path)
     return path
