@@ -75,8 +75,11 @@ def permutation_test_mean_difference(
     exact_max: int,
     n_samples: int,
     seed: int,
+    alternative: str = "greater",
 ) -> PermutationResult:
-    """One-sided test of ``mean(values[:n_x]) - mean(values[n_x:])`` being large.
+    """Test of ``mean(values[:n_x]) - mean(values[n_x:])`` being large (``greater``, WEAT
+    and SEAT) or large in absolute value (``two-sided``, LPBS; the permutation distribution
+    of a difference of means is centred on 0).
 
     Every partition of the pooled values into groups of the observed sizes is scored by the
     same difference of means; for equal group sizes this orders partitions exactly as the
@@ -95,16 +98,19 @@ def permutation_test_mean_difference(
     def mean_diff(sum_x: np.ndarray | float) -> np.ndarray | float:
         return sum_x / n_x - (total - sum_x) / n_y
 
-    observed = mean_diff(values[:n_x].sum())
+    if alternative not in ("greater", "two-sided"):
+        raise ValueError(f"alternative must be 'greater' or 'two-sided', got {alternative!r}")
+    fold = np.abs if alternative == "two-sided" else (lambda v: v)
+    observed = fold(mean_diff(values[:n_x].sum()))
     tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
     count = n_partitions(n_x, n_y)
     if count <= max(exact_max, n_samples):  # fewer partitions than samples: enumerate them
-        stats = mean_diff(values[_exact_subsets(n, n_x)].sum(axis=1))
+        stats = fold(mean_diff(values[_exact_subsets(n, n_x)].sum(axis=1)))
         hits = int(np.count_nonzero(stats >= observed - tol))
         return PermutationResult(hits / count, count, True)
     distinct = count < 1000 * n_samples**2  # else the expected number of repeats is < 1e-3
     subsets = _sampled_subsets(n, n_x, n_samples, seed, distinct)
-    stats = mean_diff(values[subsets].sum(axis=1))
+    stats = fold(mean_diff(values[subsets].sum(axis=1)))
     hits = int(np.count_nonzero(stats >= observed - tol))
     return PermutationResult((1 + hits) / (1 + n_samples), n_samples, False)
 

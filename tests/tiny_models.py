@@ -12,7 +12,15 @@ from tokenizers import (
     processors,
     trainers,
 )
-from transformers import BertConfig, BertModel, GPT2Config, GPT2Model, PreTrainedTokenizerFast
+from transformers import (
+    BertConfig,
+    BertForMaskedLM,
+    BertModel,
+    GPT2Config,
+    GPT2LMHeadModel,
+    GPT2Model,
+    PreTrainedTokenizerFast,
+)
 
 WORDS = ["this", "is", "that", "there", "here", "a", "an", "the", "person", "thing", "it"]
 WORDS += ["are", "they", "john", "paul", "amy", "joan", "kind", "mean"]
@@ -29,7 +37,7 @@ CORPUS = [
 ] * 20
 
 
-def tiny_bert(path: Path, extra_words: tuple[str, ...] = ()) -> Path:
+def tiny_bert(path: Path, extra_words: tuple[str, ...] = (), mlm_head: bool = False) -> Path:
     """A 2-layer BERT with a WordPiece vocabulary of WORDS (+ extra_words, lowercased)."""
     words = list(dict.fromkeys(WORDS + [w.lower() for w in extra_words]))
     special = [
@@ -64,7 +72,7 @@ def tiny_bert(path: Path, extra_words: tuple[str, ...] = ()) -> Path:
         mask_token="[MASK]",
     )
     torch.manual_seed(0)
-    model = BertModel(
+    model = (BertForMaskedLM if mlm_head else BertModel)(
         BertConfig(
             vocab_size=len(vocab),
             hidden_size=16,
@@ -79,7 +87,7 @@ def tiny_bert(path: Path, extra_words: tuple[str, ...] = ()) -> Path:
     return path
 
 
-def tiny_gpt2(path: Path) -> Path:
+def tiny_gpt2(path: Path, lm_head: bool = False) -> Path:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -96,7 +104,7 @@ def tiny_gpt2(path: Path) -> Path:
         tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>"
     )
     torch.manual_seed(0)
-    model = GPT2Model(
+    model = (GPT2LMHeadModel if lm_head else GPT2Model)(
         GPT2Config(vocab_size=tok.get_vocab_size(), n_embd=16, n_layer=2, n_head=2, n_positions=64)
     )
     model.save_pretrained(path)

@@ -1,0 +1,145 @@
+"""LPBS, the log probability bias score (Kurita et al., 2019), in log space.
+
+For a double-slot template (target slot before attribute slot) and attribute w:
+
+    masked LM:  p_t(x) = P([MASK]=x | template(MASK, w)),  p_p(x) = P([MASK]=x | template(MASK, MASK))
+    bs(w) = log(sum_X p_t / sum_X p_p) - log(sum_Y p_t / sum_Y p_p)          (paper eq. 10)
+    d = (mean_A bs - mean_B bs) / std_{A u B} bs  (sample std),  two-sided permutation p.
+
+All sums are log-sum-exps of log-probabilities, so a rare word with P = 1e-400 gives a finite
+score where the product of probabilities underflows to 0/0 = NaN (the failure Husse & Spitz
+report in appendix B.5). Multi-token targets: all their subword positions are masked and
+their log-probabilities summed. Templates are averaged per attribute (one bs per attribute).
+
+Causal LMs cannot fill a target slot from the right-hand context. Their adaptation compares
+sentence likelihoods with and without the attribute:
+
+    log p_t(x, w) = log P(template(x, w))      (the whole sentence)
+    log p_p(x)    = log P(template(x, -))      (the sentence cut before the attribute slot)
+
+so p_t / p_p = P(attribute and the rest | prefix with x): how strongly the target leads the
+model to the attribute. It enters eq. 10 in place of the masked-LM probabilities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+from biasbench.errors import InputError
+from biasbench.stats import permutation_test_mean_difference
+from biasbench.weat import effect_size
+
+
+def bias_scores(log_pt: np.ndarray, log_pp: np.ndarray, n_x: int) -> np.ndarray:
+    """bs(w) per row: ``log_pt``/``log_pp`` are (attributes, X targets then Y targets)."""
+    log_pt, log_pp = np.asarray(log_pt, np.float64), np.asarray(log_pp, np.float64)
+    x = logsumexp(log_pt[:, :n_x], axis=1) - logsumexp(log_pp[:, :n_x], axis=1)
+    y = logsumexp(log_pt[:, n_x:], axis=1) - logsumexp(log_pp[:, n_x:], axis=1)
+    return x - y
+
+
+@dataclass(frozen=True)
+class LpbsResult:
+    effect_size: float
+    p_value: float
+    bias_scores: np.ndarray  # per attribute, A then B
+    n_partitions: int
+    exact: bool
+
+
+def lpbs_test(
+    bs_a: np.ndarray, bs_b: np.ndarray, *, exact_max: int, n_samples: int, seed: int
+) -> LpbsResult:
+    """Effect size (eq. 11) and two-sided permutation p over partitions of the attributes."""
+    values = np.concatenate([bs_a, bs_b])
+    if not np.all(np.isfinite(values)):
+        raise ValueError("LPBS: non-finite bias scores")
+    perm = permutation_test_mean_difference(
+        values, len(bs_a), exact_max=exact_max, n_samples=n_samples, seed=seed,
+        alternative="two-sided",
+    )
+    return LpbsResult(effect_size(bs_a, bs_b), perm.p_value, values, perm.n_partitions, perm.exact)
+
+
+def split_double_template(template: str, target_slot: str, attribute_slot: str) -> tuple[str, str, str]:
+    """'TTT likes AAA.' -> ('', ' likes ', '.'); the target slot must come first, once."""
+    if template.count(target_slot) != 1 or template.count(attribute_slot) != 1:
+        raise InputError(f"double template {template!r} must hold {target_slot} and {attribute_slot} once each")
+    head, rest = template.split(target_slot)
+    if attribute_slot in head:
+        raise InputError(f"double template {template!r}: the target slot must precede the attribute slot")
+    middle, tail = rest.split(attribute_slot)
+    return head, middle, tail
+
+
+def mlm_log_probs(
+    model: Any, tokenizer: Any, template: tuple[str, str, str], targets: list[str], attributes: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log p_t, log p_p), each (attributes, targets), from a masked LM."""
+    import torch
+
+    head, middle, tail = template
+    if tokenizer.mask_token is None:
+        raise InputError("LPBS with a masked LM needs a tokenizer with a mask token")
+
+    def n_tokens(word: str) -> int:
+        return len(tokenizer(word, add_special_tokens=False)["input_ids"])
+
+    def masks(k: int) -> str:
+        return " ".join([tokenizer.mask_token] * k)
+
+    def score(sentences: list[str], target_tokens: list[int]) -> np.ndarray:
+        """Summed log-probability of the target's tokens at the first masks of each sentence."""
+        enc = tokenizer(sentences, return_tensors="pt", padding=True)
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(**enc).logits.float(), dim=-1)
+        out = np.zeros(len(sentences))
+        for i in range(len(sentences)):
+            where = (enc["input_ids"][i] == tokenizer.mask_token_id).nonzero().flatten()
+            positions = where[: len(target_tokens)].tolist()
+            out[i] = sum(float(logp[i, p, t]) for p, t in zip(positions, target_tokens, strict=True))
+        return out
+
+    rows_t, rows_p = [], []
+    for target in targets:
+        toks = tokenizer(target, add_special_tokens=False)["input_ids"]
+        slot = masks(len(toks))
+        rows_t.append(score([head + slot + middle + a + tail for a in attributes], toks))
+        rows_p.append(score([head + slot + middle + masks(n_tokens(a)) + tail for a in attributes], toks))
+    return np.array(rows_t).T, np.array(rows_p).T
+
+
+def sentence_log_probs(model: Any, tokenizer: Any, sentences: list[str], batch: int = 64) -> np.ndarray:
+    """Sum of token log-probabilities of each sentence under a causal LM (the first token is
+    conditioned on BOS when the tokenizer adds one, otherwise it is not scored)."""
+    import torch
+
+    if tokenizer.pad_token is None:  # GPT-2 style tokenizers: any id will do under the mask
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "right"
+    out = np.zeros(len(sentences))
+    for start in range(0, len(sentences), batch):
+        chunk = sentences[start : start + batch]
+        enc = tokenizer(chunk, return_tensors="pt", padding=True)
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(**enc).logits.float(), dim=-1)
+        ids, mask = enc["input_ids"], enc["attention_mask"]
+        token_lp = logp[:, :-1].gather(2, ids[:, 1:, None])[:, :, 0] * mask[:, 1:]
+        out[start : start + len(chunk)] = token_lp.sum(dim=1).numpy()
+    return out
+
+
+def causal_log_probs(
+    model: Any, tokenizer: Any, template: tuple[str, str, str], targets: list[str], attributes: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log p_t, log p_p), each (attributes, targets), for a causal LM (see module doc)."""
+    head, middle, tail = template
+    full = [head + t + middle + a + tail for a in attributes for t in targets]
+    prefix = [(head + t + middle).rstrip() for t in targets]
+    log_pt = sentence_log_probs(model, tokenizer, full).reshape(len(attributes), len(targets))
+    log_pp = np.broadcast_to(sentence_log_probs(model, tokenizer, prefix), log_pt.shape).copy()
+    return log_pt, log_pp

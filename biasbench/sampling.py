@@ -1,0 +1,149 @@
+"""One pass over a corpus that finds every stimulus of every test and keeps, per stimulus,
+a seeded uniform sample of up to N of its occurrences (reservoir sampling).
+
+Matching is on word tokens (``\\w+`` joined by hyphens or apostrophes), so stimuli match at
+word boundaries only, multi-word stimuli match as token sequences, and all stimuli are found
+with one dictionary lookup per token instead of one scan per stimulus. Each stimulus has its
+own random stream (derived from the seed and the stimulus), so adding a test does not change
+the samples of the others.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import random
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from biasbench.errors import InputError
+
+TOKEN = re.compile(r"\w+(?:[-']\w+)*")
+SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\s*\n\s*")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in TOKEN.findall(text)]
+
+
+class StimulusMatcher:
+    """All occurrences of many stimuli in a text, case-insensitively, at word boundaries."""
+
+    def __init__(self, stimuli: Iterable[str]):
+        self.by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for stimulus in dict.fromkeys(stimuli):
+            toks = tuple(_tokens(stimulus))
+            if not toks:
+                raise InputError(f"stimulus {stimulus!r} has no word characters to match")
+            self.by_first.setdefault(toks[0], []).append((toks, stimulus))
+        for candidates in self.by_first.values():
+            candidates.sort(key=lambda c: -len(c[0]))  # longest match first
+
+    def find(self, text: str) -> list[tuple[str, int, int]]:
+        """(stimulus, start, end) of every match; overlapping matches are all reported."""
+        by_first = self.by_first
+        spans = None
+        words = None
+        hits = []
+        for i, m in enumerate(TOKEN.finditer(text)):
+            candidates = by_first.get(m.group().lower())
+            if candidates is None:
+                continue
+            for toks, stimulus in candidates:
+                if len(toks) == 1:
+                    hits.append((stimulus, m.start(), m.end()))
+                    continue
+                if spans is None:  # multi-word stimuli: tokenise this document once
+                    found = list(TOKEN.finditer(text))
+                    spans = [(t.start(), t.end()) for t in found]
+                    words = [t.group().lower() for t in found]
+                if tuple(words[i : i + len(toks)]) == toks:
+                    hits.append((stimulus, m.start(), spans[i + len(toks) - 1][1]))
+        return hits
+
+
+def derived_rng(seed: int, key: str) -> random.Random:
+    digest = hashlib.sha256(f"{seed}|{key}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "little"))
+
+
+@dataclass
+class Reservoir:
+    """Algorithm R: after k offers, each offer is held with probability size / k."""
+
+    size: int
+    rng: random.Random
+    seen: int = 0
+    items: list = field(default_factory=list)
+
+    def offer(self, item) -> None:
+        self.seen += 1
+        if len(self.items) < self.size:
+            self.items.append(item)
+        else:
+            j = self.rng.randrange(self.seen)
+            if j < self.size:
+                self.items[j] = item
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentences of ``text`` as character ranges (split after . ! ? and at line breaks)."""
+    spans, left = [], 0
+    for m in SENTENCE_END.finditer(text):
+        right = m.start() + len(m.group().rstrip())
+        if right > left:
+            spans.append((left, right))
+        left = m.end()
+    if left < len(text):
+        spans.append((left, len(text.rstrip())))
+    return spans
+
+
+def word_window(sentence: str, start: int, end: int, words: int) -> tuple[int, int]:
+    """Character range from ``words`` word tokens before the span to ``words`` after it."""
+    before = [m.start() for m in TOKEN.finditer(sentence, 0, start)]
+    after = [m.end() for m in TOKEN.finditer(sentence, end)]
+    left = before[-words] if len(before) >= words else (before[0] if before else start)
+    right = after[words - 1] if len(after) >= words else (after[-1] if after else end)
+    return min(left, start), max(right, end)
+
+
+SAMPLE_COLUMNS = ["stimulus", "surface", "sentence", "start", "end", "window_start", "window_end", "seen"]
+
+
+def sample_contexts(
+    documents: Iterable[str],
+    stimuli: Iterable[str],
+    *,
+    per_stimulus: int,
+    seed: int,
+    window_words: int = 4,
+    max_sentence_chars: int = 1000,
+) -> pd.DataFrame:
+    """Up to ``per_stimulus`` sentences per stimulus, each with the stimulus' span and a
+    ``window_words``-word window around it (CEAT's +-4 words). Sentences longer than
+    ``max_sentence_chars`` are skipped (run-on text without punctuation)."""
+    stimuli = list(dict.fromkeys(stimuli))
+    matcher = StimulusMatcher(stimuli)
+    reservoirs = {s: Reservoir(per_stimulus, derived_rng(seed, s)) for s in stimuli}
+    for doc in documents:
+        hits = matcher.find(doc)
+        if not hits:
+            continue
+        spans = sentence_spans(doc)
+        starts = [a for a, _ in spans]
+        for stimulus, start, end in hits:
+            left, right = spans[max(0, bisect.bisect_right(starts, start) - 1)]
+            if end > right or right - left > max_sentence_chars:
+                continue  # crosses a sentence boundary, or a run-on block of text
+            reservoirs[stimulus].offer((doc[left:right], start - left, end - left))
+    rows = []
+    for stimulus in stimuli:
+        res = reservoirs[stimulus]
+        for sentence, start, end in res.items:
+            w_start, w_end = word_window(sentence, start, end, window_words)
+            rows.append((stimulus, sentence[start:end], sentence, start, end, w_start, w_end, res.seen))
+    return pd.DataFrame(rows, columns=SAMPLE_COLUMNS)

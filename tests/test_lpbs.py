@@ -1,0 +1,80 @@
+import numpy as np
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+from biasbench.errors import InputError
+from biasbench.lpbs import (
+    bias_scores,
+    causal_log_probs,
+    lpbs_test,
+    mlm_log_probs,
+    sentence_log_probs,
+    split_double_template,
+)
+
+from .tiny_models import tiny_bert, tiny_gpt2
+
+
+def test_bias_score_hand_computed():
+    pt = np.log([[0.2, 0.1, 0.3]])
+    pp = np.log([[0.1, 0.1, 0.1]])
+    # log((.2+.1)/(.1+.1)) - log(.3/.1) = log(1.5) - log(3) = log(.5)
+    np.testing.assert_allclose(bias_scores(pt, pp, n_x=2), [np.log(0.5)])
+
+
+def test_log_space_survives_underflow():
+    pt = np.array([[-800.0, -801.0, -805.0]])
+    pp = np.array([[-790.0, -790.0, -790.0]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        naive = np.log(np.exp(pt[:, :2]).sum(1) / np.exp(pp[:, :2]).sum(1)) - np.log(
+            np.exp(pt[:, 2:]).sum(1) / np.exp(pp[:, 2:]).sum(1)
+        )
+    assert np.isnan(naive).all()  # 0/0: the failure the paper reports for rare words
+    got = bias_scores(pt, pp, n_x=2)
+    # shift every log-probability by +790 by hand: log((e^-10 + e^-11) / 2) - log(e^-15 / 1)
+    expected = (np.log(np.exp(-10) + np.exp(-11)) - np.log(2)) - (-15)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, [expected])
+
+
+def test_two_sided_permutation_hand_computed():
+    # mean differences over the 6 splits of (2, 1 | 0, -1): 2, 1, 0, 0, -1, -2; |.| >= 2 twice
+    res = lpbs_test(np.array([2.0, 1.0]), np.array([0.0, -1.0]), exact_max=100, n_samples=100, seed=0)
+    assert res.p_value == pytest.approx(2 / 6) and res.exact
+    assert res.effect_size == pytest.approx(2 / np.std([2, 1, 0, -1], ddof=1))
+    flipped = lpbs_test(np.array([0.0, -1.0]), np.array([2.0, 1.0]), exact_max=100, n_samples=100, seed=0)
+    assert flipped.p_value == res.p_value and flipped.effect_size == -res.effect_size
+
+
+def test_templates():
+    assert split_double_template("TTT likes AAA.", "TTT", "AAA") == ("", " likes ", ".")
+    with pytest.raises(InputError, match="must precede"):
+        split_double_template("AAA is TTT.", "TTT", "AAA")
+
+
+def test_mlm_code_path_on_a_tiny_random_bert(tmp_path):
+    path = tiny_bert(tmp_path, extra_words=("likes", "flowers", "insects"), mlm_head=True)
+    model, tok = AutoModelForMaskedLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
+    template = split_double_template("TTT likes AAA.", "TTT", "AAA")
+    pt, pp = mlm_log_probs(model, tok, template, ["john", "anastasia", "amy"], ["flowers", "insects"])
+    assert pt.shape == pp.shape == (2, 3)
+    assert np.all(pt < 0) and np.all(np.isfinite(pp))
+    # the multi-token target sums one log-probability per subword: far below a single token's
+    assert pt[:, 1].max() < pt[:, 0].min()
+    enc = tok("[MASK] likes flowers.", return_tensors="pt")
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(**enc).logits, -1)[0, 1, tok.convert_tokens_to_ids("john")]
+    assert pt[0, 0] == pytest.approx(float(logp), abs=1e-5)
+
+
+def test_causal_code_path_on_a_tiny_random_gpt2(tmp_path):
+    path = tiny_gpt2(tmp_path, lm_head=True)
+    model, tok = AutoModelForCausalLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
+    sentences = ["Paul is kind.", "Joan is a person that is here."]
+    batched = sentence_log_probs(model, tok, sentences)
+    single = [sentence_log_probs(model, tok, [s])[0] for s in sentences]
+    np.testing.assert_allclose(batched, single, atol=1e-4)  # right padding is masked out
+    template = split_double_template("TTT is AAA.", "TTT", "AAA")
+    pt, pp = causal_log_probs(model, tok, template, ["Paul", "Joan"], ["kind", "mean", "here"])
+    assert pt.shape == (3, 2) and np.all(pt < pp)  # the full sentence is less likely than its prefix
