@@ -25,7 +25,8 @@ ENV = "../envs/biasbench.yaml"
 
 wildcard_constraints:
     model="[A-Za-z0-9_.-]+",
-    source="templates|words",
+    source="|".join(["templates", "words", *PLAN.corpus_files]),
+    corpus="|".join(PLAN.corpus_files) or "^$",
     test="[A-Za-z0-9_]+",
     descriptor="[A-Za-z0-9_]+",
     table="|".join(TABLES),
@@ -34,6 +35,7 @@ wildcard_constraints:
 include: "rules/common.smk"
 include: "rules/resources.smk"
 include: "rules/contexts.smk"
+include: "rules/corpora.smk"
 include: "rules/models.smk"
 include: "rules/embeddings.smk"
 include: "rules/scores.smk"

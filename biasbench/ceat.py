@@ -71,7 +71,10 @@ def ceat(
     attributes = contexts["A"] + contexts["B"]
     t_offsets = np.cumsum([0] + [len(m) for m in targets])
     a_offsets = np.cumsum([0] + [len(m) for m in attributes])
-    cos = unit_rows(np.concatenate(targets), "targets") @ unit_rows(np.concatenate(attributes), "attributes").T
+    cos = (
+        unit_rows(np.concatenate(targets), "targets")
+        @ unit_rows(np.concatenate(attributes), "attributes").T
+    )
     n_x, n_a = len(contexts["X"]), len(contexts["A"])
     rng = np.random.default_rng(seed)
     t_sizes, a_sizes = np.diff(t_offsets), np.diff(a_offsets)

@@ -7,7 +7,7 @@ input into an :class:`InputError` that names the file (and line, where there is 
 from __future__ import annotations
 
 import bz2
-import io
+import csv
 import json
 import os
 import re
@@ -42,7 +42,9 @@ def _zstd_lines(path: Path) -> Iterator[bytes]:
         yield pending
 
 
-def iter_reddit(path: str | os.PathLike, fields: tuple[str, ...] = ("title", "body")) -> Iterator[str]:
+def iter_reddit(
+    path: str | os.PathLike, fields: tuple[str, ...] = ("title", "body")
+) -> Iterator[str]:
     """Texts of a pushshift-style dump: zstd-compressed NDJSON, one object per line."""
     import zstandard
 
@@ -53,7 +55,9 @@ def iter_reddit(path: str | os.PathLike, fields: tuple[str, ...] = ("title", "bo
             try:
                 record = json.loads(line.decode("utf-8"))
             except UnicodeDecodeError as exc:
-                raise InputError(f"{path}: line {lineno} is not valid UTF-8 ({exc.reason})") from exc
+                raise InputError(
+                    f"{path}: line {lineno} is not valid UTF-8 ({exc.reason})"
+                ) from exc
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}: line {lineno} is not a JSON object: {exc.msg}") from exc
             for field in fields:
@@ -61,7 +65,9 @@ def iter_reddit(path: str | os.PathLike, fields: tuple[str, ...] = ("title", "bo
                 if isinstance(text, str) and text and text not in ("[deleted]", "[removed]"):
                     yield text
     except zstandard.ZstdError as exc:
-        raise InputError(f"{path}: corrupt or truncated zstd stream after line {lineno}: {exc}") from exc
+        raise InputError(
+            f"{path}: corrupt or truncated zstd stream after line {lineno}: {exc}"
+        ) from exc
 
 
 _WIKI_MARKUP = [
@@ -126,10 +132,30 @@ def iter_sentence_file(path: str | os.PathLike) -> Iterator[str]:
                 yield text
 
 
-READERS = {"reddit": iter_reddit, "wikipedia": iter_wikipedia, "sentences": iter_sentence_file}
+def iter_csv_column(path: str | os.PathLike, column: str = "comments") -> Iterator[str]:
+    """One text column of a CSV file (e.g. the RedditBias comment tables)."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            if column not in (reader.fieldnames or []):
+                raise InputError(f"{path}: no column {column!r} (columns: {reader.fieldnames})")
+            for row in reader:
+                if row[column]:
+                    yield row[column]
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
 
 
-def iter_corpus(kind: str, paths: Iterable[str | os.PathLike]) -> Iterator[str]:
+READERS = {
+    "reddit": iter_reddit,
+    "wikipedia": iter_wikipedia,
+    "sentences": iter_sentence_file,
+    "csv": iter_csv_column,
+}
+
+
+def iter_corpus(kind: str, paths: Iterable[str | os.PathLike], **options: str) -> Iterator[str]:
     """Documents of every file of a corpus, in the given order; an empty corpus is an error."""
     if kind not in READERS:
         raise InputError(f"corpus kind must be one of {sorted(READERS)}, got {kind!r}")
@@ -140,7 +166,7 @@ def iter_corpus(kind: str, paths: Iterable[str | os.PathLike]) -> Iterator[str]:
     for path in paths:
         if not Path(path).is_file():
             raise InputError(f"{kind} corpus: no such file {path}")
-        for doc in READERS[kind](path):
+        for doc in READERS[kind](path, **options):
             seen += 1
             yield doc
     if seen == 0:

@@ -151,24 +151,46 @@ def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, n
 
 
 def write_embeddings(
-    path: str | os.PathLike, contexts: pd.DataFrame, arrays: dict[str, np.ndarray], attrs: dict
+    path: str | os.PathLike,
+    parts: dict[str, tuple[pd.DataFrame, dict[str, np.ndarray]]],
+    attrs: dict,
 ) -> None:
-    """One HDF5 file per (model, source, test, descriptor), written atomically."""
+    """One HDF5 file per (model, source, test): a group per descriptor holding one row per
+    context of that descriptor's table (``context_id`` + encodings), written atomically."""
     with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
-        h5.create_dataset("context_id", data=contexts["context_id"].to_numpy(dtype=np.int64))
-        for name, data in arrays.items():
-            h5.create_dataset(name, data=data)
+        for descriptor, (contexts, arrays) in parts.items():
+            group = h5.create_group(descriptor)
+            group.create_dataset("context_id", data=contexts["context_id"].to_numpy(dtype=np.int64))
+            for name, data in arrays.items():
+                group.create_dataset(name, data=data)
         for key, value in {**attrs, "code_version": __version__, "dtype": "float32"}.items():
             h5.attrs[key] = "" if value is None else value
 
 
-def read_embeddings(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def read_embeddings(
+    path: str | os.PathLike, descriptor: str
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The datasets of one descriptor's group (``word/mean``, ``valid``, ...) and the file's
+    attributes."""
     arrays: dict[str, np.ndarray] = {}
     with h5py.File(path, "r") as h5:
-        h5.visititems(
+        if descriptor not in h5:
+            raise KeyError(f"{path}: no group {descriptor!r} (has {list(h5)})")
+        h5[descriptor].visititems(
             lambda name, obj: (
                 arrays.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset) else None
             )
         )
         attrs = dict(h5.attrs)
     return arrays, attrs
+
+
+def split_rows(frames: dict[str, pd.DataFrame], arrays: dict[str, np.ndarray]):
+    """Undo a concatenation of per-descriptor context tables: per descriptor, its table and
+    its rows of every array."""
+    out, start = {}, 0
+    for descriptor, frame in frames.items():
+        stop = start + len(frame)
+        out[descriptor] = (frame, {k: v[start:stop] for k, v in arrays.items()})
+        start = stop
+    return out

@@ -2,7 +2,8 @@
 
 For a double-slot template (target slot before attribute slot) and attribute w:
 
-    masked LM:  p_t(x) = P([MASK]=x | template(MASK, w)),  p_p(x) = P([MASK]=x | template(MASK, MASK))
+    masked LM:  p_t(x) = P([MASK]=x | template(MASK, w))
+                p_p(x) = P([MASK]=x | template(MASK, MASK))
     bs(w) = log(sum_X p_t / sum_X p_p) - log(sum_Y p_t / sum_Y p_p)          (paper eq. 10)
     d = (mean_A bs - mean_B bs) / std_{A u B} bs  (sample std),  two-sided permutation p.
 
@@ -59,25 +60,39 @@ def lpbs_test(
     if not np.all(np.isfinite(values)):
         raise ValueError("LPBS: non-finite bias scores")
     perm = permutation_test_mean_difference(
-        values, len(bs_a), exact_max=exact_max, n_samples=n_samples, seed=seed,
+        values,
+        len(bs_a),
+        exact_max=exact_max,
+        n_samples=n_samples,
+        seed=seed,
         alternative="two-sided",
     )
     return LpbsResult(effect_size(bs_a, bs_b), perm.p_value, values, perm.n_partitions, perm.exact)
 
 
-def split_double_template(template: str, target_slot: str, attribute_slot: str) -> tuple[str, str, str]:
+def split_double_template(
+    template: str, target_slot: str, attribute_slot: str
+) -> tuple[str, str, str]:
     """'TTT likes AAA.' -> ('', ' likes ', '.'); the target slot must come first, once."""
     if template.count(target_slot) != 1 or template.count(attribute_slot) != 1:
-        raise InputError(f"double template {template!r} must hold {target_slot} and {attribute_slot} once each")
+        raise InputError(
+            f"double template {template!r} must hold {target_slot} and {attribute_slot} once each"
+        )
     head, rest = template.split(target_slot)
     if attribute_slot in head:
-        raise InputError(f"double template {template!r}: the target slot must precede the attribute slot")
+        raise InputError(
+            f"double template {template!r}: the target slot must precede the attribute slot"
+        )
     middle, tail = rest.split(attribute_slot)
     return head, middle, tail
 
 
 def mlm_log_probs(
-    model: Any, tokenizer: Any, template: tuple[str, str, str], targets: list[str], attributes: list[str]
+    model: Any,
+    tokenizer: Any,
+    template: tuple[str, str, str],
+    targets: list[str],
+    attributes: list[str],
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log p_t, log p_p), each (attributes, targets), from a masked LM."""
     import torch
@@ -101,7 +116,9 @@ def mlm_log_probs(
         for i in range(len(sentences)):
             where = (enc["input_ids"][i] == tokenizer.mask_token_id).nonzero().flatten()
             positions = where[: len(target_tokens)].tolist()
-            out[i] = sum(float(logp[i, p, t]) for p, t in zip(positions, target_tokens, strict=True))
+            out[i] = sum(
+                float(logp[i, p, t]) for p, t in zip(positions, target_tokens, strict=True)
+            )
         return out
 
     rows_t, rows_p = [], []
@@ -109,11 +126,15 @@ def mlm_log_probs(
         toks = tokenizer(target, add_special_tokens=False)["input_ids"]
         slot = masks(len(toks))
         rows_t.append(score([head + slot + middle + a + tail for a in attributes], toks))
-        rows_p.append(score([head + slot + middle + masks(n_tokens(a)) + tail for a in attributes], toks))
+        rows_p.append(
+            score([head + slot + middle + masks(n_tokens(a)) + tail for a in attributes], toks)
+        )
     return np.array(rows_t).T, np.array(rows_p).T
 
 
-def sentence_log_probs(model: Any, tokenizer: Any, sentences: list[str], batch: int = 64) -> np.ndarray:
+def sentence_log_probs(
+    model: Any, tokenizer: Any, sentences: list[str], batch: int = 64
+) -> np.ndarray:
     """Sum of token log-probabilities of each sentence under a causal LM (the first token is
     conditioned on BOS when the tokenizer adds one, otherwise it is not scored)."""
     import torch
@@ -134,7 +155,11 @@ def sentence_log_probs(model: Any, tokenizer: Any, sentences: list[str], batch: 
 
 
 def causal_log_probs(
-    model: Any, tokenizer: Any, template: tuple[str, str, str], targets: list[str], attributes: list[str]
+    model: Any,
+    tokenizer: Any,
+    template: tuple[str, str, str],
+    targets: list[str],
+    attributes: list[str],
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log p_t, log p_p), each (attributes, targets), for a causal LM (see module doc)."""
     head, middle, tail = template

@@ -6,6 +6,8 @@ once with the config field named, instead of deep inside a job.
 
 from __future__ import annotations
 
+import glob
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ from biasbench.errors import InputError
 from biasbench.models import ModelSpec
 from biasbench.wordsets import descriptors
 
-SOURCE_OF_KIND = {"static": "words", "transformer": "templates"}
+BUILTIN_SOURCES = ("templates", "words")
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,21 @@ class Plan:
     root: Path
     jobs: tuple[Job, ...]
     specs: dict[str, ModelSpec]
+    corpus_files: dict[str, list[str]]
 
     def wordset_file(self, test: str) -> Path:
         return self.root / "resources" / "wordsets" / f"{test}.yaml"
+
+    def wordset_files(self) -> list[str]:
+        """Every resolved word set the jobs use (the corpus sampler matches all at once)."""
+        pairs = dict.fromkeys((job.test, job.descriptor) for job in self.jobs)
+        return [f"results/wordsets/{t}/{d}.json" for t, d in pairs]
+
+    def descriptors_of(self, model: str, source: str, test: str) -> list[str]:
+        """Descriptors a model runs for a test on a source (those its embedding file holds)."""
+        return [
+            j.descriptor for j in self.jobs if (j.model, j.source, j.test) == (model, source, test)
+        ]
 
     def score_files(self) -> list[str]:
         return [f"results/scores/{job.stem}.tsv" for job in self.jobs]
@@ -56,12 +70,54 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
             f"config: template_set {config['template_set']!r}: no file {template_file}"
         )
     specs = {name: ModelSpec.from_config(name, cfg) for name, cfg in config["models"].items()}
+    corpus_files = {
+        name: resolve_corpus_files(name, cfg) for name, cfg in (config.get("corpora") or {}).items()
+    }
     jobs = []
     for name, cfg in config["models"].items():
-        source = SOURCE_OF_KIND[specs[name].kind]
-        for test, descriptor in _model_jobs(name, cfg.get("tests", tests), tests, root):
-            jobs.append(Job(name, source, test, descriptor))
-    return Plan(root, tuple(jobs), specs)
+        if specs[name].kind == "static":
+            sources = ["words"]
+        else:
+            sources = cfg.get("sources", ["templates"])
+            unknown = sorted(set(sources) - {"templates", *corpus_files})
+            if unknown:
+                raise InputError(
+                    f"config: models.{name}.sources names {unknown}: neither 'templates' nor "
+                    f"a corpus under 'corpora' ({sorted(corpus_files)})"
+                )
+        for source in sources:
+            for test, descriptor in _model_jobs(name, cfg.get("tests", tests), tests, root):
+                jobs.append(Job(name, source, test, descriptor))
+    return Plan(root, tuple(jobs), specs, corpus_files)
+
+
+def resolve_corpus_files(name: str, cfg: dict[str, Any]) -> list[str]:
+    """Absolute paths of a corpus' files: ``pkg:<package>/<glob>`` or a path glob."""
+    if name in BUILTIN_SOURCES:
+        raise InputError(f"config: corpora.{name}: the names {BUILTIN_SOURCES} are reserved")
+    paths: list[str] = []
+    for pattern in cfg["files"]:
+        if pattern.startswith("pkg:"):
+            package, _, rel = pattern[4:].partition("/")
+            spec = importlib.util.find_spec(package)
+            if spec is None or not spec.submodule_search_locations:
+                raise InputError(
+                    f"config: corpora.{name}.files: package {package!r} is not installed"
+                )
+            root, pattern = Path(next(iter(spec.submodule_search_locations))), rel
+        else:
+            root = Path()
+        found = (
+            sorted(str(p.resolve()) for p in root.glob(pattern))
+            if not Path(pattern).is_absolute()
+            else sorted(glob.glob(pattern))
+        )
+        if not found:
+            raise InputError(
+                f"config: corpora.{name}.files: nothing matches {pattern!r} under {root}"
+            )
+        paths += found
+    return paths
 
 
 def _model_jobs(

@@ -111,7 +111,16 @@ def word_window(sentence: str, start: int, end: int, words: int) -> tuple[int, i
     return min(left, start), max(right, end)
 
 
-SAMPLE_COLUMNS = ["stimulus", "surface", "sentence", "start", "end", "window_start", "window_end", "seen"]
+SAMPLE_COLUMNS = [
+    "stimulus",
+    "surface",
+    "sentence",
+    "start",
+    "end",
+    "window_start",
+    "window_end",
+    "seen",
+]
 
 
 def sample_contexts(
@@ -145,5 +154,52 @@ def sample_contexts(
         res = reservoirs[stimulus]
         for sentence, start, end in res.items:
             w_start, w_end = word_window(sentence, start, end, window_words)
-            rows.append((stimulus, sentence[start:end], sentence, start, end, w_start, w_end, res.seen))
+            rows.append(
+                (stimulus, sentence[start:end], sentence, start, end, w_start, w_end, res.seen)
+            )
     return pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
+
+
+def corpus_contexts(samples: pd.DataFrame, wordset, corpus: str, window: bool) -> pd.DataFrame:
+    """A test's context table from the corpus samples: each sampled sentence of each of its
+    stimuli, cut to the +-k-word window (``window``) or whole. Stimuli the corpus never
+    mentions have no rows; scoring counts them as dropped."""
+    from biasbench.contexts import CONTEXT_COLUMNS
+    from biasbench.wordsets import ROLES
+
+    by_stimulus = {s: g for s, g in samples.groupby("stimulus", sort=False)}
+    rows = []
+    for role in ROLES:
+        for stimulus in wordset.sets[role]:
+            group = by_stimulus.get(stimulus)
+            if group is None:
+                continue
+            for r in group.itertuples(index=False):
+                left, right = (r.window_start, r.window_end) if window else (0, len(r.sentence))
+                rows.append(
+                    (
+                        role,
+                        stimulus,
+                        r.sentence[left:right],
+                        r.start - left,
+                        r.end - left,
+                        f"{corpus}:{'window' if window else 'sentence'}",
+                    )
+                )
+    frame = pd.DataFrame(rows, columns=CONTEXT_COLUMNS[1:])
+    frame.insert(0, "context_id", range(len(frame)))
+    return frame
+
+
+def coverage(samples: pd.DataFrame, stimuli: Iterable[str]) -> pd.DataFrame:
+    """Occurrences seen and contexts kept per stimulus (0 for stimuli never found)."""
+    seen = samples.groupby("stimulus")["seen"].first()
+    kept = samples.groupby("stimulus").size()
+    stimuli = list(dict.fromkeys(stimuli))
+    return pd.DataFrame(
+        {
+            "stimulus": stimuli,
+            "seen": [int(seen.get(s, 0)) for s in stimuli],
+            "kept": [int(kept.get(s, 0)) for s in stimuli],
+        }
+    )

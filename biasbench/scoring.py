@@ -10,11 +10,13 @@ stops the job with a message naming the test and the stimuli.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 
+from biasbench.ceat import ceat
 from biasbench.errors import InputError
 from biasbench.extract import WORD_ENCODINGS
 from biasbench.weat import weat
@@ -28,7 +30,9 @@ class ScoreSettings:
     seed: int = 0
     ddof: int = 1
     unit: str = "context"
+    corpus_unit: str = "stimulus"
     max_drop_share: float = 0.2
+    ceat_samples: int = 10_000
 
 
 def derived_seed(seed: int, *parts: str) -> int:
@@ -51,27 +55,47 @@ def method_encodings(kind: str, is_decoder: bool) -> list[tuple[str, str]]:
     return [("s-SEAT", e) for e in sent] + [("w-SEAT", e) for e in WORD_ENCODINGS]
 
 
-def role_items(
-    contexts: pd.DataFrame, vectors: np.ndarray, valid: np.ndarray, unit: str
-) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
-    """Per role: the item matrix and the stimuli dropped for lack of a usable encoding."""
-    items, dropped = {}, {}
+def stimulus_groups(
+    contexts: pd.DataFrame,
+    vectors: np.ndarray,
+    valid: np.ndarray,
+    expected: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[dict[str, list[np.ndarray]], dict[str, list[str]]]:
+    """Per role: one (contexts, dim) matrix per kept stimulus (first-seen order), and the
+    stimuli dropped: those of ``expected`` (default: those in the table) without any usable
+    encoding -- including stimuli a corpus never mentions."""
+    groups, dropped = {}, {}
     for role in ROLES:
         mask = (contexts["role"] == role).to_numpy()
         stimuli = contexts.loc[mask, "stimulus"].to_numpy()
-        ok = valid[mask]
-        kept = set(stimuli[ok])
-        dropped[role] = sorted(set(stimuli) - kept)
-        if unit == "context":
-            items[role] = vectors[mask][ok]
-        else:
-            order = list(dict.fromkeys(stimuli[ok]))  # first-seen order of the kept stimuli
-            rows = vectors[mask][ok]
-            keys = stimuli[ok]
-            items[role] = (
-                np.stack([rows[keys == s].mean(axis=0) for s in order]) if order else rows[:0]
+        rows, ok = vectors[mask], valid[mask]
+        kept = list(dict.fromkeys(stimuli[ok]))
+        groups[role] = [rows[ok & (stimuli == s)] for s in kept]
+        wanted = expected[role] if expected is not None else stimuli
+        dropped[role] = sorted(set(wanted) - set(kept))
+    return groups, dropped
+
+
+def set_items(groups: list[np.ndarray], unit: str) -> np.ndarray:
+    """WEAT items: every context (``context``) or each stimulus' mean context (``stimulus``)."""
+    if not groups:
+        return np.empty((0, 0))
+    if unit == "context":
+        return np.concatenate(groups)
+    return np.stack([g.mean(axis=0) for g in groups])
+
+
+def check_drops(
+    dropped: dict[str, list[str]], totals: dict[str, int], where: str, limit: float
+) -> None:
+    for role in ROLES:
+        total = totals[role]
+        share = len(dropped[role]) / total if total else 1.0
+        if share > limit:
+            raise InputError(
+                f"{where}: set {role} lost {len(dropped[role])} of {total} stimuli "
+                f"({share:.0%} > max_drop_share {limit:.0%}): {dropped[role]}"
             )
-    return items, dropped
 
 
 def score_file(
@@ -86,38 +110,51 @@ def score_file(
     descriptor: str,
     settings: ScoreSettings,
     signature: str,
+    expected: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
-    """All methods and encodings for one (model, source, test, descriptor)."""
-    if settings.unit not in ("context", "stimulus"):
-        raise InputError(
-            f"config: scoring.unit must be 'context' or 'stimulus', got {settings.unit!r}"
-        )
-    rows = []
+    """All methods and encodings for one (model, source, test, descriptor): WEAT-style
+    rows for every (method, encoding), and for contextual models CEAT on every encoding."""
+    unit = settings.unit if source in ("templates", "words") else settings.corpus_unit
+    if unit not in ("context", "stimulus"):
+        raise InputError(f"config: scoring.unit must be 'context' or 'stimulus', got {unit!r}")
+    where = f"{test}/{descriptor} on {model}"
+    seed = derived_seed(settings.seed, model, source, test, descriptor)
     pairs = method_encodings(kind, is_decoder)
-    primary = {pairs[0], ("w-SEAT", "word/mean")}  # the paper's default encoding per method
+    if kind != "static":
+        pairs += [("CEAT", encoding) for _method, encoding in pairs]
+    primary = {pairs[0], ("w-SEAT", "word/mean"), ("CEAT", "word/mean")}  # the paper's defaults
+    rows = []
     for method, encoding in pairs:
         valid = arrays["valid"] if encoding.startswith("word/") else np.ones(len(contexts), bool)
-        items, dropped = role_items(contexts, arrays[encoding], valid, settings.unit)
-        for role in ROLES:
-            total = contexts.loc[contexts["role"] == role, "stimulus"].nunique()
-            share = len(dropped[role]) / total
-            if share > settings.max_drop_share:
-                raise InputError(
-                    f"{test}/{descriptor} on {model}: set {role} lost {len(dropped[role])} of "
-                    f"{total} stimuli ({share:.0%} > max_drop_share "
-                    f"{settings.max_drop_share:.0%}): {dropped[role]}"
+        groups, dropped = stimulus_groups(contexts, arrays[encoding], valid, expected)
+        totals = {r: len(groups[r]) + len(dropped[r]) for r in ROLES}
+        check_drops(dropped, totals, where, settings.max_drop_share)
+        try:
+            if method == "CEAT":
+                res = ceat(groups, n_samples=settings.ceat_samples, seed=seed)
+                stats = {
+                    "effect_size": res.ces,
+                    "p_value": res.p_value,
+                    "se": res.se,
+                    "tau_squared": res.tau_squared,
+                    "n_partitions": res.n_samples,
+                    "exact": False,
+                }
+                counts = {f"n_{r.lower()}": len(groups[r]) for r in ROLES}
+            else:
+                items = {r: set_items(groups[r], unit) for r in ROLES}
+                res = weat(
+                    *(items[r] for r in ROLES),
+                    exact_max=settings.exact_max,
+                    n_samples=settings.n_samples,
+                    seed=seed,
+                    ddof=settings.ddof,
                 )
-        seed = derived_seed(settings.seed, model, source, test, descriptor)
-        res = weat(
-            items["X"],
-            items["Y"],
-            items["A"],
-            items["B"],
-            exact_max=settings.exact_max,
-            n_samples=settings.n_samples,
-            seed=seed,
-            ddof=settings.ddof,
-        )
+                stats = {k: v for k, v in asdict(res).items() if not k.startswith("n_")}
+                stats["n_partitions"] = res.n_partitions
+                counts = {f"n_{r.lower()}": len(items[r]) for r in ROLES}
+        except ValueError as exc:
+            raise InputError(f"{where}, {method} {encoding}: {exc}") from exc
         rows.append(
             {
                 "method": method,
@@ -127,8 +164,14 @@ def score_file(
                 "descriptor": descriptor,
                 "encoding": encoding,
                 "primary": (method, encoding) in primary,
-                "unit": settings.unit,
-                **asdict(res),
+                "unit": "sampled context" if method == "CEAT" else unit,
+                "effect_size": stats["effect_size"],
+                "p_value": stats["p_value"],
+                "se": stats.get("se", np.nan),
+                "tau_squared": stats.get("tau_squared", np.nan),
+                **counts,
+                "n_partitions": stats["n_partitions"],
+                "exact": stats["exact"],
                 **{f"dropped_{r}": len(dropped[r]) for r in ROLES},
                 "dropped": ";".join(f"{r}:{w}" for r in ROLES for w in dropped[r]),
                 "seed": seed,

@@ -103,26 +103,35 @@ def _label(ctx: TableContext, model: str) -> str:
     return f"{model} (as {paper})" if paper else model
 
 
+#: context source of each method in the paper's replication tables (Table 2's defaults)
+SOURCE_OF_METHOD = {"WEAT": "words", "s-SEAT": "templates", "w-SEAT": "templates", "CEAT": "reddit"}
+
+
+def _where(method: str, test: str, model: str, descriptor: str | None, **extra) -> dict:
+    """Score filter of one cell: the method's default source and encoding unless overridden."""
+    where = {
+        "method": method,
+        "test": test,
+        "model": model,
+        "descriptor": descriptor,
+        "source": SOURCE_OF_METHOD[method],
+        "primary": True,
+    }
+    where.update(extra)
+    return where
+
+
 def table3(ctx: TableContext) -> pd.DataFrame:
-    """s-SEAT and w-SEAT per test and model (paper Table 3, SEAT parts)."""
-    selectors = []
-    for method in ("s-SEAT", "w-SEAT"):
-        for test in TABLE3_TESTS:
-            descriptor = _primary_descriptor(ctx.scores, test)
-            for model in _transformers(ctx):
-                selectors.append(
-                    (
-                        {"method": method, "test": test, "column": _label(ctx, model)},
-                        {
-                            "method": method,
-                            "test": test,
-                            "model": model,
-                            "descriptor": descriptor,
-                            "source": "templates",
-                            "primary": True,
-                        },
-                    )
-                )
+    """s-SEAT, w-SEAT (templates) and CEAT (Reddit) per test and model (paper Table 3)."""
+    selectors = [
+        (
+            {"method": method, "test": test, "column": _label(ctx, model)},
+            _where(method, test, model, _primary_descriptor(ctx.scores, test)),
+        )
+        for method in ("s-SEAT", "w-SEAT", "CEAT")
+        for test in TABLE3_TESTS
+        for model in _transformers(ctx)
+    ]
     cells = _our_cells(ctx, selectors) + _published_cells(
         ctx, "table3", lambda r: f"{r.paper_model} {'orig.' if r.variant == 'orig' else 'paper'}"
     )
@@ -131,60 +140,70 @@ def table3(ctx: TableContext) -> pd.DataFrame:
 
 def table11(ctx: TableContext) -> pd.DataFrame:
     """Names vs terms per test, method and model (paper Table 11); WEAT rows for static models."""
-    selectors = []
-    for test in TABLE11_TESTS:
-        for model in ctx.models:
-            for method in ("WEAT", "s-SEAT", "w-SEAT"):
-                for descriptor in ("names", "terms"):
-                    selectors.append(
-                        (
-                            {
-                                "method": method,
-                                "test": test,
-                                "column": f"{_label(ctx, model)} {descriptor}",
-                            },
-                            {
-                                "method": method,
-                                "test": test,
-                                "model": model,
-                                "descriptor": descriptor,
-                                "primary": True,
-                            },
-                        )
-                    )
+    selectors = [
+        (
+            {"method": method, "test": test, "column": f"{_label(ctx, model)} {descriptor}"},
+            _where(method, test, model, descriptor),
+        )
+        for test in TABLE11_TESTS
+        for method in ("WEAT", "s-SEAT", "w-SEAT", "CEAT")
+        for model in ctx.models
+        for descriptor in ("names", "terms")
+    ]
     cells = _our_cells(ctx, selectors) + _published_cells(
         ctx, "table11", lambda r: f"{r.paper_model} {r.variant} (paper)"
     )
     return _finish(cells, ctx.alpha)
 
 
+def table12(ctx: TableContext) -> pd.DataFrame:
+    """Contextualization: templates vs Reddit for every method (paper Table 12)."""
+    selectors = [
+        (
+            {"method": method, "test": test, "column": f"{_label(ctx, model)} {label}"},
+            _where(method, test, model, _primary_descriptor(ctx.scores, test), source=source),
+        )
+        for test in TABLE3_TESTS
+        for method in ("s-SEAT", "w-SEAT", "CEAT")
+        for model in _transformers(ctx)
+        for label, source in (("template", "templates"), ("reddit", "reddit"))
+    ]
+    cells = _our_cells(ctx, selectors) + _published_cells(
+        ctx, "table12", lambda r: f"{r.paper_model} {r.variant} (paper)"
+    )
+    return _finish(cells, ctx.alpha)
+
+
 def table13(ctx: TableContext) -> pd.DataFrame:
-    """Encoding level: sentence vs word mean / first / last subword (paper Table 13)."""
+    """Encoding level: sentence vs word mean / first / last subword (paper Table 13), for
+    SEAT (s-SEAT for the sentence, w-SEAT for words) and CEAT."""
     selectors = []
     for test in TABLE3_TESTS:
         descriptor = _primary_descriptor(ctx.scores, test)
-        for model in _transformers(ctx):
-            for level, encoding in ENCODING_LEVELS.items():
-                where = {
-                    "test": test,
-                    "model": model,
-                    "descriptor": descriptor,
-                    "source": "templates",
-                }
-                if encoding is None:
-                    where.update(method="s-SEAT", primary=True)
-                else:
-                    where.update(method="w-SEAT", encoding=encoding)
-                selectors.append(
-                    (
-                        {"method": "SEAT", "test": test, "column": f"{_label(ctx, model)} {level}"},
-                        where,
-                    )
-                )
+        for row, sent_method, word_method in (
+            ("SEAT", "s-SEAT", "w-SEAT"),
+            ("CEAT", "CEAT", "CEAT"),
+        ):
+            for model in _transformers(ctx):
+                for level, encoding in ENCODING_LEVELS.items():
+                    if encoding is None:  # the method's sentence encoding: [CLS] or last token
+                        sent = "sent/last" if _is_decoder(ctx, model) else "sent/cls"
+                        where = _where(sent_method, test, model, descriptor, encoding=sent)
+                    else:
+                        where = _where(word_method, test, model, descriptor, encoding=encoding)
+                    where.pop("primary")
+                    label = {"method": row, "test": test, "column": f"{_label(ctx, model)} {level}"}
+                    selectors.append((label, where))
     cells = _our_cells(ctx, selectors) + _published_cells(
         ctx, "table13", lambda r: f"{r.paper_model} {r.variant} (paper)"
     )
     return _finish(cells, ctx.alpha)
+
+
+def _is_decoder(ctx: TableContext, model: str) -> bool:
+    """Decoders have no scored ``sent/cls`` (see scoring.method_encodings)."""
+    rows = ctx.scores[(ctx.scores["model"] == model) & (ctx.scores["method"] == "s-SEAT")]
+    return not (rows["encoding"] == "sent/cls").any()
 
 
 def weat_static(ctx: TableContext) -> pd.DataFrame:
@@ -208,6 +227,7 @@ TABLES: dict[str, tuple[Callable[[TableContext], pd.DataFrame], str]] = {
         "Table 3 (SEAT parts): s-SEAT and w-SEAT effect sizes per test and model",
     ),
     "table11_names_terms": (table11, "Table 11: target description, names vs group terms"),
+    "table12_contexts": (table12, "Table 12: contextualization, template sentences vs Reddit"),
     "table13_encoding": (
         table13,
         "Table 13: encoding level, sentence vs word (mean, first, last subword)",

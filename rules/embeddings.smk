@@ -1,17 +1,22 @@
 rule embed:
-    """Word- and sentence-level encodings of every context, to HDF5."""
+    """Word- and sentence-level encodings of every context of a test (all its target
+    descriptors in one pass), to HDF5 with a group per descriptor."""
     input:
-        contexts="results/contexts/{source}/{test}/{descriptor}.tsv",
+        contexts=lambda w: [
+            f"results/contexts/{w.source}/{w.test}/{d}.tsv"
+            for d in PLAN.descriptors_of(w.model, w.source, w.test)
+        ],
         model="results/models/{model}/biasbench_model.json",
     output:
-        "results/embeddings/{model}/{source}/{test}/{descriptor}.h5",
+        "results/embeddings/{model}/{source}/{test}.h5",
     log:
-        "results/logs/embed/{model}/{source}/{test}/{descriptor}.log",
+        "results/logs/embed/{model}/{source}/{test}.log",
     conda:
         ENV
-    threads: lambda w: 1 if config["models"][w.model]["kind"] == "static" else 2
+    threads: 1
     params:
         spec=lambda w: model_params(w.model),
+        descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),
         extraction=config["extraction"],
     script:
         "../workflow_scripts/embed.py"

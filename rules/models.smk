@@ -6,7 +6,7 @@ rule prepare_model:
         "results/logs/prepare_model/{model}.log",
     conda:
         ENV
-    threads: 2
+    threads: 1
     params:
         spec=lambda w: model_params(w.model, ("kind", "source", "revision")),
     script:

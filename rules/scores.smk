@@ -2,7 +2,8 @@ rule score:
     """WEAT / s-SEAT / w-SEAT effect sizes and permutation p-values for one embeddings file."""
     input:
         contexts="results/contexts/{source}/{test}/{descriptor}.tsv",
-        embeddings="results/embeddings/{model}/{source}/{test}/{descriptor}.h5",
+        embeddings="results/embeddings/{model}/{source}/{test}.h5",
+        wordset="results/wordsets/{test}/{descriptor}.json",
     output:
         "results/scores/{model}/{source}/{test}/{descriptor}.tsv",
     log:

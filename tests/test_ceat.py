@@ -62,8 +62,12 @@ def test_swapping_targets_flips_ces(seed, k):
 
 def test_strong_bias_is_significant_and_seeded():
     rng = np.random.default_rng(4)
-    ctx = {"X": _stimuli(rng, 5, 4, 1.0), "A": _stimuli(rng, 5, 4, 1.0),
-           "Y": _stimuli(rng, 5, 4, -1.0), "B": _stimuli(rng, 5, 4, -1.0)}
+    ctx = {
+        "X": _stimuli(rng, 5, 4, 1.0),
+        "A": _stimuli(rng, 5, 4, 1.0),
+        "Y": _stimuli(rng, 5, 4, -1.0),
+        "B": _stimuli(rng, 5, 4, -1.0),
+    }
     a = ceat(ctx, n_samples=1000, seed=9)
     assert a.ces > 1 and a.p_value < 1e-6
     assert ceat(ctx, n_samples=1000, seed=9).effect_sizes.tobytes() == a.effect_sizes.tobytes()

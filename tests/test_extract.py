@@ -9,6 +9,7 @@ from biasbench.extract import (
     encode_transformer,
     read_embeddings,
     span_tokens,
+    split_rows,
     write_embeddings,
 )
 from biasbench.models import ModelSpec, load_transformer
@@ -118,20 +119,20 @@ def test_batches_respect_token_budget():
 
 
 def test_hdf5_round_trip(tmp_path):
-    arrays = {"word/mean": np.ones((2, 3), np.float32), "valid": np.array([True, False])}
+    frames = {"names": FRAME.iloc[:2], "terms": FRAME.iloc[2:5]}
+    arrays = {
+        "word/mean": np.arange(15, dtype=np.float32).reshape(5, 3),
+        "valid": np.array([True, False, True, True, True]),
+    }
     path = tmp_path / "e.h5"
-    write_embeddings(path, FRAME.iloc[:2], arrays, {"model": "m", "layer": -1, "revision": None})
-    back, attrs = read_embeddings(path)
-    np.testing.assert_array_equal(back["word/mean"], arrays["word/mean"])
-    np.testing.assert_array_equal(back["context_id"], [0, 1])
+    write_embeddings(
+        path, split_rows(frames, arrays), {"model": "m", "layer": -1, "revision": None}
+    )
+    back, attrs = read_embeddings(path, "terms")
+    np.testing.assert_array_equal(back["word/mean"], arrays["word/mean"][2:])
+    np.testing.assert_array_equal(back["context_id"], [2, 3, 4])
     assert attrs["model"] == "m" and attrs["dtype"] == "float32" and "code_version" in attrs
+    assert read_embeddings(path, "names")[0]["valid"].tolist() == [True, False]
     assert [p.name for p in tmp_path.iterdir()] == ["e.h5"]
-
-
-def test_unknown_token_stimulus_is_invalid(tiny):
-    model, tokenizer = tiny
-    if tokenizer.unk_token_id is None:
-        pytest.skip("byte-level BPE has no unknown token")
-    frame = contexts([("This is ", "Zyxwv", "."), ("This is ", "John", ".")])
-    out = encode_transformer(model, tokenizer, frame, progress=False)
-    assert out["valid"].tolist() == [False, True]
+    with pytest.raises(KeyError, match="no group 'ages'"):
+        read_embeddings(path, "ages")

@@ -40,10 +40,14 @@ def test_log_space_survives_underflow():
 
 def test_two_sided_permutation_hand_computed():
     # mean differences over the 6 splits of (2, 1 | 0, -1): 2, 1, 0, 0, -1, -2; |.| >= 2 twice
-    res = lpbs_test(np.array([2.0, 1.0]), np.array([0.0, -1.0]), exact_max=100, n_samples=100, seed=0)
+    res = lpbs_test(
+        np.array([2.0, 1.0]), np.array([0.0, -1.0]), exact_max=100, n_samples=100, seed=0
+    )
     assert res.p_value == pytest.approx(2 / 6) and res.exact
     assert res.effect_size == pytest.approx(2 / np.std([2, 1, 0, -1], ddof=1))
-    flipped = lpbs_test(np.array([0.0, -1.0]), np.array([2.0, 1.0]), exact_max=100, n_samples=100, seed=0)
+    flipped = lpbs_test(
+        np.array([0.0, -1.0]), np.array([2.0, 1.0]), exact_max=100, n_samples=100, seed=0
+    )
     assert flipped.p_value == res.p_value and flipped.effect_size == -res.effect_size
 
 
@@ -55,9 +59,14 @@ def test_templates():
 
 def test_mlm_code_path_on_a_tiny_random_bert(tmp_path):
     path = tiny_bert(tmp_path, extra_words=("likes", "flowers", "insects"), mlm_head=True)
-    model, tok = AutoModelForMaskedLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
+    model, tok = (
+        AutoModelForMaskedLM.from_pretrained(path).eval(),
+        AutoTokenizer.from_pretrained(path),
+    )
     template = split_double_template("TTT likes AAA.", "TTT", "AAA")
-    pt, pp = mlm_log_probs(model, tok, template, ["john", "anastasia", "amy"], ["flowers", "insects"])
+    pt, pp = mlm_log_probs(
+        model, tok, template, ["john", "anastasia", "amy"], ["flowers", "insects"]
+    )
     assert pt.shape == pp.shape == (2, 3)
     assert np.all(pt < 0) and np.all(np.isfinite(pp))
     # the multi-token target sums one log-probability per subword: far below a single token's
@@ -70,11 +79,16 @@ def test_mlm_code_path_on_a_tiny_random_bert(tmp_path):
 
 def test_causal_code_path_on_a_tiny_random_gpt2(tmp_path):
     path = tiny_gpt2(tmp_path, lm_head=True)
-    model, tok = AutoModelForCausalLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
+    model, tok = (
+        AutoModelForCausalLM.from_pretrained(path).eval(),
+        AutoTokenizer.from_pretrained(path),
+    )
     sentences = ["Paul is kind.", "Joan is a person that is here."]
     batched = sentence_log_probs(model, tok, sentences)
     single = [sentence_log_probs(model, tok, [s])[0] for s in sentences]
     np.testing.assert_allclose(batched, single, atol=1e-4)  # right padding is masked out
     template = split_double_template("TTT is AAA.", "TTT", "AAA")
     pt, pp = causal_log_probs(model, tok, template, ["Paul", "Joan"], ["kind", "mean", "here"])
-    assert pt.shape == (3, 2) and np.all(pt < pp)  # the full sentence is less likely than its prefix
+    assert pt.shape == (3, 2) and np.all(
+        pt < pp
+    )  # the full sentence is less likely than its prefix

@@ -22,11 +22,14 @@ def write_zst(path, records, raw_lines=()):
 
 
 def test_reddit_reader(tmp_path):
-    path = write_zst(tmp_path / "RC.zst", [
-        {"id": "a", "body": "He is a nurse.", "subreddit": "x", "created_utc": 1},
-        {"id": "b", "body": "[deleted]"},
-        {"id": "c", "title": "Flowers", "body": "A tulip."},
-    ])
+    path = write_zst(
+        tmp_path / "RC.zst",
+        [
+            {"id": "a", "body": "He is a nurse.", "subreddit": "x", "created_utc": 1},
+            {"id": "b", "body": "[deleted]"},
+            {"id": "c", "title": "Flowers", "body": "A tulip."},
+        ],
+    )
     assert list(iter_reddit(path)) == ["He is a nurse.", "Flowers", "A tulip."]
 
 
@@ -51,7 +54,8 @@ def test_wikipedia_reader(tmp_path):
 <page><title>A</title><ns>0</ns><revision><text>'''Tulips''' are [[flower|flowers]].{{cite|x}}
 == Section ==
 They grow&lt;ref&gt;src&lt;/ref&gt; in [[Turkey]].</text></revision></page>
-<page><title>B</title><ns>0</ns><redirect title="A"/><revision><text>#REDIRECT [[A]]</text></revision></page>
+<page><title>B</title><ns>0</ns><redirect title="A"/>
+<revision><text>#REDIRECT [[A]]</text></revision></page>
 <page><title>Talk:A</title><ns>1</ns><revision><text>chatter</text></revision></page>
 </mediawiki>"""
     import bz2
@@ -61,20 +65,29 @@ They grow&lt;ref&gt;src&lt;/ref&gt; in [[Turkey]].</text></revision></page>
     assert len(docs) == 1
     assert "Tulips are flowers." in docs[0] and "They grow in Turkey." in docs[0]
     assert "Section" not in docs[0] and "cite" not in docs[0]
-    assert strip_wiki_markup("[[File:x.jpg|thumb]] text") .strip() == "text"
+    assert strip_wiki_markup("[[File:x.jpg|thumb]] text").strip() == "text"
 
 
 def test_matcher_word_boundaries_and_phrases():
     m = StimulusMatcher(["he", "African American", "fried-chicken", "ant"])
     text = "The African American man said he ate fried-chicken; the anthem and ant-eater, HE."
     hits = [(s, text[a:b]) for s, a, b in m.find(text)]
-    assert hits == [("African American", "African American"), ("he", "he"),
-                    ("fried-chicken", "fried-chicken"), ("he", "HE")]
+    assert hits == [
+        ("African American", "African American"),
+        ("he", "he"),
+        ("fried-chicken", "fried-chicken"),
+        ("he", "HE"),
+    ]
 
 
 def test_sentences_and_windows():
     text = "First one. Second is here! Third?\nFourth line"
-    assert [text[a:b] for a, b in sentence_spans(text)] == ["First one.", "Second is here!", "Third?", "Fourth line"]
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "First one.",
+        "Second is here!",
+        "Third?",
+        "Fourth line",
+    ]
     s = "one two three four five STIM six seven eight nine ten"
     start = s.index("STIM")
     a, b = word_window(s, start, start + 4, 4)

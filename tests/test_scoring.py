@@ -77,3 +77,26 @@ def test_bad_unit():
     frame, arrays = frame_and_arrays()
     with pytest.raises(InputError, match="scoring.unit"):
         score(frame, arrays, unit="sentence")
+
+
+def test_contextual_models_get_ceat_rows():
+    frame, arrays = frame_and_arrays(n_ctx=3)
+    for key in ("sent/cls", "sent/last", "sent/mean", "word/first", "word/last"):
+        arrays[key] = arrays["word/mean"]
+    out = score_file(
+        frame,
+        arrays,
+        model="m",
+        kind="transformer",
+        is_decoder=False,
+        source="templates",
+        test="T",
+        descriptor="names",
+        settings=ScoreSettings(exact_max=10**6, n_samples=500, ceat_samples=300),
+        signature="sig",
+    )
+    ceat_rows = out[out["method"] == "CEAT"]
+    assert len(ceat_rows) == 6 and (ceat_rows["n_x"] == 3).all()
+    assert ceat_rows.loc[ceat_rows["primary"], "encoding"].tolist() == ["word/mean"]
+    assert (ceat_rows["effect_size"] > 1).all() and (ceat_rows["p_value"] < 0.01).all()
+    assert ceat_rows["se"].notna().all() and out.loc[out["method"] != "CEAT", "se"].isna().all()

@@ -1,12 +1,15 @@
 """End to end: a small DAG (two tests, a tiny random BERT, GloVe) in a temp directory."""
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 import yaml
+import zstandard
 
 from .conftest import ROOT
 from .tiny_models import tiny_bert
@@ -43,18 +46,34 @@ def workdir(tmp_path_factory):
         doc = yaml.safe_load((ROOT / f"resources/wordsets/{test}.yaml").read_text())
         groups = [*doc["targets"].values(), {k: doc["attributes"][k] for k in "AB"}]
         words += [w for g in groups for s in g.values() for w in s["words"]]
-    words += ["person's", "name"]
+    words += ["person's", "name", "i", "think", "matters", "we", "talked", "about", "today"]
     model_dir = tiny_bert(tmp_path_factory.mktemp("tiny-bert"), tuple(words))
+    corpus = work / "corpus" / "RC_test.zst"
+    corpus.parent.mkdir()
+    docs = [
+        {"body": f"I think {w} matters. We talked about {w} today."}
+        for w in words[:-9]
+        for _ in range(3)
+    ]
+    corpus.write_bytes(
+        zstandard.ZstdCompressor().compress("\n".join(json.dumps(d) for d in docs).encode())
+    )
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     config.update(
         tests=["C6", "C9"],
         template_set="may2019",
         models={
-            "tiny-bert": {"kind": "transformer", "source": f"path:{model_dir}"},
+            "tiny-bert": {
+                "kind": "transformer",
+                "source": f"path:{model_dir}",
+                "sources": ["templates", "mini"],
+            },
             "glove-6b-50d": config["models"]["glove-6b-50d"] | {"tests": ["C6", "C9"]},
         },
     )
-    config["scoring"]["n_samples"] = 2000
+    config["scoring"].update(n_samples=2000, ceat_samples=500)
+    config["corpora"] = {"mini": {"kind": "reddit", "files": [str(corpus)]}}
+    config["sampling"] = {"per_stimulus": 4, "window_words": 4, "max_sentence_chars": 1000}
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     run = snakemake(work)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -65,8 +84,14 @@ def test_outputs(workdir):
     for table in ("table3_seat", "table11_names_terms", "table13_encoding", "weat_static"):
         assert (workdir / f"results/tables/{table}.md").stat().st_size > 0
     scores = (workdir / "results/scores/all.tsv").read_text().splitlines()
-    # C6 and C9 have names and terms: 4 x (6 SEAT rows for the encoder + 1 WEAT row) + header
-    assert len(scores) == 1 + 4 * 7
+    # C6 and C9 have names and terms; per descriptor: tiny-bert on templates and on the
+    # corpus (6 SEAT + 6 CEAT rows each), GloVe (1 WEAT row)
+    assert len(scores) == 1 + 4 * (2 * 12 + 1)
+    samples = pd.read_csv(workdir / "results/corpus/mini/samples.tsv", sep="\t")
+    assert not samples["sentence"].str.contains("matters. We").any()  # split into sentences
+    assert (samples.groupby("stimulus").size() <= 4).all()  # per_stimulus
+    coverage = pd.read_csv(workdir / "results/corpus/mini/coverage.tsv", sep="\t")
+    assert (coverage["kept"] > 0).all() and (coverage["seen"] >= 6).all()
     assert "tiny-bert" in (workdir / "results/tables/table3_seat.md").read_text()
 
 
@@ -85,8 +110,11 @@ def test_editing_a_word_set_reruns_only_its_test(workdir):
     finally:
         path.write_text(original)
     out = run.stdout + run.stderr
-    assert "test=C9" in out
-    assert "test=C6" not in out
+    assert "source=templates, test=C9" in out
+    # the other test's template and static jobs stay; its corpus contexts are redone because
+    # the corpus is sampled for all stimuli in one pass (with per-stimulus seeds: same rows)
+    assert "source=templates, test=C6" not in out
+    assert "source=words, test=C6" not in out
 
 
 def test_same_config_gives_identical_bytes(workdir):

@@ -1,10 +1,16 @@
-"""Adapter: rule embed -> biasbench.extract (static lookup or transformer forward passes)."""
+"""Adapter: rule embed -> biasbench.extract (static lookup or transformer forward passes).
+
+All descriptors of a test are encoded in one pass: the model loads once, and the attribute
+sentences they share are encoded once.
+"""
 
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from biasbench.contexts import check_contexts
-from biasbench.extract import encode_static, encode_transformer, write_embeddings
+from biasbench.extract import encode_static, encode_transformer, split_rows, write_embeddings
 from biasbench.io import log_to, read_tsv
 from biasbench.models import ModelSpec, load_static, load_transformer
 
@@ -12,8 +18,11 @@ sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 prepared = Path(sm.input.model).parent
-contexts = read_tsv(sm.input.contexts)
-check_contexts(contexts, sm.input.contexts)
+frames = {}
+for descriptor, path in zip(sm.params.descriptors, sm.input.contexts, strict=True):
+    frames[descriptor] = read_tsv(path)
+    check_contexts(frames[descriptor], path)
+contexts = pd.concat(frames.values(), ignore_index=True)
 provenance = json.loads(Path(sm.input.model).read_text(encoding="utf-8"))
 attrs = {
     "model": spec.name,
@@ -22,7 +31,6 @@ attrs = {
     "layer": spec.layer,
     "context_source": sm.wildcards.source,
     "test": sm.wildcards.test,
-    "descriptor": sm.wildcards.descriptor,
 }
 if spec.kind == "static":
     arrays = encode_static(load_static(prepared, spec), contexts)
@@ -36,4 +44,4 @@ else:
         model, tokenizer, contexts, layer=spec.layer, **sm.params.extraction
     )
     attrs["is_decoder"] = is_decoder
-write_embeddings(sm.output[0], contexts, arrays, attrs)
+write_embeddings(sm.output[0], split_rows(frames, arrays), attrs)

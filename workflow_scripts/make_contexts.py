@@ -1,9 +1,10 @@
-"""Adapter: rules template_contexts / word_contexts -> biasbench.contexts."""
+"""Adapter: rules template_contexts / word_contexts / corpus_contexts -> the library."""
 
 from pathlib import Path
 
 from biasbench.contexts import check_contexts, load_templates, template_contexts, word_contexts
-from biasbench.io import log_to, write_tsv
+from biasbench.io import log_to, read_tsv, write_tsv
+from biasbench.sampling import corpus_contexts
 from biasbench.wordsets import WordSet
 
 sm = snakemake  # noqa: F821
@@ -11,6 +12,9 @@ log_to(sm.log[0])
 wordset = WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8"))
 if sm.rule == "word_contexts":
     frame = word_contexts(wordset)
+elif sm.rule == "corpus_contexts":
+    samples = read_tsv(sm.input.samples)
+    frame = corpus_contexts(samples, wordset, sm.wildcards.corpus, sm.params.window)
 else:
     templates = load_templates(sm.input.templates, lambda i: Path("results/external") / i)
     frame = template_contexts(wordset, templates)

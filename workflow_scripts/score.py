@@ -1,13 +1,16 @@
 """Adapter: rule score -> biasbench.scoring.score_file."""
 
+from pathlib import Path
+
 from biasbench.external import sha256_of
 from biasbench.extract import read_embeddings
 from biasbench.io import log_to, read_tsv, write_tsv
 from biasbench.scoring import ScoreSettings, score_file
+from biasbench.wordsets import WordSet
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-arrays, attrs = read_embeddings(sm.input.embeddings)
+arrays, attrs = read_embeddings(sm.input.embeddings, sm.wildcards.descriptor)
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 frame = score_file(
     read_tsv(sm.input.contexts),
@@ -20,5 +23,6 @@ frame = score_file(
     descriptor=sm.wildcards.descriptor,
     settings=settings,
     signature=sha256_of(sm.input.contexts)[:12],
+    expected=WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8")).sets,
 )
 write_tsv(sm.output[0], frame)

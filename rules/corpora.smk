@@ -1,0 +1,35 @@
+rule sample_corpus:
+    """One pass over a corpus: up to N seeded contexts per stimulus of every test."""
+    input:
+        files=lambda w: PLAN.corpus_files[w.corpus],
+        wordsets=PLAN.wordset_files(),
+    output:
+        samples="results/corpus/{corpus}/samples.tsv",
+        coverage="results/corpus/{corpus}/coverage.tsv",
+    log:
+        "results/logs/sample_corpus/{corpus}.log",
+    conda:
+        ENV
+    params:
+        corpus=lambda w: config["corpora"][w.corpus],
+        sampling=config["sampling"],
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/sample_corpus.py"
+
+
+rule corpus_contexts:
+    """A test's natural contexts: its stimuli's samples, cut to the word window."""
+    input:
+        samples="results/corpus/{corpus}/samples.tsv",
+        wordset="results/wordsets/{test}/{descriptor}.json",
+    output:
+        "results/contexts/{corpus}/{test}/{descriptor}.tsv",
+    log:
+        "results/logs/contexts/{corpus}/{test}/{descriptor}.log",
+    conda:
+        ENV
+    params:
+        window=config.get("sampling", {}).get("window_words", 0) > 0,
+    script:
+        "../workflow_scripts/make_contexts.py"
