@@ -12,7 +12,7 @@ rule sample_corpus:
         ENV
     params:
         corpus=lambda w: config["corpora"][w.corpus],
-        sampling=config["sampling"],
+        sampling=config.get("sampling"),
         seed=config["seed"],
     script:
         "../workflow_scripts/sample_corpus.py"
