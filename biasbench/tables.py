@@ -39,7 +39,7 @@ def _primary_descriptor(scores: pd.DataFrame, test: str) -> str | None:
     return "names" if "names" in present else ("terms" if "terms" in present else None)
 
 
-CELL_COLUMNS = ["method", "test", "column", "origin", "effect_size", "p_value"]
+CELL_COLUMNS = ["method", "test", "column", "origin", "source", "effect_size", "p_value"]
 
 
 def _finish(cells: list[dict], alpha: float) -> pd.DataFrame:
@@ -56,7 +56,11 @@ def _finish(cells: list[dict], alpha: float) -> pd.DataFrame:
 def _our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[dict]:
     """One record per (labels, score filter) whose filter matches exactly one score row."""
     out = []
+    present = set(ctx.scores["source"])
     for labels, where in selectors:
+        if where.get("source", "") is None:
+            default = SOURCE_OF_METHOD[where["method"]]
+            where = {**where, "source": default if default in present else "templates"}
         sel = ctx.scores
         for key, value in where.items():
             sel = sel[sel[key] == value]
@@ -68,6 +72,7 @@ def _our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[di
                 {
                     **labels,
                     "origin": "ours",
+                    "source": row["source"],
                     "effect_size": row["effect_size"],
                     "p_value": row["p_value"],
                 }
@@ -78,7 +83,11 @@ def _our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[di
 def _published_cells(
     ctx: TableContext, table: str, column_of: Callable[[pd.Series], str]
 ) -> list[dict]:
+    """The paper's values, ordered model by model (ELMo, BERT, ...) so columns group."""
     pub = ctx.published[ctx.published["table"] == table]
+    pub = pub.assign(order=pub["paper_model"].map(PAPER_MODELS.index)).sort_values(
+        ["order", "variant"], kind="stable"
+    )
     return [
         {
             "method": r.method,
@@ -103,7 +112,8 @@ def _label(ctx: TableContext, model: str) -> str:
     return f"{model} (as {paper})" if paper else model
 
 
-#: context source of each method in the paper's replication tables (Table 2's defaults)
+#: context source of each method in the paper's replication tables (Table 2's defaults);
+#: CEAT falls back to templates when no Reddit corpus is configured
 SOURCE_OF_METHOD = {"WEAT": "words", "s-SEAT": "templates", "w-SEAT": "templates", "CEAT": "reddit"}
 
 
@@ -114,7 +124,7 @@ def _where(method: str, test: str, model: str, descriptor: str | None, **extra) 
         "test": test,
         "model": model,
         "descriptor": descriptor,
-        "source": SOURCE_OF_METHOD[method],
+        "source": None,  # the method's default source, resolved against the scores
         "primary": True,
     }
     where.update(extra)
@@ -222,10 +232,7 @@ def weat_static(ctx: TableContext) -> pd.DataFrame:
 
 
 TABLES: dict[str, tuple[Callable[[TableContext], pd.DataFrame], str]] = {
-    "table3_seat": (
-        table3,
-        "Table 3 (SEAT parts): s-SEAT and w-SEAT effect sizes per test and model",
-    ),
+    "table3_seat": (table3, "Table 3: s-SEAT, w-SEAT and CEAT effect sizes per test and model"),
     "table11_names_terms": (table11, "Table 11: target description, names vs group terms"),
     "table12_contexts": (table12, "Table 12: contextualization, template sentences vs Reddit"),
     "table13_encoding": (
@@ -261,10 +268,14 @@ def to_markdown(long: pd.DataFrame, title: str, alpha: float) -> str:
     wide = wide.reindex(index=pd.MultiIndex.from_tuples(rows), columns=columns).fillna("")
     wide.index.names = ["method", "test"]
     body = wide.reset_index().to_markdown(index=False)
+    ours = long[long["origin"] == "ours"]
+    used = "; ".join(
+        f"{m}: {', '.join(sorted(set(g['source'])))}" for m, g in ours.groupby("method", sort=False)
+    )
     note = (
         f"Effect sizes; **bold**: p < {alpha} (uncorrected, as in the paper); †: also significant "
         "after Holm-Bonferroni over all of our cells in this table. Columns marked (paper), "
         "orig. or paper are published values of Husse & Spitz (2022) for their models "
-        "(significance not transcribed)."
+        f"(significance not transcribed). Context sources of our cells: {used}."
     )
     return f"# {title}\n\n{note}\n\n{body}\n"
