@@ -74,7 +74,8 @@ def ceat(
     cos = (
         unit_rows(np.concatenate(targets), "targets")
         @ unit_rows(np.concatenate(attributes), "attributes").T
-    )
+    ).astype(np.float32)  # halves the memory traffic of the gather; means are taken in float64
+    flat, width = cos.ravel(), cos.shape[1]
     n_x, n_a = len(contexts["X"]), len(contexts["A"])
     rng = np.random.default_rng(seed)
     t_sizes, a_sizes = np.diff(t_offsets), np.diff(a_offsets)
@@ -83,8 +84,10 @@ def ceat(
         m = min(chunk, n_samples - start)
         rows = t_offsets[:-1] + (rng.random((m, len(targets))) * t_sizes).astype(np.int64)
         cols = a_offsets[:-1] + (rng.random((m, len(attributes))) * a_sizes).astype(np.int64)
-        sims = cos[rows[:, :, None], cols[:, None, :]]  # (m, targets, attributes)
-        s = sims[:, :, :n_a].mean(axis=2) - sims[:, :, n_a:].mean(axis=2)
+        sims = np.take(flat, rows[:, :, None] * width + cols[:, None, :])  # (m, targets, attrs)
+        s = sims[:, :, :n_a].mean(axis=2, dtype=np.float64) - sims[:, :, n_a:].mean(
+            axis=2, dtype=np.float64
+        )
         sd = s.std(axis=1, ddof=1)
         d_all.append((s[:, :n_x].mean(axis=1) - s[:, n_x:].mean(axis=1)) / sd)
         v_all.append(sd**2)
