@@ -132,17 +132,20 @@ def iter_sentence_file(path: str | os.PathLike) -> Iterator[str]:
                 yield text
 
 
-def iter_csv_column(path: str | os.PathLike, column: str = "comments") -> Iterator[str]:
-    """One text column of a CSV file (e.g. the RedditBias comment tables)."""
+def iter_csv_column(path: str | os.PathLike, column: str | list[str] = "comments") -> Iterator[str]:
+    """One text column of a CSV file (e.g. the RedditBias comment tables); given a list, the
+    first of its columns that the file has."""
     path = Path(path)
+    wanted = [column] if isinstance(column, str) else list(column)
     try:
         with open(path, encoding="utf-8", newline="") as fh:
             reader = csv.DictReader(fh)
-            if column not in (reader.fieldnames or []):
-                raise InputError(f"{path}: no column {column!r} (columns: {reader.fieldnames})")
+            present = [c for c in wanted if c in (reader.fieldnames or [])]
+            if not present:
+                raise InputError(f"{path}: none of the columns {wanted} (has {reader.fieldnames})")
             for row in reader:
-                if row[column]:
-                    yield row[column]
+                if row[present[0]]:
+                    yield row[present[0]]
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
 
