@@ -123,3 +123,18 @@ def test_sample_contexts_reproducible_and_independent_of_other_stimuli():
     assert (one.groupby("stimulus").size() == 5).all() and (one.seen == 300).all()
     row = one.iloc[0]
     assert row.sentence[row.start : row.end].lower() == row.stimulus
+
+
+def test_csv_reader_takes_first_present_column(tmp_path):
+    (tmp_path / "a.csv").write_text('id,comments\n1,"He said, hello."\n2,\n')
+    (tmp_path / "b.csv").write_text("id,comments_processed\n3,she left\n")
+    docs = list(
+        iter_corpus(
+            "csv",
+            [tmp_path / "a.csv", tmp_path / "b.csv"],
+            column=["comments", "comments_processed"],
+        )
+    )
+    assert docs == ["He said, hello.", "she left"]
+    with pytest.raises(InputError, match=r"b.csv: none of the columns \['comments'\]"):
+        list(iter_corpus("csv", [tmp_path / "b.csv"], column="comments"))
