@@ -6,6 +6,7 @@ Run `snakemake --cores 2`; one table: `snakemake --cores 2 results/tables/table3
 from snakemake.utils import min_version, validate
 
 from biasbench.external import load_manifest
+from biasbench.models import model_spec
 from biasbench.plan import make_plan
 from biasbench.tables import TABLES
 from biasbench.wordsets import external_ids

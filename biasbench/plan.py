@@ -38,9 +38,6 @@ class Plan:
     specs: dict[str, ModelSpec]
     corpus_files: dict[str, list[str]]
 
-    def wordset_file(self, test: str) -> Path:
-        return self.root / "resources" / "wordsets" / f"{test}.yaml"
-
     def wordset_files(self) -> list[str]:
         """Every resolved word set the jobs use (the corpus sampler matches all at once)."""
         pairs = dict.fromkeys((job.test, job.descriptor) for job in self.jobs)

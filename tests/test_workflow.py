@@ -151,3 +151,9 @@ def test_bad_config_fails_before_any_job(workdir, tmp_path, edit, message):
     run = snakemake(workdir, "-n", "--configfile", str(bad))
     assert run.returncode != 0
     assert message in run.stdout + run.stderr
+
+
+def test_unknown_model_in_a_target(workdir):
+    run = snakemake(workdir, "-n", "results/embeddings/nosuch/templates/C6.h5")
+    assert run.returncode != 0
+    assert "unknown model 'nosuch'" in run.stdout + run.stderr
