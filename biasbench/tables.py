@@ -210,6 +210,51 @@ def table13(ctx: TableContext) -> pd.DataFrame:
     return _finish(cells, ctx.alpha)
 
 
+METHOD_PAIRS = (("s-SEAT", "w-SEAT"), ("s-SEAT", "CEAT"), ("w-SEAT", "CEAT"))
+MIN_POINTS = 3  # fewer points give no meaningful correlation: "n/a", as in the paper
+
+
+def table5(ctx: TableContext) -> pd.DataFrame:
+    """Pearson correlations between methods per model, over all (test, descriptor) scores
+    and over those significant for both methods (paper Table 5)."""
+    cells = []
+    for model in _transformers(ctx):
+        per_method = {}
+        for method in ("s-SEAT", "w-SEAT", "CEAT"):
+            rows = ctx.scores[(ctx.scores["model"] == model) & (ctx.scores["method"] == method)]
+            rows = rows[rows["primary"].astype(bool)]
+            default = SOURCE_OF_METHOD[method]
+            source = default if (rows["source"] == default).any() else "templates"
+            rows = rows[rows["source"] == source]
+            per_method[method] = (
+                rows.set_index(["test", "descriptor"])[["effect_size", "p_value"]],
+                source,
+            )
+        for first, second in METHOD_PAIRS:
+            (one, src1), (two, src2) = per_method[first], per_method[second]
+            both = one.merge(two, left_index=True, right_index=True, suffixes=("_1", "_2"))
+            sig = both[(both["p_value_1"] < ctx.alpha) & (both["p_value_2"] < ctx.alpha)]
+            for label, frame in (("all", both), ("sig.", sig)):
+                r = (
+                    np.corrcoef(frame["effect_size_1"], frame["effect_size_2"])[0, 1]
+                    if len(frame) >= MIN_POINTS
+                    else np.nan
+                )
+                cells.append(
+                    {
+                        "method": f"{first} / {second}",
+                        "test": "all tests",
+                        "column": f"{_label(ctx, model)} {label}",
+                        "origin": "ours",
+                        "source": f"{src1}/{src2}",
+                        "effect_size": float(r),
+                        "p_value": np.nan,
+                    }
+                )
+    cells += _published_cells(ctx, "table5", lambda r: f"{r.paper_model} {r.variant} (paper)")
+    return _finish(cells, ctx.alpha)
+
+
 def _is_decoder(ctx: TableContext, model: str) -> bool:
     """Decoders have no scored ``sent/cls`` (see scoring.method_encodings)."""
     rows = ctx.scores[(ctx.scores["model"] == model) & (ctx.scores["method"] == "s-SEAT")]
@@ -233,6 +278,10 @@ def weat_static(ctx: TableContext) -> pd.DataFrame:
 
 TABLES: dict[str, tuple[Callable[[TableContext], pd.DataFrame], str]] = {
     "table3_seat": (table3, "Table 3: s-SEAT, w-SEAT and CEAT effect sizes per test and model"),
+    "table5_correlations": (
+        table5,
+        "Table 5: Pearson correlation between methods, all scores and significant ones only",
+    ),
     "table11_names_terms": (table11, "Table 11: target description, names vs group terms"),
     "table12_contexts": (table12, "Table 12: contextualization, template sentences vs Reddit"),
     "table13_encoding": (
@@ -273,7 +322,8 @@ def to_markdown(long: pd.DataFrame, title: str, alpha: float) -> str:
         f"{m}: {', '.join(sorted(set(g['source'])))}" for m, g in ours.groupby("method", sort=False)
     )
     note = (
-        f"Effect sizes; **bold**: p < {alpha} (uncorrected, as in the paper); †: also significant "
+        f"Effect sizes (Table 5: Pearson r, n/a below {MIN_POINTS} points); **bold**: "
+        f"p < {alpha} (uncorrected, as in the paper); †: also significant "
         "after Holm-Bonferroni over all of our cells in this table. Columns marked (paper), "
         "orig. or paper are published values of Husse & Spitz (2022) for their models "
         f"(significance not transcribed). Context sources of our cells: {used}."

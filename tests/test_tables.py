@@ -1,4 +1,6 @@
+import numpy as np
 import pandas as pd
+import pytest
 
 from biasbench.tables import TABLES, TableContext, load_published, table3, table13, to_markdown
 
@@ -88,3 +90,43 @@ def test_every_table_builds_on_empty_scores():
     )
     for build, title in TABLES.values():
         assert to_markdown(build(ctx), title, 0.01).startswith("# ")
+
+
+def test_table5_correlations_hand_computed():
+    rows = []
+    for i, test in enumerate(("C1", "C3", "C6", "C9")):
+        for method, source, value, p in (
+            ("s-SEAT", "templates", i, 0.001),
+            ("w-SEAT", "templates", 2 * i + 1, 0.001 if i < 2 else 0.5),
+            ("CEAT", "templates", -i, 0.001),
+        ):
+            rows.append(
+                {
+                    "method": method,
+                    "model": "enc",
+                    "source": source,
+                    "test": test,
+                    "descriptor": "names",
+                    "encoding": "x",
+                    "primary": True,
+                    "effect_size": float(value),
+                    "p_value": p,
+                }
+            )
+    ctx = TableContext(
+        pd.DataFrame(rows),
+        load_published(ROOT / "resources/published/husse2022.csv"),
+        {"enc": None},
+        alpha=0.01,
+    )
+    from biasbench.tables import table5
+
+    long = table5(ctx)
+    ours = long[long["origin"] == "ours"].set_index(["method", "column"])["effect_size"]
+    assert ours[("s-SEAT / w-SEAT", "enc all")] == pytest.approx(1.0)
+    assert ours[("s-SEAT / CEAT", "enc all")] == pytest.approx(-1.0)
+    assert np.isnan(ours[("s-SEAT / w-SEAT", "enc sig.")])  # too few points: n/a
+    assert ours[("s-SEAT / CEAT", "enc sig.")] == pytest.approx(-1.0)
+    bert = long[(long["origin"] == "paper:BERT") & (long["method"] == "s-SEAT / w-SEAT")]
+    assert sorted(bert["effect_size"]) == [-0.56, -0.44]
+    assert "n/a" in to_markdown(long, "T5", 0.01)
