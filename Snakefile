@@ -8,6 +8,7 @@ from snakemake.utils import min_version, validate
 from biasbench.external import load_manifest
 from biasbench.models import model_spec
 from biasbench.plan import make_plan
+from biasbench.figures import FIGURES
 from biasbench.tables import TABLES
 from biasbench.wordsets import external_ids
 
@@ -31,6 +32,7 @@ wildcard_constraints:
     test="[A-Za-z0-9_]+",
     descriptor="[A-Za-z0-9_]+",
     table="|".join(TABLES),
+    figure="|".join(FIGURES),
 
 
 include: "rules/common.smk"
@@ -41,9 +43,11 @@ include: "rules/models.smk"
 include: "rules/embeddings.smk"
 include: "rules/scores.smk"
 include: "rules/tables.smk"
+include: "rules/figures.smk"
 
 
 rule all:
     default_target: True
     input:
         expand("results/tables/{table}.{ext}", table=TABLES, ext=["csv", "md"]),
+        expand("results/figures/{figure}.{ext}", figure=FIGURES, ext=["png", "pdf"]),

@@ -1,0 +1,71 @@
+"""Paper figures from the tidy score table (matplotlib, no display needed)."""
+
+from __future__ import annotations
+
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from biasbench.io import atomic_path  # noqa: E402
+
+METHODS = ("s-SEAT", "w-SEAT", "CEAT")
+SOURCE_OF_METHOD = {"s-SEAT": "templates", "w-SEAT": "templates", "CEAT": "reddit"}
+
+
+def method_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """Primary effect size per (model, test, descriptor) and method, each method on its
+    default source (CEAT falls back to templates without a Reddit corpus)."""
+    rows = scores[scores["method"].isin(METHODS) & scores["primary"].astype(bool)]
+    keep = []
+    for method, group in rows.groupby("method"):
+        source = SOURCE_OF_METHOD[method]
+        keep.append(
+            group[group["source"] == (source if (group["source"] == source).any() else "templates")]
+        )
+    rows = pd.concat(keep) if keep else rows
+    return rows.pivot_table(
+        index=["model", "test", "descriptor"], columns="method", values="effect_size"
+    )
+
+
+def figure5(scores: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+    """Pairwise scatter matrix of the methods' effect sizes, coloured by model (Figure 5)."""
+    table = method_table(scores)
+    methods = [m for m in METHODS if m in table.columns]
+    models = list(dict.fromkeys(table.index.get_level_values("model")))
+    n = len(methods)
+    fig, axes = plt.subplots(n, n, figsize=(3 * n, 3 * n), squeeze=False)
+    for i, y in enumerate(methods):
+        for j, x in enumerate(methods):
+            ax = axes[i][j]
+            for model in models:
+                part = table.xs(model, level="model")
+                if i == j:
+                    ax.hist(part[x].dropna(), bins=10, range=(-2, 2), alpha=0.5, label=model)
+                else:
+                    ax.scatter(part[x], part[y], s=14, alpha=0.7, label=model)
+            ax.axhline(0, color="grey", lw=0.5) if i != j else None
+            ax.axvline(0, color="grey", lw=0.5)
+            ax.set_xlim(-2, 2)
+            if i != j:
+                ax.set_ylim(-2, 2)
+            if i == n - 1:
+                ax.set_xlabel(x)
+            if j == 0:
+                ax.set_ylabel(y if i != j else f"{y} (count)")
+    axes[0][n - 1].legend(fontsize=7, loc="upper right")
+    fig.suptitle("Effect sizes of the methods against each other, per model (cf. Figure 5)")
+    fig.tight_layout()
+    for path, fmt in ((png, "png"), (pdf, "pdf")):
+        with atomic_path(path) as tmp:
+            fig.savefig(
+                tmp, format=fmt, dpi=120, metadata={"CreationDate": None} if fmt == "pdf" else None
+            )
+    plt.close(fig)
+
+
+FIGURES = {"figure5_scatter": figure5}
