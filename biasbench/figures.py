@@ -11,22 +11,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from biasbench.io import atomic_path  # noqa: E402
+from biasbench.tables import primary_scores  # noqa: E402
 
 METHODS = ("s-SEAT", "w-SEAT", "CEAT")
-SOURCE_OF_METHOD = {"s-SEAT": "templates", "w-SEAT": "templates", "CEAT": "reddit"}
 
 
 def method_table(scores: pd.DataFrame) -> pd.DataFrame:
     """Primary effect size per (model, test, descriptor) and method, each method on its
-    default source (CEAT falls back to templates without a Reddit corpus)."""
-    rows = scores[scores["method"].isin(METHODS) & scores["primary"].astype(bool)]
-    keep = []
-    for method, group in rows.groupby("method"):
-        source = SOURCE_OF_METHOD[method]
-        keep.append(
-            group[group["source"] == (source if (group["source"] == source).any() else "templates")]
-        )
-    rows = pd.concat(keep) if keep else rows
+    default source (see ``tables.primary_scores``)."""
+    rows = pd.concat([primary_scores(scores, m)[0] for m in METHODS])
     return rows.pivot_table(
         index=["model", "test", "descriptor"], columns="method", values="effect_size"
     )

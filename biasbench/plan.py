@@ -104,11 +104,7 @@ def resolve_corpus_files(name: str, cfg: dict[str, Any]) -> list[str]:
             root, pattern = Path(next(iter(spec.submodule_search_locations))), rel
         else:
             root = Path()
-        found = (
-            sorted(str(p.resolve()) for p in root.glob(pattern))
-            if not Path(pattern).is_absolute()
-            else sorted(glob.glob(pattern))
-        )
+        found = sorted(str(Path(p).resolve()) for p in glob.glob(str(root / pattern)))
         if not found:
             raise InputError(
                 f"config: corpora.{name}.files: nothing matches {pattern!r} under {root}"

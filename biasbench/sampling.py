@@ -11,7 +11,6 @@ the samples of the others.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import random
 import re
 from collections.abc import Iterable
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from biasbench.errors import InputError
+from biasbench.stats import derived_seed
 
 TOKEN = re.compile(r"\w+(?:[-']\w+)*")
 SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\s*\n\s*")
@@ -66,8 +66,7 @@ class StimulusMatcher:
 
 
 def derived_rng(seed: int, key: str) -> random.Random:
-    digest = hashlib.sha256(f"{seed}|{key}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "little"))
+    return random.Random(derived_seed(seed, key))
 
 
 @dataclass

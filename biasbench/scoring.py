@@ -9,7 +9,6 @@ stops the job with a message naming the test and the stimuli.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
@@ -19,6 +18,7 @@ import pandas as pd
 from biasbench.ceat import ceat
 from biasbench.errors import InputError
 from biasbench.extract import WORD_ENCODINGS
+from biasbench.stats import derived_seed
 from biasbench.weat import weat
 from biasbench.wordsets import ROLES
 
@@ -33,13 +33,6 @@ class ScoreSettings:
     corpus_unit: str = "stimulus"
     max_drop_share: float = 0.2
     ceat_samples: int = 10_000
-
-
-def derived_seed(seed: int, *parts: str) -> int:
-    """A per-job seed that depends only on the global seed and the job's identity; the
-    encodings of one job share it, so they are tested on the same partitions."""
-    digest = hashlib.sha256("|".join([str(seed), *parts]).encode()).digest()
-    return int.from_bytes(digest[:4], "little")
 
 
 def method_encodings(kind: str, is_decoder: bool) -> list[tuple[str, str]]:
@@ -118,6 +111,7 @@ def score_file(
     if unit not in ("context", "stimulus"):
         raise InputError(f"config: scoring.unit must be 'context' or 'stimulus', got {unit!r}")
     where = f"{test}/{descriptor} on {model}"
+    # one seed per job: its encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
     pairs = method_encodings(kind, is_decoder)
     if kind != "static":

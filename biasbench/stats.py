@@ -10,11 +10,20 @@ count as ties (the conservative direction).
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
+
+
+def derived_seed(seed: int, *parts: str) -> int:
+    """A 32-bit seed that depends only on the global seed and the given identity, so each
+    job (or stimulus) has its own random stream whatever else the configuration holds."""
+    digest = hashlib.sha256("|".join([str(seed), *parts]).encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
 
 #: relative tolerance under which a permuted statistic counts as equal to the observed one
 TIE_RTOL = 1e-10

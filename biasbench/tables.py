@@ -56,11 +56,9 @@ def _finish(cells: list[dict], alpha: float) -> pd.DataFrame:
 def _our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[dict]:
     """One record per (labels, score filter) whose filter matches exactly one score row."""
     out = []
-    present = set(ctx.scores["source"])
     for labels, where in selectors:
         if where.get("source", "") is None:
-            default = SOURCE_OF_METHOD[where["method"]]
-            where = {**where, "source": default if default in present else "templates"}
+            where = {**where, "source": method_source(ctx.scores, where["method"])}
         sel = ctx.scores
         for key, value in where.items():
             sel = sel[sel[key] == value]
@@ -115,6 +113,22 @@ def _label(ctx: TableContext, model: str) -> str:
 #: context source of each method in the paper's replication tables (Table 2's defaults);
 #: CEAT falls back to templates when no Reddit corpus is configured
 SOURCE_OF_METHOD = {"WEAT": "words", "s-SEAT": "templates", "w-SEAT": "templates", "CEAT": "reddit"}
+
+
+def method_source(scores: pd.DataFrame, method: str) -> str:
+    """The method's default source if ``scores`` hold any row of it there, else templates."""
+    default = SOURCE_OF_METHOD[method]
+    on_default = (scores["method"] == method) & (scores["source"] == default)
+    return default if on_default.any() else "templates"
+
+
+def primary_scores(scores: pd.DataFrame, method: str) -> tuple[pd.DataFrame, str]:
+    """A method's rows in its paper-default encoding on its default source, and that source."""
+    source = method_source(scores, method)
+    rows = scores[
+        (scores["method"] == method) & scores["primary"].astype(bool) & (scores["source"] == source)
+    ]
+    return rows, source
 
 
 def _where(method: str, test: str, model: str, descriptor: str | None, **extra) -> dict:
@@ -221,11 +235,7 @@ def table5(ctx: TableContext) -> pd.DataFrame:
     for model in _transformers(ctx):
         per_method = {}
         for method in ("s-SEAT", "w-SEAT", "CEAT"):
-            rows = ctx.scores[(ctx.scores["model"] == model) & (ctx.scores["method"] == method)]
-            rows = rows[rows["primary"].astype(bool)]
-            default = SOURCE_OF_METHOD[method]
-            source = default if (rows["source"] == default).any() else "templates"
-            rows = rows[rows["source"] == source]
+            rows, source = primary_scores(ctx.scores[ctx.scores["model"] == model], method)
             per_method[method] = (
                 rows.set_index(["test", "descriptor"])[["effect_size", "p_value"]],
                 source,

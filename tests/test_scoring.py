@@ -3,7 +3,8 @@ import pandas as pd
 import pytest
 
 from biasbench.errors import InputError
-from biasbench.scoring import ScoreSettings, derived_seed, method_encodings, score_file
+from biasbench.scoring import ScoreSettings, method_encodings, score_file
+from biasbench.stats import derived_seed
 
 STIMULI = {"X": ["x1", "x2", "x3"], "Y": ["y1", "y2", "y3"], "A": ["a1", "a2"], "B": ["b1", "b2"]}
 
