@@ -1,4 +1,5 @@
-"""Streaming readers for natural text: Reddit dumps, Wikipedia XML dumps, sentence files.
+"""Streaming readers for natural text: Reddit dumps, Wikipedia XML dumps, sentence files,
+CSV/TSV text columns and JSON strings (and a mixed corpus of the last two, by suffix).
 
 Each reader yields documents (strings) without loading the corpus whole, and turns a broken
 input into an :class:`InputError` that names the file (and line, where there is one).
@@ -132,22 +133,150 @@ def iter_sentence_file(path: str | os.PathLike) -> Iterator[str]:
                 yield text
 
 
-def iter_csv_column(path: str | os.PathLike, column: str | list[str] = "comments") -> Iterator[str]:
-    """One text column of a CSV file (e.g. the RedditBias comment tables); given a list, the
-    first of its columns that the file has."""
+_TAB_SUFFIXES = (".tsv", ".tab")
+
+
+def iter_csv_column(
+    path: str | os.PathLike,
+    column: str | list[str] = "comments",
+    delimiter: str | None = None,
+    where: dict[str, str | list[str]] | None = None,
+) -> Iterator[str]:
+    """One text column of a CSV or TSV file (e.g. the RedditBias comment tables, BUG's
+    ``sentence_text``, GAP's ``Text``); given a list, the first of its columns that the file
+    has. The delimiter is a tab for ``.tsv``/``.tab`` files and a comma otherwise, unless
+    given. ``where`` keeps only the rows whose columns hold one of the given values, e.g.
+    ``{"corpus": "wikipedia"}``."""
     path = Path(path)
     wanted = [column] if isinstance(column, str) else list(column)
+    if delimiter is None:
+        delimiter = "\t" if path.suffix.lower() in _TAB_SUFFIXES else ","
+    keep = {
+        name: {values} if isinstance(values, str) else set(values)
+        for name, values in (where or {}).items()
+    }
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
-            present = [c for c in wanted if c in (reader.fieldnames or [])]
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            reader = csv.DictReader(fh, delimiter=delimiter)
+            header = reader.fieldnames
+            if not header:
+                raise InputError(f"{path}: empty file (no header row)")
+            present = [c for c in wanted if c in header]
             if not present:
-                raise InputError(f"{path}: none of the columns {wanted} (has {reader.fieldnames})")
+                raise InputError(f"{path}: none of the columns {wanted} (has {header})")
+            missing = sorted(set(keep) - set(header))
+            if missing:
+                raise InputError(f"{path}: no filter column {missing} (has {header})")
             for row in reader:
+                if any(row[name] not in values for name, values in keep.items()):
+                    continue
                 if row[present[0]]:
                     yield row[present[0]]
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
+    except csv.Error as exc:
+        raise InputError(
+            f"{path}: line {reader.reader.line_num}: not readable as CSV: {exc}"
+        ) from exc
+
+
+def _json_values(value, steps: list[str]) -> Iterator:
+    """The values at a key path below ``value``; ``*`` steps over every key or list item."""
+    if not steps:
+        yield value
+        return
+    step, rest = steps[0], steps[1:]
+    if isinstance(value, dict):
+        children = value.values() if step == "*" else [value[step]] if step in value else []
+    elif isinstance(value, list):
+        if step == "*":
+            children = value
+        elif step.isdigit() and int(step) < len(value):
+            children = [value[int(step)]]
+        else:
+            children = []
+    else:
+        children = []
+    for child in children:
+        yield from _json_values(child, rest)
+
+
+def _json_strings(value) -> Iterator[str]:
+    """Every non-empty string inside a JSON value, in document order (keys are not text)."""
+    if isinstance(value, str):
+        if value.strip():
+            yield value
+    elif isinstance(value, dict):
+        for child in value.values():
+            yield from _json_strings(child)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _json_strings(child)
+
+
+def iter_json_texts(path: str | os.PathLike, key: str | None = None) -> Iterator[str]:
+    """The strings of a JSON file (one document) or of a ``.jsonl``/``.ndjson`` file (one
+    value per line), e.g. BOLD's ``{domain: {name: [sentence, ...]}}``.
+
+    Without ``key`` every string in the file is a document; ``key`` is a dotted path (``*``
+    for every key or list item, digits for a list index), e.g. ``data.*.text``, and the
+    strings at or under it are the documents. A path that matches nothing in the whole
+    file is an error. A ``.json`` file is parsed whole, so it must fit in memory."""
+    path = Path(path)
+    steps = key.split(".") if key else []
+    lines = path.suffix.lower() in (".jsonl", ".ndjson")
+    found = False
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            if lines:
+                numbered = ((n, line) for n, line in enumerate(fh, 1) if line.strip())
+            else:
+                text = fh.read()
+                numbered = iter([(1, text)] if text.strip() else [])
+            empty = True
+            for lineno, text in numbered:
+                empty = False
+                try:
+                    record = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    at = lineno if lines else exc.lineno
+                    raise InputError(f"{path}: line {at} is not valid JSON: {exc.msg}") from exc
+                for value in _json_values(record, steps):
+                    found = True
+                    yield from _json_strings(value)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
+    if empty:
+        raise InputError(f"{path}: empty file (no JSON)")
+    if not found:
+        raise InputError(f"{path}: nothing at the key path {key!r}")
+
+
+_TABLE_SUFFIXES = (".csv", *_TAB_SUFFIXES)
+_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+def iter_records(
+    path: str | os.PathLike,
+    column: str | list[str] | None = None,
+    key: str | None = None,
+    delimiter: str | None = None,
+    where: dict[str, str | list[str]] | None = None,
+) -> Iterator[str]:
+    """A corpus of mixed data files, read by their suffix: ``.csv``/``.tsv``/``.tab`` as
+    tables (:func:`iter_csv_column` with ``column``, ``delimiter`` and ``where``),
+    ``.json``/``.jsonl``/``.ndjson`` as JSON (:func:`iter_json_texts` with ``key``)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in _TABLE_SUFFIXES:
+        if column is None:
+            raise InputError(f"{path}: a table needs the option 'column' (its text column)")
+        return iter_csv_column(path, column, delimiter=delimiter, where=where)
+    if suffix in _JSON_SUFFIXES:
+        return iter_json_texts(path, key=key)
+    raise InputError(
+        f"{path}: records corpora read the suffixes {[*_TABLE_SUFFIXES, *_JSON_SUFFIXES]}"
+    )
 
 
 READERS = {
@@ -155,6 +284,8 @@ READERS = {
     "wikipedia": iter_wikipedia,
     "sentences": iter_sentence_file,
     "csv": iter_csv_column,
+    "json": iter_json_texts,
+    "records": iter_records,
 }
 
 
