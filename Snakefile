@@ -22,6 +22,7 @@ validate(config, "config/schema.yaml")
 PLAN = make_plan(config, workflow.basedir)
 MANIFEST = load_manifest("resources/external.yaml")
 TEMPLATE_FILE = f"resources/templates/{config['template_set']}.yaml"
+LPBS_TEMPLATE_FILE = f"resources/templates/{config.get('lpbs', {}).get('templates', 'husse2022_double')}.yaml"
 ENV = "../envs/biasbench.yaml"
 
 
@@ -42,6 +43,7 @@ include: "rules/corpora.smk"
 include: "rules/models.smk"
 include: "rules/embeddings.smk"
 include: "rules/scores.smk"
+include: "rules/lpbs.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
 

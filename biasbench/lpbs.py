@@ -132,26 +132,61 @@ def mlm_log_probs(
     return np.array(rows_t).T, np.array(rows_p).T
 
 
+def _continuation_ids(
+    model: Any, tokenizer: Any, head: list[list[int]], tail: list[list[int]], batch: int
+) -> np.ndarray:
+    """Summed log-probabilities of the ``tail`` token ids after the ``head`` ids, per row.
+
+    Rows are left-padded (position ids from the mask) so every tail ends at the last
+    position, and the LM head runs only on the last positions: over a large vocabulary
+    (262k for Gemma 3) the head costs more than the transformer for short inputs.
+    """
+    import torch
+
+    if tokenizer.pad_token_id is None:  # GPT-2 style tokenizers: any id will do under the mask
+        tokenizer.pad_token = tokenizer.eos_token
+    pad = tokenizer.pad_token_id
+    order = np.argsort([len(h) + len(t) for h, t in zip(head, tail, strict=True)], kind="stable")
+    out = np.zeros(len(head))
+    for start in range(0, len(order), batch):
+        rows = order[start : start + batch]
+        seqs = [head[i] + tail[i] for i in rows]
+        width = max(map(len, seqs))
+        ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs])
+        mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs])
+        keep = max(len(tail[i]) for i in rows)
+        with torch.inference_mode():
+            logits = model(
+                input_ids=ids,
+                attention_mask=mask,
+                position_ids=(mask.cumsum(1) - 1).clamp(min=0),
+                logits_to_keep=keep + 1,
+            ).logits.float()
+        logp = torch.log_softmax(logits[:, :-1], dim=-1)  # position j predicts token j + 1
+        token_lp = logp.gather(2, ids[:, -keep:, None])[:, :, 0]
+        lengths = torch.tensor([len(tail[i]) for i in rows])
+        in_tail = torch.arange(keep)[None, :] >= keep - lengths[:, None]
+        out[rows] = (token_lp * in_tail).sum(dim=1).numpy()
+    return out
+
+
+def continuation_log_probs(
+    model: Any, tokenizer: Any, prefixes: list[str], continuations: list[str], batch: int = 64
+) -> np.ndarray:
+    """log P(continuation | prefix) under a causal LM, for each pair. Prefix and continuation
+    are tokenised apart and concatenated, so the split is exact."""
+    head = tokenizer(prefixes)["input_ids"]
+    tail = tokenizer(continuations, add_special_tokens=False)["input_ids"]
+    return _continuation_ids(model, tokenizer, head, tail, batch)
+
+
 def sentence_log_probs(
     model: Any, tokenizer: Any, sentences: list[str], batch: int = 64
 ) -> np.ndarray:
-    """Sum of token log-probabilities of each sentence under a causal LM (the first token is
-    conditioned on BOS when the tokenizer adds one, otherwise it is not scored)."""
-    import torch
-
-    if tokenizer.pad_token is None:  # GPT-2 style tokenizers: any id will do under the mask
-        tokenizer.pad_token = tokenizer.eos_token
-    tokenizer.padding_side = "right"
-    out = np.zeros(len(sentences))
-    for start in range(0, len(sentences), batch):
-        chunk = sentences[start : start + batch]
-        enc = tokenizer(chunk, return_tensors="pt", padding=True)
-        with torch.inference_mode():
-            logp = torch.log_softmax(model(**enc).logits.float(), dim=-1)
-        ids, mask = enc["input_ids"], enc["attention_mask"]
-        token_lp = logp[:, :-1].gather(2, ids[:, 1:, None])[:, :, 0] * mask[:, 1:]
-        out[start : start + len(chunk)] = token_lp.sum(dim=1).numpy()
-    return out
+    """log P(sentence) under a causal LM: every token after the first (the first is BOS when
+    the tokenizer adds one, otherwise the sentence's first token is not scored)."""
+    ids = tokenizer(sentences)["input_ids"]
+    return _continuation_ids(model, tokenizer, [i[:1] for i in ids], [i[1:] for i in ids], batch)
 
 
 def causal_log_probs(
@@ -160,11 +195,18 @@ def causal_log_probs(
     template: tuple[str, str, str],
     targets: list[str],
     attributes: list[str],
+    batch: int = 64,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log p_t, log p_p), each (attributes, targets), for a causal LM (see module doc)."""
     head, middle, tail = template
-    full = [head + t + middle + a + tail for a in attributes for t in targets]
     prefix = [(head + t + middle).rstrip() for t in targets]
-    log_pt = sentence_log_probs(model, tokenizer, full).reshape(len(attributes), len(targets))
-    log_pp = np.broadcast_to(sentence_log_probs(model, tokenizer, prefix), log_pt.shape).copy()
-    return log_pt, log_pp
+    gap = middle[len(middle.rstrip()) :]
+    log_pp = sentence_log_probs(model, tokenizer, prefix, batch)
+    cont = continuation_log_probs(
+        model,
+        tokenizer,
+        [p for _a in attributes for p in prefix],
+        [gap + a + tail for a in attributes for _t in targets],
+        batch,
+    ).reshape(len(attributes), len(targets))
+    return log_pp[None, :] + cont, np.broadcast_to(log_pp, cont.shape).copy()

@@ -237,6 +237,29 @@ def load_transformer(spec: ModelSpec, prepared: Path):
     return model, tokenizer, is_decoder_type(model.config.model_type)
 
 
+def load_language_model(spec: ModelSpec, prepared: Path):
+    """(model with its LM head, tokenizer, is_masked) for LPBS: a masked LM when the
+    architecture has one, else a causal LM; fails if the weights hold no usable head."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    where = transformer_location(spec, prepared)
+    kwargs = {"revision": spec.revision} if spec.revision else {}
+    model_type = AutoConfig.from_pretrained(where, **kwargs).model_type
+    masked = not is_decoder_type(model_type)
+    auto = AutoModelForMaskedLM if masked else AutoModelForCausalLM
+    kind = "masked" if masked else "causal"
+    try:
+        model, info = auto.from_pretrained(
+            where, dtype="float32", output_loading_info=True, **kwargs
+        )
+    except ValueError as exc:
+        raise InputError(f"model {spec.name}: no {kind} LM: {exc}") from exc
+    if info["missing_keys"]:  # a randomly initialised head would give meaningless scores
+        missing = sorted(info["missing_keys"])[:3]
+        raise InputError(f"model {spec.name}: the weights hold no {kind} LM head ({missing} ...)")
+    return model.eval(), AutoTokenizer.from_pretrained(where, **kwargs), masked
+
+
 def is_decoder_type(model_type: str) -> bool:
     """Causal LMs (GPT-2, OPT, BLOOM, Llama, Gemma) vs encoders (BERT, RoBERTa, MiniLM)."""
     from transformers.models.auto.modeling_auto import (

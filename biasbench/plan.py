@@ -14,7 +14,7 @@ from typing import Any
 
 from biasbench.errors import InputError
 from biasbench.models import ModelSpec
-from biasbench.wordsets import descriptors
+from biasbench.wordsets import descriptors, read_yaml
 
 BUILTIN_SOURCES = ("templates", "words")
 
@@ -37,6 +37,7 @@ class Plan:
     jobs: tuple[Job, ...]
     specs: dict[str, ModelSpec]
     corpus_files: dict[str, list[str]]
+    lpbs_jobs: tuple[tuple[str, str], ...] = ()  # (model, test) of LPBS on templates
 
     def wordset_files(self) -> list[str]:
         """Every resolved word set the jobs use (the corpus sampler matches all at once)."""
@@ -51,6 +52,14 @@ class Plan:
 
     def score_files(self) -> list[str]:
         return [f"results/scores/{job.stem}.tsv" for job in self.jobs]
+
+    def lpbs_files(self) -> list[str]:
+        return [f"results/lpbs/{model}/templates/{test}.tsv" for model, test in self.lpbs_jobs]
+
+    def lpbs_descriptors(self, test: str) -> list[str]:
+        """Target descriptors a test runs LPBS on (those its ``lpbs.templates`` names)."""
+        doc = read_yaml(self.root / "resources" / "wordsets" / f"{test}.yaml")
+        return list(doc["lpbs"]["templates"])
 
 
 def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
@@ -85,7 +94,30 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         for source in sources:
             for test, descriptor in _model_jobs(name, cfg.get("tests", tests), tests, root):
                 jobs.append(Job(name, source, test, descriptor))
-    return Plan(root, tuple(jobs), specs, corpus_files)
+    return Plan(root, tuple(jobs), specs, corpus_files, _lpbs_jobs(config, specs, root))
+
+
+def _lpbs_jobs(
+    config: dict[str, Any], specs: dict[str, ModelSpec], root: Path
+) -> tuple[tuple[str, str], ...]:
+    lpbs = config.get("lpbs")
+    if not lpbs:
+        return ()
+    for model in lpbs["models"]:
+        if model not in specs or specs[model].kind != "transformer":
+            raise InputError(
+                f"config: lpbs.models names {model!r}, not a transformer under 'models'"
+            )
+    for test in lpbs["tests"]:
+        path = root / "resources" / "wordsets" / f"{test}.yaml"
+        if test not in config["tests"] or "lpbs" not in read_yaml(path):
+            raise InputError(
+                f"config: lpbs.tests names {test!r}: not in 'tests' or {path} has no 'lpbs' section"
+            )
+    template_file = root / "resources" / "templates" / f"{lpbs['templates']}.yaml"
+    if not template_file.is_file():
+        raise InputError(f"config: lpbs.templates {lpbs['templates']!r}: no file {template_file}")
+    return tuple((m, t) for m in lpbs["models"] for t in lpbs["tests"])
 
 
 def resolve_corpus_files(name: str, cfg: dict[str, Any]) -> list[str]:

@@ -169,3 +169,61 @@ def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) ->
         sets=sets,
         labels=labels,
     )
+
+
+@dataclass(frozen=True)
+class LpbsSpec:
+    """A test's LPBS settings: double-template category per target descriptor, the target
+    words that take plural templates, and optional adjective forms of the attributes."""
+
+    test: str
+    templates: Mapping[str, str]
+    plural: frozenset[str]
+    adjectives: Mapping[str, tuple[str, ...]] | None
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "test": self.test,
+                "templates": dict(self.templates),
+                "plural": sorted(self.plural),
+                "adjectives": None
+                if self.adjectives is None
+                else {r: list(w) for r, w in self.adjectives.items()},
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> LpbsSpec:
+        d = json.loads(text)
+        adjectives = d["adjectives"] and {r: tuple(w) for r, w in d["adjectives"].items()}
+        return cls(d["test"], d["templates"], frozenset(d["plural"]), adjectives)
+
+
+def load_lpbs_spec(path: str | os.PathLike, resolve: Resolver) -> LpbsSpec:
+    """The ``lpbs`` section of a word-set file, resolved and validated."""
+    doc = read_yaml(path)
+    section = doc.get("lpbs")
+    if not isinstance(section, dict):
+        raise InputError(f"{path}: no 'lpbs' section (the test cannot run LPBS)")
+    templates = section.get("templates")
+    known = descriptors(path)
+    if not isinstance(templates, dict) or not templates:
+        raise InputError(f"{path}: lpbs.templates must map target descriptors to categories")
+    unknown = sorted(set(templates) - set(known))
+    if unknown:
+        raise InputError(f"{path}: lpbs.templates names {unknown}; descriptors are {known}")
+    plural = section.get("plural") or []
+    if not isinstance(plural, list):
+        raise InputError(f"{path}: lpbs.plural must be a list of target words")
+    adjectives = None
+    if "adjectives" in section:
+        adjectives = {
+            r: tuple(
+                resolve_list(section["adjectives"].get(r), f"{path}: lpbs.adjectives.{r}", resolve)
+            )
+            for r in ("A", "B")
+        }
+    return LpbsSpec(Path(path).stem, dict(templates), frozenset(plural), adjectives)
