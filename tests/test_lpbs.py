@@ -7,6 +7,7 @@ from biasbench.errors import InputError
 from biasbench.lpbs import (
     bias_scores,
     causal_log_probs,
+    continuation_log_probs,
     lpbs_test,
     mlm_log_probs,
     sentence_log_probs,
@@ -92,3 +93,26 @@ def test_causal_code_path_on_a_tiny_random_gpt2(tmp_path):
     assert pt.shape == (3, 2) and np.all(
         pt < pp
     )  # the full sentence is less likely than its prefix
+
+
+def test_causal_continuations_match_whole_sentences_under_left_padding(tmp_path):
+    """log P(prefix) + log P(continuation | prefix) = log P(sentence), batched with rows of
+    different lengths (left padding, position ids from the mask, trimmed LM head)."""
+    path = tiny_gpt2(tmp_path, lm_head=True)
+    model, tok = (
+        AutoModelForCausalLM.from_pretrained(path).eval(),
+        AutoTokenizer.from_pretrained(path),
+    )
+    prefixes = ["Paul is", "Joan is a person that"]
+    continuations = [" kind.", " is here and there."]
+    cont = continuation_log_probs(model, tok, prefixes, continuations)
+    whole = sentence_log_probs(
+        model, tok, [p + c for p, c in zip(prefixes, continuations, strict=True)]
+    )
+    head = sentence_log_probs(model, tok, prefixes)
+    np.testing.assert_allclose(head + cont, whole, atol=1e-4)
+    alone = [
+        continuation_log_probs(model, tok, [p], [c])[0]
+        for p, c in zip(prefixes, continuations, strict=True)
+    ]
+    np.testing.assert_allclose(cont, alone, atol=1e-4)
