@@ -265,6 +265,72 @@ def table5(ctx: TableContext) -> pd.DataFrame:
     return _finish(cells, ctx.alpha)
 
 
+def _lpbs_models(ctx: TableContext) -> list[str]:
+    return [
+        m for m in ctx.models if m in set(ctx.scores.loc[ctx.scores["method"] == "LPBS", "model"])
+    ]
+
+
+def _lpbs_where(test: str, model: str, descriptor: str | None, encoding: str) -> dict:
+    return {
+        "method": "LPBS",
+        "test": test,
+        "model": model,
+        "source": "templates",
+        "descriptor": descriptor,
+        "encoding": encoding,
+    }
+
+
+def _has_adjectives(ctx: TableContext, test: str) -> bool:
+    rows = ctx.scores[(ctx.scores["method"] == "LPBS") & (ctx.scores["test"] == test)]
+    return rows["encoding"].str.endswith("/adjective").any()
+
+
+def table4(ctx: TableContext) -> pd.DataFrame:
+    """LPBS with simplified, reduced (to the model's vocabulary) and full target sets (paper
+    Table 4). Attributes in adjective form where the test defines one, as the paper's
+    simplified column (its C1 value is Table 6's adjective score)."""
+    selectors = []
+    for test in TABLE3_TESTS:
+        form = "adjective" if _has_adjectives(ctx, test) else "noun"
+        descriptor = _primary_descriptor(ctx.scores, test)
+        for model in _lpbs_models(ctx):
+            for variant, desc, encoding in (
+                ("simplified", "simplified", f"full/{form}"),
+                ("reduced", descriptor, f"reduced/{form}"),
+                ("full", descriptor, f"full/{form}"),
+            ):
+                labels = {
+                    "method": "LPBS",
+                    "test": test,
+                    "column": f"{_label(ctx, model)} {variant}",
+                }
+                selectors.append((labels, _lpbs_where(test, model, desc, encoding)))
+    cells = _our_cells(ctx, selectors) + _published_cells(
+        ctx, "table4", lambda r: f"{r.paper_model} {r.variant} (paper)"
+    )
+    return _finish(cells, ctx.alpha)
+
+
+def table6(ctx: TableContext) -> pd.DataFrame:
+    """LPBS with the simplified sets, attributes as nouns vs adjectives (paper Table 6)."""
+    selectors = [
+        (
+            {"method": "LPBS", "test": test, "column": f"{_label(ctx, model)} {form}"},
+            _lpbs_where(test, model, "simplified", f"full/{form}"),
+        )
+        for test in TABLE3_TESTS
+        if _has_adjectives(ctx, test)
+        for model in _lpbs_models(ctx)
+        for form in ("noun", "adjective")
+    ]
+    cells = _our_cells(ctx, selectors) + _published_cells(
+        ctx, "table6", lambda r: f"{r.paper_model} {r.variant} (paper)"
+    )
+    return _finish(cells, ctx.alpha)
+
+
 def _is_decoder(ctx: TableContext, model: str) -> bool:
     """Decoders have no scored ``sent/cls`` (see scoring.method_encodings)."""
     rows = ctx.scores[(ctx.scores["model"] == model) & (ctx.scores["method"] == "s-SEAT")]
@@ -298,6 +364,8 @@ TABLES: dict[str, tuple[Callable[[TableContext], pd.DataFrame], str]] = {
         table13,
         "Table 13: encoding level, sentence vs word (mean, first, last subword)",
     ),
+    "table4_lpbs": (table4, "Table 4: LPBS with simplified, reduced and full target sets"),
+    "table6_adjectives": (table6, "Table 6: LPBS with attributes as nouns or adjectives"),
     "weat_static": (weat_static, "WEAT on static word embeddings"),
 }
 
