@@ -210,3 +210,68 @@ def causal_log_probs(
         batch,
     ).reshape(len(attributes), len(targets))
     return log_pp[None, :] + cont, np.broadcast_to(log_pp, cont.shape).copy()
+
+
+def mlm_context_log_probs(
+    model: Any,
+    tokenizer: Any,
+    texts: list[str],
+    target_spans: list[tuple[int, int]],
+    attribute_spans: list[tuple[int, int]],
+    batch: int = 32,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log p_t, log p_p) per natural context for a masked LM: the target's tokens masked,
+    and for the prior the attribute's tokens masked as well (eqs. 8-9 on corpus text)."""
+    import torch
+
+    out_t, out_p = np.zeros(len(texts)), np.zeros(len(texts))
+    for start in range(0, len(texts), batch):
+        rows = range(start, min(start + batch, len(texts)))
+        enc = tokenizer(
+            [texts[i] for i in rows],
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            return_offsets_mapping=True,
+        )
+        offsets = enc.pop("offset_mapping")
+        ids = enc["input_ids"]
+        target_mask = torch.zeros_like(ids, dtype=torch.bool)
+        prior_mask = torch.zeros_like(ids, dtype=torch.bool)
+        for r, i in enumerate(rows):
+            a, b = offsets[r, :, 0], offsets[r, :, 1]
+            real = b > a
+            in_t = real & (a < target_spans[i][1]) & (b > target_spans[i][0])
+            in_a = real & (a < attribute_spans[i][1]) & (b > attribute_spans[i][0])
+            if not in_t.any() or not in_a.any():
+                raise InputError(f"LPBS context {texts[i]!r}: a stimulus lost to truncation")
+            target_mask[r], prior_mask[r] = in_t, in_t | in_a
+        for mask, out in ((target_mask, out_t), (prior_mask, out_p)):
+            masked = ids.masked_fill(mask, tokenizer.mask_token_id)
+            with torch.inference_mode():
+                logits = model(**{**enc, "input_ids": masked}).logits.float()
+            token_lp = torch.log_softmax(logits, dim=-1).gather(2, ids[:, :, None])[:, :, 0]
+            out[list(rows)] = (token_lp * target_mask).sum(dim=1).numpy()
+    return out_t, out_p
+
+
+def causal_context_log_probs(
+    model: Any,
+    tokenizer: Any,
+    texts: list[str],
+    target_spans: list[tuple[int, int]],
+    attribute_spans: list[tuple[int, int]],
+    batch: int = 64,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log p_t, log p_p) per natural context for a causal LM: the likelihood of the text,
+    and of the text with the attribute deleted (the adaptation of the module doc; the
+    attribute may stand before or after the target in a corpus sentence)."""
+    del target_spans  # the target stays in both texts
+    without = [
+        (t[:a].rstrip() + " " + t[b:].lstrip()).strip()
+        for t, (a, b) in zip(texts, attribute_spans, strict=True)
+    ]
+    return (
+        sentence_log_probs(model, tokenizer, texts, batch),
+        sentence_log_probs(model, tokenizer, without, batch),
+    )

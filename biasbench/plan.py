@@ -37,7 +37,8 @@ class Plan:
     jobs: tuple[Job, ...]
     specs: dict[str, ModelSpec]
     corpus_files: dict[str, list[str]]
-    lpbs_jobs: tuple[tuple[str, str], ...] = ()  # (model, test) of LPBS on templates
+    lpbs_jobs: tuple[tuple[str, str], ...] = ()  # (model, test) of LPBS
+    lpbs_corpora: tuple[str, ...] = ()  # corpora of probability-based CEAT
 
     def wordset_files(self) -> list[str]:
         """Every resolved word set the jobs use (the corpus sampler matches all at once)."""
@@ -54,7 +55,13 @@ class Plan:
         return [f"results/scores/{job.stem}.tsv" for job in self.jobs]
 
     def lpbs_files(self) -> list[str]:
-        return [f"results/lpbs/{model}/templates/{test}.tsv" for model, test in self.lpbs_jobs]
+        """Score rows of LPBS: templates and, per corpus, probability-based CEAT."""
+        sources = ["templates", *self.lpbs_corpora]
+        return [f"results/lpbs/{m}/{s}/{t}.tsv" for m, t in self.lpbs_jobs for s in sources]
+
+    def lpbs_wordset_files(self) -> list[str]:
+        tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
+        return [f"results/wordsets/{t}/{d}.json" for t in tests for d in self.lpbs_descriptors(t)]
 
     def lpbs_descriptors(self, test: str) -> list[str]:
         """Target descriptors a test runs LPBS on (those its ``lpbs.templates`` names)."""
@@ -94,7 +101,13 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         for source in sources:
             for test, descriptor in _model_jobs(name, cfg.get("tests", tests), tests, root):
                 jobs.append(Job(name, source, test, descriptor))
-    return Plan(root, tuple(jobs), specs, corpus_files, _lpbs_jobs(config, specs, root))
+    lpbs_corpora = tuple((config.get("lpbs") or {}).get("corpora", []))
+    unknown = sorted(set(lpbs_corpora) - set(corpus_files))
+    if unknown:
+        raise InputError(f"config: lpbs.corpora names {unknown}, not under 'corpora'")
+    return Plan(
+        root, tuple(jobs), specs, corpus_files, _lpbs_jobs(config, specs, root), lpbs_corpora
+    )
 
 
 def _lpbs_jobs(

@@ -38,3 +38,52 @@ rule lpbs_templates:
         batch=config.get("lpbs", {}).get("batch", 64),
     script:
         "../workflow_scripts/lpbs_templates.py"
+
+
+rule sample_pairs:
+    """One pass over a corpus: up to N seeded contexts per (target, attribute) pair of the
+    LPBS tests, both stimuli at most the largest configured gap apart."""
+    input:
+        files=lambda w: PLAN.corpus_files[w.corpus],
+        wordsets=PLAN.lpbs_wordset_files(),
+    output:
+        "results/corpus/{corpus}/pairs.tsv",
+    log:
+        "results/logs/sample_pairs/{corpus}.log",
+    conda:
+        ENV
+    params:
+        corpus=lambda w: config["corpora"][w.corpus],
+        lpbs=config.get("lpbs"),
+        sampling=config.get("sampling"),
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/sample_pairs.py"
+
+
+rule lpbs_corpus:
+    """Probability-based CEAT on a corpus: LPBS bias scores per sampled context, combined
+    as in CEAT; also the window-size sweep and the per-sample effect sizes."""
+    input:
+        pairs="results/corpus/{corpus}/pairs.tsv",
+        wordsets=lambda w: [
+            f"results/wordsets/{w.test}/{d}.json"
+            for d in PLAN.lpbs_descriptors(w.test)
+        ],
+        model="results/models/{model}/biasbench_model.json",
+    output:
+        scores="results/lpbs/{model}/{corpus}/{test}.tsv",
+        sweep="results/lpbs/{model}/{corpus}/{test}.sweep.tsv",
+        samples="results/lpbs/{model}/{corpus}/{test}.samples.npz",
+    log:
+        "results/logs/lpbs/{model}/{corpus}/{test}.log",
+    conda:
+        ENV
+    threads: 1
+    params:
+        spec=lambda w: model_params(w.model),
+        lpbs=config.get("lpbs"),
+        scoring=config["scoring"],
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/lpbs_corpus.py"

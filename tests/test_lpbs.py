@@ -9,6 +9,7 @@ from biasbench.lpbs import (
     causal_log_probs,
     continuation_log_probs,
     lpbs_test,
+    mlm_context_log_probs,
     mlm_log_probs,
     sentence_log_probs,
     split_double_template,
@@ -116,3 +117,20 @@ def test_causal_continuations_match_whole_sentences_under_left_padding(tmp_path)
         for p, c in zip(prefixes, continuations, strict=True)
     ]
     np.testing.assert_allclose(cont, alone, atol=1e-4)
+
+
+def test_mlm_context_probes_mask_by_character_span(tmp_path):
+    path = tiny_bert(tmp_path, extra_words=("likes", "flowers"), mlm_head=True)
+    model, tok = (
+        AutoModelForMaskedLM.from_pretrained(path).eval(),
+        AutoTokenizer.from_pretrained(path),
+    )
+    text = "john likes flowers ."
+    pt, pp = mlm_context_log_probs(model, tok, [text, text], [(0, 4)] * 2, [(11, 18)] * 2)
+    john = tok.convert_tokens_to_ids("john")
+    for masked, got in (("[MASK] likes flowers .", pt[0]), ("[MASK] likes [MASK] .", pp[0])):
+        enc = tok(masked, return_tensors="pt")
+        with torch.inference_mode():
+            expected = torch.log_softmax(model(**enc).logits, -1)[0, 1, john]
+        assert got == pytest.approx(float(expected), abs=1e-5)
+    assert pt[0] == pytest.approx(pt[1])  # batched rows agree

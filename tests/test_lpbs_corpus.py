@@ -1,0 +1,82 @@
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from biasbench.lpbs_corpus import probability_ceat, sample_pairs
+
+SETS = {"X": ["x"], "Y": ["y"], "A": ["a1", "a2"], "B": ["b1", "b2"]}
+
+
+def contexts(cells: dict[tuple[str, str], list[float]]) -> pd.DataFrame:
+    """One row per context; the prior is 0, so bs(a) = log-sum-exp of p_t over X minus Y."""
+    rows = [(t, a, v, 0.0) for (t, a), values in cells.items() for v in values]
+    return pd.DataFrame(rows, columns=["target", "attribute", "log_pt", "log_pp"])
+
+
+def run(frame, sets=SETS, n=200, seed=0):
+    return probability_ceat(
+        frame, sets["X"], sets["Y"], sets["A"], sets["B"], n_samples=n, seed=seed
+    )
+
+
+def test_one_context_per_pair_hand_computed():
+    # bs = (2, 1, 0, -1): every sample is the same, so tau^2 = 0 and CES = d
+    frame = contexts(
+        {("x", "a1"): [2.0], ("x", "a2"): [1.0], ("x", "b1"): [0.0], ("x", "b2"): [-1.0]}
+        | {("y", w): [0.0] for w in ("a1", "a2", "b1", "b2")}
+    )
+    res, dropped = run(frame, n=50)
+    var = np.var([2, 1, 0, -1], ddof=1)
+    d = 2 / np.sqrt(var)
+    se = np.sqrt(var / 50)  # 50 identical samples, each with variance var
+    assert res.ces == pytest.approx(d) and res.tau_squared == 0
+    assert res.se == pytest.approx(se)
+    assert res.p_value == pytest.approx(2 * norm.sf(d / se))
+    assert dropped == {"X": [], "Y": [], "A": [], "B": []}
+
+
+def test_attributes_without_both_target_sets_are_dropped():
+    frame = contexts(
+        {("x", w): [0.0] for w in ("a1", "a2", "b1", "b2")}
+        | {("y", w): [1.0] for w in ("a1", "b1", "b2")}  # a2 never meets a Y target
+    )
+    res, dropped = run(frame)
+    assert res is None and dropped["A"] == ["a2"]  # only one A attribute left: n/a
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-30, 0), min_size=16, max_size=16), st.integers(0, 2**31))
+def test_swapping_attribute_sets_negates_the_combined_effect(values, seed):
+    cells = {}
+    for k, (t, a) in enumerate((t, a) for t in "xy" for a in ("a1", "a2", "b1", "b2")):
+        cells[(t, a)] = values[2 * k : 2 * k + 2] if t == "x" else [values[k]]
+    frame = contexts(cells)
+    res, _ = run(frame, seed=seed)
+    swapped, _ = run(
+        frame, {"X": ["x"], "Y": ["y"], "A": ["b1", "b2"], "B": ["a1", "a2"]}, seed=seed
+    )
+    if res is None or not np.isfinite(res.ces):
+        return
+    assert swapped.ces == pytest.approx(-res.ces, abs=1e-9)
+    assert swapped.p_value == pytest.approx(res.p_value, rel=1e-6, abs=1e-12)
+    assert res.effect_sizes.min() - 1e-9 <= res.ces <= res.effect_sizes.max() + 1e-9
+
+
+def test_sample_pairs_keeps_pairs_within_the_gap():
+    docs = [
+        "The man is a professional. A woman, after a very long and tiring day, went home.",
+        "Home was where the woman lived.",
+    ]
+    pairs = [("man", "professional"), ("woman", "home"), ("man", "home")]
+    frame = sample_pairs(docs, pairs, per_pair=5, seed=1, max_gap=3, window_words=1)
+    got = {(r.target, r.attribute, r.gap) for r in frame.itertuples()}
+    # woman .. home in the first document has 7 words between: beyond the gap
+    assert got == {("man", "professional", 2), ("woman", "home", 3)}
+    row = frame[frame["target"] == "woman"].iloc[0]
+    assert row.context[row.target_start : row.target_end] == "woman"
+    assert row.context[row.attribute_start : row.attribute_end] == "Home"
+    again = sample_pairs(docs, pairs, per_pair=5, seed=1, max_gap=3, window_words=1)
+    pd.testing.assert_frame_equal(frame, again)
