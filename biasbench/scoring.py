@@ -9,7 +9,7 @@ stops the job with a message naming the test and the stimuli.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -104,9 +104,17 @@ def score_file(
     settings: ScoreSettings,
     signature: str,
     expected: Mapping[str, Sequence[str]] | None = None,
+    in_vocabulary: Callable[[str], bool] | None = None,
+    samples: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """All methods and encodings for one (model, source, test, descriptor): WEAT-style
-    rows for every (method, encoding), and for contextual models CEAT on every encoding."""
+    rows for every (method, encoding), and for contextual models CEAT on every encoding.
+
+    With ``in_vocabulary`` (a contextual model's tokenizer), CEAT on ``word/mean`` also runs
+    on the targets reduced to single tokens (encoding ``word/mean+reduced``; Table 14).
+    ``samples``, if given, receives CEAT's per-sample effect sizes of the ``word/mean``
+    encodings (Figure 3).
+    """
     unit = settings.unit if source in ("templates", "words") else settings.corpus_unit
     if unit not in ("context", "stimulus"):
         raise InputError(f"config: scoring.unit must be 'context' or 'stimulus', got {unit!r}")
@@ -126,6 +134,8 @@ def score_file(
         try:
             if method == "CEAT":
                 res = ceat(groups, n_samples=settings.ceat_samples, seed=seed)
+                if samples is not None and encoding == "word/mean":
+                    samples[encoding] = res.effect_sizes.astype(np.float32)
                 stats = {
                     "effect_size": res.ces,
                     "p_value": res.p_value,
@@ -172,4 +182,39 @@ def score_file(
                 "signature": signature,
             }
         )
+    if in_vocabulary is not None and kind != "static":
+        keep = contexts["role"].isin(["A", "B"]) | contexts["stimulus"].map(in_vocabulary)
+        mask = keep.to_numpy()
+        groups, _ = stimulus_groups(
+            contexts[mask], arrays["word/mean"][mask], arrays["valid"][mask]
+        )
+        removed = {
+            r: sorted(
+                set(expected[r] if expected else [])
+                - set(contexts.loc[mask & (contexts["role"] == r).to_numpy(), "stimulus"])
+            )
+            for r in ROLES
+        }
+        if groups["X"] and groups["Y"]:
+            res = ceat(groups, n_samples=settings.ceat_samples, seed=seed)
+            if samples is not None:
+                samples["word/mean+reduced"] = res.effect_sizes.astype(np.float32)
+            rows.append(
+                {
+                    **rows[-1],
+                    "method": "CEAT",
+                    "encoding": "word/mean+reduced",
+                    "primary": False,
+                    "unit": "sampled context",
+                    "effect_size": res.ces,
+                    "p_value": res.p_value,
+                    "se": res.se,
+                    "tau_squared": res.tau_squared,
+                    **{f"n_{r.lower()}": len(groups[r]) for r in ROLES},
+                    "n_partitions": res.n_samples,
+                    "exact": False,
+                    **{f"dropped_{r}": len(removed[r]) for r in ROLES},
+                    "dropped": ";".join(f"{r}:{w}" for r in ROLES for w in removed[r]),
+                }
+            )
     return pd.DataFrame(rows)

@@ -4,8 +4,10 @@ rule score:
         contexts="results/contexts/{source}/{test}/{descriptor}.tsv",
         embeddings="results/embeddings/{model}/{source}/{test}.h5",
         wordset="results/wordsets/{test}/{descriptor}.json",
+        model="results/models/{model}/biasbench_model.json",
     output:
-        "results/scores/{model}/{source}/{test}/{descriptor}.tsv",
+        scores="results/scores/{model}/{source}/{test}/{descriptor}.tsv",
+        samples="results/scores/{model}/{source}/{test}/{descriptor}.samples.npz",
     log:
         "results/logs/score/{model}/{source}/{test}/{descriptor}.log",
     conda:
@@ -13,7 +15,7 @@ rule score:
     params:
         scoring=config["scoring"],
         seed=config["seed"],
-        kind=lambda w: config["models"][w.model]["kind"],
+        spec=lambda w: model_params(w.model),
     script:
         "../workflow_scripts/score.py"
 

@@ -101,3 +101,40 @@ def test_contextual_models_get_ceat_rows():
     assert ceat_rows.loc[ceat_rows["primary"], "encoding"].tolist() == ["word/mean"]
     assert (ceat_rows["effect_size"] > 1).all() and (ceat_rows["p_value"] < 0.01).all()
     assert ceat_rows["se"].notna().all() and out.loc[out["method"] != "CEAT", "se"].isna().all()
+
+
+def test_reduced_ceat_equals_ceat_on_the_reduced_word_set():
+    """CEAT on targets reduced to the vocabulary = CEAT on a table without the others."""
+    frame, arrays = frame_and_arrays(n_ctx=3)
+    arrays = (
+        {e: arrays["word/mean"] for e in ("sent/cls", "sent/last", "sent/mean")}
+        | {e: arrays["word/mean"] for e in ("word/mean", "word/first", "word/last")}
+        | {"valid": arrays["valid"]}
+    )
+    settings = ScoreSettings(exact_max=10**6, n_samples=1000, ceat_samples=200)
+    common = dict(
+        model="m",
+        kind="transformer",
+        is_decoder=False,
+        source="templates",
+        test="T",
+        descriptor="names",
+        settings=settings,
+        signature="s",
+    )
+    samples = {}
+    rows = score_file(frame, arrays, in_vocabulary=lambda w: w != "x3", samples=samples, **common)
+    reduced = rows.set_index(["method", "encoding"]).loc[("CEAT", "word/mean+reduced")]
+    keep = (frame["stimulus"] != "x3").to_numpy()
+    direct = (
+        score_file(
+            frame[keep].reset_index(drop=True), {k: v[keep] for k, v in arrays.items()}, **common
+        )
+        .set_index(["method", "encoding"])
+        .loc[("CEAT", "word/mean")]
+    )
+    assert reduced["effect_size"] == pytest.approx(direct["effect_size"])
+    assert (
+        reduced["n_x"] == 2 and reduced["dropped"] == "" and reduced["p_value"] == direct["p_value"]
+    )
+    assert samples["word/mean+reduced"].shape == (200,)

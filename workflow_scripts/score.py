@@ -2,9 +2,13 @@
 
 from pathlib import Path
 
+import numpy as np
+
 from biasbench.external import sha256_of
 from biasbench.extract import read_embeddings
-from biasbench.io import log_to, read_tsv, write_tsv
+from biasbench.io import atomic_path, log_to, read_tsv, write_tsv
+from biasbench.lpbs_scoring import tokenizer_vocabulary_test
+from biasbench.models import ModelSpec, load_tokenizer
 from biasbench.scoring import ScoreSettings, score_file
 from biasbench.wordsets import WordSet
 
@@ -12,11 +16,16 @@ sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 arrays, attrs = read_embeddings(sm.input.embeddings, sm.wildcards.descriptor)
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
+spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
+in_vocabulary = None
+if spec.kind == "transformer":  # CEAT on targets reduced to the model's vocabulary too
+    in_vocabulary = tokenizer_vocabulary_test(load_tokenizer(spec, Path(sm.input.model).parent))
+samples = {}
 frame = score_file(
     read_tsv(sm.input.contexts),
     arrays,
     model=sm.wildcards.model,
-    kind=sm.params.kind,
+    kind=spec.kind,
     is_decoder=bool(attrs["is_decoder"]),
     source=sm.wildcards.source,
     test=sm.wildcards.test,
@@ -24,5 +33,9 @@ frame = score_file(
     settings=settings,
     signature=sha256_of(sm.input.contexts)[:12],
     expected=WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8")).sets,
+    in_vocabulary=in_vocabulary,
+    samples=samples,
 )
-write_tsv(sm.output[0], frame)
+write_tsv(sm.output.scores, frame)
+with atomic_path(sm.output.samples) as tmp, open(tmp, "wb") as fh:
+    np.savez(fh, **samples)
