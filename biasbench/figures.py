@@ -8,12 +8,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from biasbench.io import atomic_path  # noqa: E402
+from biasbench.io import atomic_path, read_tsv  # noqa: E402
 from biasbench.tables import primary_scores  # noqa: E402
 
-METHODS = ("s-SEAT", "w-SEAT", "CEAT")
+METHODS = ("s-SEAT", "w-SEAT", "CEAT", "LPBS")
 
 
 def method_table(scores: pd.DataFrame) -> pd.DataFrame:
@@ -36,9 +37,60 @@ def _save(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     plt.close(fig)
 
 
-def figure2(scores: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+Paths = list[str]
+
+
+def _scores(paths: Paths) -> pd.DataFrame:
+    return pd.concat([read_tsv(p) for p in paths], ignore_index=True)
+
+
+def figure1(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
+    """Effect sizes by model and parameter choice (target description; context source),
+    non-significant ones faint, and the distribution of significant scores per method
+    (Figure 1). Primary encodings of every method; simplified sets left out."""
+    scores = _scores(inputs)
+    scores = scores[scores["primary"].astype(bool) & (scores["descriptor"] != "simplified")]
+    scores = scores.assign(
+        context=np.where(scores["source"].isin(["templates", "words"]), "templates", "corpus")
+    )
+    models = list(dict.fromkeys(scores["model"]))
+    fig, axes = plt.subplots(2, 2, figsize=(13, 8), gridspec_kw={"width_ratios": [3, 1]})
+    for ax, choice, levels in (
+        (axes[0][0], "descriptor", ("names", "terms")),
+        (axes[1][0], "context", ("templates", "corpus")),
+    ):
+        for k, level in enumerate(levels):
+            part = scores[scores[choice] == level]
+            x = np.array([models.index(m) for m in part["model"]], float) + (k - 0.5) * 0.35
+            x += np.linspace(-0.08, 0.08, len(part))  # spread points of one model a little
+            sig = (part["p_value"] < alpha).to_numpy()
+            y = part["effect_size"].to_numpy()
+            ax.scatter(x[sig], y[sig], s=12, color=f"C{k}", label=level)
+            ax.scatter(x[~sig], y[~sig], s=12, color=f"C{k}", alpha=0.15)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xticks(range(len(models)), models, fontsize=8)
+        ax.set_ylabel(
+            f"effect size, by {'target description' if choice == 'descriptor' else 'context'}"
+        )
+        ax.legend(fontsize=8, loc="upper right")
+    significant = scores[scores["p_value"] < alpha]
+    for ax, choice, levels in (
+        (axes[0][1], "descriptor", ("names", "terms")),
+        (axes[1][1], "context", ("templates", "corpus")),
+    ):
+        for k, level in enumerate(levels):
+            values = significant.loc[significant[choice] == level, "effect_size"]
+            ax.hist(values, bins=20, range=(-2, 2), alpha=0.5, color=f"C{k}", label=level)
+        ax.set_xlabel(f"significant effect sizes (p < {alpha})")
+        ax.legend(fontsize=7)
+    fig.suptitle("Bias scores across all experiments (faint: not significant; cf. Figure 1)")
+    _save(fig, png, pdf)
+
+
+def figure2(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
     """Share of each target set kept when reduced to single tokens of the model's vocabulary
     (Figure 2), per model, from the LPBS rows (the reduction is what LPBS' reduced sets use)."""
+    scores = _scores(inputs)
     rows = scores[(scores["method"] == "LPBS") & (scores["encoding"] == "reduced/noun")]
     rows = rows[rows["descriptor"] != "simplified"]
     models = list(dict.fromkeys(rows["model"]))
@@ -58,9 +110,73 @@ def figure2(scores: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike
     _save(fig, png, pdf)
 
 
-def figure5(scores: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+def figure3(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
+    """Per-sample effect sizes of C1 with simplified, reduced and full target sets: CEAT on
+    cosine similarities (top) and probability-based CEAT (bottom) (Figure 3). Inputs are the
+    ``.samples.npz`` files of the score and LPBS stages."""
+    panels = {"CEAT (cosine)": {}, "LPBS (probability)": {}}
+    for path in inputs:
+        with np.load(path) as data:
+            for key in data.files:
+                if "/lpbs/" in path:
+                    descriptor, variant = key.split("|")
+                    panel = panels["LPBS (probability)"]
+                else:
+                    descriptor = path.rsplit("/", 1)[1].split(".")[0]
+                    variant = "reduced" if key.endswith("+reduced") else "full"
+                    panel = panels["CEAT (cosine)"]
+                label = "simplified" if descriptor == "simplified" else f"{variant} ({descriptor})"
+                if descriptor != "simplified" or variant == "full":
+                    panel[label] = data[key]
+    fig, axes = plt.subplots(2, 1, figsize=(8, 6.5))
+    for ax, (title, curves) in zip(axes, panels.items(), strict=True):
+        for label, values in sorted(curves.items()):
+            ax.hist(values, bins=60, histtype="step", lw=1.5, label=label, density=True)
+        if not curves:
+            ax.text(
+                0.5,
+                0.5,
+                "no samples: too few contexts in the corpus",
+                ha="center",
+                transform=ax.transAxes,
+            )
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("per-sample effect size")
+        ax.legend(fontsize=8)
+    fig.suptitle("C1 (flowers/insects): effect size distributions (cf. Figure 3)")
+    _save(fig, png, pdf)
+
+
+def figure4(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
+    """Probability-based CEAT by the largest word gap allowed between target and attribute
+    (Figure 4), per test, model and corpus; hollow markers are not significant."""
+    sweep = _scores(inputs)
+    tests = list(dict.fromkeys(sweep["test"]))
+    fig, axes = plt.subplots(1, len(tests), figsize=(5.5 * len(tests), 4), squeeze=False)
+    for ax, test in zip(axes[0], tests, strict=True):
+        for k, ((model, source), g) in enumerate(
+            sweep[sweep["test"] == test].groupby(["model", "source"])
+        ):
+            g = g.sort_values("window")
+            color = f"C{k}"
+            ax.plot(g["window"], g["effect_size"], color=color, label=f"{model} / {source}")
+            sig = (g["p_value"] < alpha).to_numpy()
+            ax.scatter(g["window"][sig], g["effect_size"][sig], color=color)
+            ax.scatter(
+                g["window"][~sig], g["effect_size"][~sig], facecolors="none", edgecolors=color
+            )
+        ax.axvline(18, color="grey", lw=0.5, ls="--")
+        ax.set_title(test)
+        ax.set_xlabel("largest gap between the stimuli (words)")
+        ax.set_ylabel("combined effect size")
+        ax.legend(fontsize=7)
+    fig.suptitle("Effect of the window size on probability-based CEAT (cf. Figure 4)")
+    _save(fig, png, pdf)
+
+
+def figure5(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
     """Pairwise scatter matrix of the methods' effect sizes, coloured by model (Figure 5)."""
-    table = method_table(scores)
+    table = method_table(_scores(inputs))
     methods = [m for m in METHODS if m in table.columns]
     models = list(dict.fromkeys(table.index.get_level_values("model")))
     n = len(methods)
@@ -88,4 +204,10 @@ def figure5(scores: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike
     _save(fig, png, pdf)
 
 
-FIGURES = {"figure2_vocabulary": figure2, "figure5_scatter": figure5}
+FIGURES = {
+    "figure1_scores": figure1,
+    "figure2_vocabulary": figure2,
+    "figure3_distributions": figure3,
+    "figure4_window": figure4,
+    "figure5_scatter": figure5,
+}

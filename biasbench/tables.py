@@ -112,7 +112,13 @@ def _label(ctx: TableContext, model: str) -> str:
 
 #: context source of each method in the paper's replication tables (Table 2's defaults);
 #: CEAT falls back to templates when no Reddit corpus is configured
-SOURCE_OF_METHOD = {"WEAT": "words", "s-SEAT": "templates", "w-SEAT": "templates", "CEAT": "reddit"}
+SOURCE_OF_METHOD = {
+    "WEAT": "words",
+    "s-SEAT": "templates",
+    "w-SEAT": "templates",
+    "CEAT": "reddit",
+    "LPBS": "templates",
+}
 
 
 def method_source(scores: pd.DataFrame, method: str) -> str:
@@ -224,7 +230,14 @@ def table13(ctx: TableContext) -> pd.DataFrame:
     return _finish(cells, ctx.alpha)
 
 
-METHOD_PAIRS = (("s-SEAT", "w-SEAT"), ("s-SEAT", "CEAT"), ("w-SEAT", "CEAT"))
+METHOD_PAIRS = (
+    ("s-SEAT", "w-SEAT"),
+    ("s-SEAT", "CEAT"),
+    ("w-SEAT", "CEAT"),
+    ("s-SEAT", "LPBS"),
+    ("w-SEAT", "LPBS"),
+    ("CEAT", "LPBS"),
+)
 MIN_POINTS = 3  # fewer points give no meaningful correlation: "n/a", as in the paper
 
 
@@ -234,7 +247,7 @@ def table5(ctx: TableContext) -> pd.DataFrame:
     cells = []
     for model in _transformers(ctx):
         per_method = {}
-        for method in ("s-SEAT", "w-SEAT", "CEAT"):
+        for method in ("s-SEAT", "w-SEAT", "CEAT", "LPBS"):
             rows, source = primary_scores(ctx.scores[ctx.scores["model"] == model], method)
             per_method[method] = (
                 rows.set_index(["test", "descriptor"])[["effect_size", "p_value"]],
@@ -331,6 +344,45 @@ def table6(ctx: TableContext) -> pd.DataFrame:
     return _finish(cells, ctx.alpha)
 
 
+def _corpus_of(ctx: TableContext, method: str) -> str | None:
+    """Reddit if the method has rows there, else its first corpus (not templates/words)."""
+    sources = ctx.scores.loc[ctx.scores["method"] == method, "source"]
+    corpora = [s for s in dict.fromkeys(sources) if s not in ("templates", "words")]
+    return "reddit" if "reddit" in corpora else (corpora[0] if corpora else None)
+
+
+def table14(ctx: TableContext) -> pd.DataFrame:
+    """Cosine (CEAT on word/mean) vs probability (probability-based CEAT) with simplified,
+    reduced and full target sets (paper Table 14); cosine on the CEAT corpus if any model
+    has one, else on templates."""
+    cosine_source = _corpus_of(ctx, "CEAT") or "templates"
+    prob_source = _corpus_of(ctx, "p-CEAT")
+    selectors = []
+    for test in TABLE3_TESTS:
+        descriptor = _primary_descriptor(ctx.scores, test)
+        for model in _transformers(ctx):
+            cells = [
+                ("CEAT", cosine_source, "simplified", "simplified", "word/mean"),
+                ("CEAT", cosine_source, "reduced", descriptor, "word/mean+reduced"),
+                ("CEAT", cosine_source, "full", descriptor, "word/mean"),
+                ("p-CEAT", prob_source, "simplified", "simplified", "full/noun"),
+                ("p-CEAT", prob_source, "reduced", descriptor, "reduced/noun"),
+                ("p-CEAT", prob_source, "full", descriptor, "full/noun"),
+            ]
+            for method, source, variant, desc, encoding in cells:
+                labels = {
+                    "method": method,
+                    "test": test,
+                    "column": f"{_label(ctx, model)} {variant}",
+                }
+                where = {"method": method, "test": test, "model": model, "source": source}
+                selectors.append((labels, {**where, "descriptor": desc, "encoding": encoding}))
+    cells = _our_cells(ctx, selectors) + _published_cells(
+        ctx, "table14", lambda r: f"{r.paper_model} {r.variant} (paper)"
+    )
+    return _finish(cells, ctx.alpha)
+
+
 def _is_decoder(ctx: TableContext, model: str) -> bool:
     """Decoders have no scored ``sent/cls`` (see scoring.method_encodings)."""
     rows = ctx.scores[(ctx.scores["model"] == model) & (ctx.scores["method"] == "s-SEAT")]
@@ -366,6 +418,10 @@ TABLES: dict[str, tuple[Callable[[TableContext], pd.DataFrame], str]] = {
     ),
     "table4_lpbs": (table4, "Table 4: LPBS with simplified, reduced and full target sets"),
     "table6_adjectives": (table6, "Table 6: LPBS with attributes as nouns or adjectives"),
+    "table14_probability": (
+        table14,
+        "Table 14: cosine (CEAT) vs probability (LPBS scores combined as in CEAT)",
+    ),
     "weat_static": (weat_static, "WEAT on static word embeddings"),
 }
 

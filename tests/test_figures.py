@@ -1,6 +1,9 @@
+import numpy as np
 import pandas as pd
+import pytest
 
-from biasbench.figures import figure5, method_table
+from biasbench.figures import FIGURES, method_table
+from biasbench.io import write_tsv
 
 
 def scores():
@@ -31,7 +34,29 @@ def test_method_table_takes_primary_scores_on_default_sources():
     assert list(table.loc[("m", "C6", "names")]) == [0.6, 0.2, 0.4]  # CEAT, s-SEAT, w-SEAT
 
 
-def test_figure5_writes_png_and_pdf(tmp_path):
-    figure5(scores(), tmp_path / "f.png", tmp_path / "f.pdf")
+def full_scores():
+    frame = scores().assign(p_value=0.001, encoding="word/mean", n_x=2, n_y=2)
+    lpbs = frame[frame["method"] == "CEAT"].assign(
+        method="LPBS", encoding="reduced/noun", dropped_X=1, dropped_Y=0, window=4
+    )
+    return pd.concat([frame, lpbs], ignore_index=True)
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_every_figure_writes_png_and_pdf(tmp_path, name):
+    tsv = tmp_path / "scores.tsv"
+    write_tsv(tsv, full_scores())
+    inputs = [str(tsv)]
+    if name == "figure3_distributions":
+        rng = np.random.default_rng(0)
+        (tmp_path / "scores").mkdir()
+        (tmp_path / "lpbs").mkdir()
+        inputs = [str(tmp_path / "scores" / "names.samples.npz"), str(tmp_path / "lpbs" / "C1.npz")]
+        np.savez(
+            inputs[0],
+            **{"word/mean": rng.normal(size=50), "word/mean+reduced": rng.normal(size=50)},
+        )
+        np.savez(inputs[1], **{"names|full": rng.normal(size=50)})
+    FIGURES[name](inputs, tmp_path / "f.png", tmp_path / "f.pdf", 0.01)
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "f.pdf").read_bytes()[:4] == b"%PDF"

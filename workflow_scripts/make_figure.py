@@ -1,11 +1,8 @@
 """Adapter: rule figure -> biasbench.figures."""
 
-import pandas as pd
-
 from biasbench.figures import FIGURES
-from biasbench.io import log_to, read_tsv
+from biasbench.io import log_to
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-scores = pd.concat([read_tsv(p) for p in sm.input.scores], ignore_index=True)
-FIGURES[sm.wildcards.figure](scores, sm.output.png, sm.output.pdf)
+FIGURES[sm.wildcards.figure](list(sm.input), sm.output.png, sm.output.pdf, sm.params.alpha)
