@@ -10,8 +10,17 @@ X u Y -- the convention of the original implementation. With weights w_i = 1/v_i
     w*_i = 1 / (v_i + tau^2),   CES = sum w*_i d_i / sum w*_i,   SE = sqrt(1 / sum w*_i)
     p = 2 (1 - Phi(|CES / SE|))                                      (two-sided)
 
-The samples are vectorised: every cosine between a target context and an attribute context
-is computed once, and each sample gathers its rows and columns from that matrix.
+The samples are vectorised without a matrix of cosines: for unit vectors
+
+    s(t, A, B) = mean_a cos(t, a) - mean_b cos(t, b) = t . (mean_a a - mean_b b),
+
+so a sample gathers its attribute contexts' unit vectors, reduces them to that difference
+and takes its dot product with each of its target contexts. The former all-pairs cosine
+matrix cost more to compute than all the samples and, with hundreds of attribute stimuli,
+was far larger than the caches, so every gathered cosine was a cache miss (Dis: 8 s for
+10,000 samples on one core; now 2-3 s). The attribute gather is bound by memory bandwidth,
+so those vectors are float32, like the former code's cosines; the dot products and the
+statistics are float64 (effect sizes within ~1e-6 of all-float64 arithmetic).
 """
 
 from __future__ import annotations
@@ -22,6 +31,9 @@ import numpy as np
 from scipy.stats import norm
 
 from biasbench.weat import unit_rows
+
+#: bytes of gathered vectors per block of samples: small enough for a core's L2 cache
+_BLOCK_BYTES = 1 << 19
 
 
 @dataclass(frozen=True)
@@ -71,23 +83,32 @@ def ceat(
     attributes = contexts["A"] + contexts["B"]
     t_offsets = np.cumsum([0] + [len(m) for m in targets])
     a_offsets = np.cumsum([0] + [len(m) for m in attributes])
-    cos = (
-        unit_rows(np.concatenate(targets), "targets")
-        @ unit_rows(np.concatenate(attributes), "attributes").T
-    ).astype(np.float32)  # halves the memory traffic of the gather; means are taken in float64
-    flat, width = cos.ravel(), cos.shape[1]
-    n_x, n_a = len(contexts["X"]), len(contexts["A"])
+    t_unit = unit_rows(np.concatenate(targets), "targets")
+    a_unit = unit_rows(np.concatenate(attributes), "attributes").astype(np.float32)
+    n_x, n_a, n_b = len(contexts["X"]), len(contexts["A"]), len(contexts["B"])
+    # weights @ (one context per attribute stimulus) = mean A context - mean B context
+    weights = np.concatenate([np.full(n_a, 1 / n_a), np.full(n_b, -1 / n_b)], dtype=np.float32)
+    dim = a_unit.shape[1]
+    a_block = max(1, _BLOCK_BYTES // (len(attributes) * dim * 4))  # samples per block
+    t_block = max(1, _BLOCK_BYTES // (len(targets) * dim * 8))
+    gathered = np.empty((a_block, len(attributes), dim), np.float32)
     rng = np.random.default_rng(seed)
     t_sizes, a_sizes = np.diff(t_offsets), np.diff(a_offsets)
     d_all, v_all = [], []
-    for start in range(0, n_samples, chunk):
+    for start in range(0, n_samples, chunk):  # ``chunk`` fixes the order of the draws
         m = min(chunk, n_samples - start)
         rows = t_offsets[:-1] + (rng.random((m, len(targets))) * t_sizes).astype(np.int64)
         cols = a_offsets[:-1] + (rng.random((m, len(attributes))) * a_sizes).astype(np.int64)
-        sims = np.take(flat, rows[:, :, None] * width + cols[:, None, :])  # (m, targets, attrs)
-        s = sims[:, :, :n_a].mean(axis=2, dtype=np.float64) - sims[:, :, n_a:].mean(
-            axis=2, dtype=np.float64
-        )
+        diff = np.empty((m, dim), np.float32)  # per sample: mean A context - mean B context
+        for b in range(0, m, a_block):
+            k = min(a_block, m - b)
+            # mode="clip" fills ``out`` directly (the indices are in range by construction)
+            g = np.take(a_unit, cols[b : b + k], axis=0, out=gathered[:k], mode="clip")
+            np.matmul(weights, g, out=diff[b : b + k])
+        s = np.empty((m, len(targets)))  # s(t, A, B) of each sample's target contexts
+        for b in range(0, m, t_block):
+            block = slice(b, b + t_block)
+            s[block] = np.matmul(t_unit[rows[block]], diff[block, :, None])[:, :, 0]
         sd = s.std(axis=1, ddof=1)
         d_all.append((s[:, :n_x].mean(axis=1) - s[:, n_x:].mean(axis=1)) / sd)
         v_all.append(sd**2)

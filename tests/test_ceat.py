@@ -76,3 +76,45 @@ def test_strong_bias_is_significant_and_seeded():
 def test_missing_set():
     with pytest.raises(ValueError, match="set B has no stimulus"):
         ceat({"X": [np.ones((1, 2))], "Y": [np.ones((1, 2))], "A": [np.ones((1, 2))], "B": []})
+
+
+def _loop_ceat(ctx, n_samples, seed, chunk):
+    """CEAT written out sample by sample, cosine by cosine, with the same draws: per chunk,
+    one uniform number per target stimulus (X then Y), then one per attribute stimulus."""
+    targets, attributes = ctx["X"] + ctx["Y"], ctx["A"] + ctx["B"]
+    n_x, n_a = len(ctx["X"]), len(ctx["A"])
+    rng = np.random.default_rng(seed)
+    d, v = [], []
+    for start in range(0, n_samples, chunk):
+        m = min(chunk, n_samples - start)
+        u_t, u_a = rng.random((m, len(targets))), rng.random((m, len(attributes)))
+        for i in range(m):
+            t = [c[int(u * len(c))] for c, u in zip(targets, u_t[i], strict=True)]
+            a = [c[int(u * len(c))] for c, u in zip(attributes, u_a[i], strict=True)]
+            s = []
+            for w in t:
+                cos = [w @ x / np.linalg.norm(w) / np.linalg.norm(x) for x in a]
+                s.append(np.mean(cos[:n_a]) - np.mean(cos[n_a:]))
+            d.append((np.mean(s[:n_x]) - np.mean(s[n_x:])) / np.std(s, ddof=1))
+            v.append(np.var(s, ddof=1))
+    return np.array(d), np.array(v)
+
+
+@pytest.mark.parametrize("block_bytes", [1, 3000, None])
+def test_vectorised_equals_loop(monkeypatch, block_bytes):
+    import biasbench.ceat as ceat_module
+
+    if block_bytes is not None:  # 1: one sample per block; 3000: blocks with a remainder
+        monkeypatch.setattr(ceat_module, "_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(5)
+    ctx = {
+        r: [rng.normal(size=(rng.integers(1, 5), 6)) for _ in range(n)]
+        for r, n in zip("XYAB", (3, 4, 5, 2), strict=True)
+    }
+    res = ceat(ctx, n_samples=250, seed=7, chunk=100)
+    d, v = _loop_ceat(ctx, 250, 7, 100)
+    # the attribute vectors are float32: equal up to their rounding (a bug is off by >> 1e-3)
+    np.testing.assert_allclose(res.effect_sizes, d, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        (res.ces, res.se, res.tau_squared, res.p_value), random_effects(d, v), rtol=1e-5
+    )
