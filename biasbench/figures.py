@@ -41,7 +41,15 @@ Paths = list[str]
 
 
 def _scores(paths: Paths) -> pd.DataFrame:
-    return pd.concat([read_tsv(p) for p in paths], ignore_index=True)
+    return pd.concat([read_tsv(p) for p in paths], ignore_index=True) if paths else pd.DataFrame()
+
+
+def _no_data(png: str | os.PathLike, pdf: str | os.PathLike, what: str) -> None:
+    """A figure whose inputs the configuration does not produce says so instead of failing."""
+    fig, ax = plt.subplots(figsize=(6, 2))
+    ax.axis("off")
+    ax.text(0.5, 0.5, f"No data: {what}", ha="center", va="center")
+    _save(fig, png, pdf)
 
 
 def figure1(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
@@ -90,6 +98,8 @@ def figure1(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha
 def figure2(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
     """Share of each target set kept when reduced to single tokens of the model's vocabulary
     (Figure 2), per model, from the LPBS rows (the reduction is what LPBS' reduced sets use)."""
+    if not inputs:
+        return _no_data(png, pdf, "the configuration runs no LPBS (lpbs.models, lpbs.tests)")
     scores = _scores(inputs)
     rows = scores[(scores["method"] == "LPBS") & (scores["encoding"] == "reduced/noun")]
     rows = rows[rows["descriptor"] != "simplified"]
@@ -150,6 +160,8 @@ def figure3(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha
 def figure4(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha: float) -> None:
     """Probability-based CEAT by the largest word gap allowed between target and attribute
     (Figure 4), per test, model and corpus; hollow markers are not significant."""
+    if not inputs:
+        return _no_data(png, pdf, "no LPBS corpus run of C1 or C9 (lpbs.corpora, lpbs.tests)")
     sweep = _scores(inputs)
     tests = list(dict.fromkeys(sweep["test"]))
     fig, axes = plt.subplots(1, len(tests), figsize=(5.5 * len(tests), 4), squeeze=False)

@@ -60,3 +60,9 @@ def test_every_figure_writes_png_and_pdf(tmp_path, name):
     FIGURES[name](inputs, tmp_path / "f.png", tmp_path / "f.pdf", 0.01)
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "f.pdf").read_bytes()[:4] == b"%PDF"
+
+
+@pytest.mark.parametrize("name", ["figure2_vocabulary", "figure3_distributions", "figure4_window"])
+def test_figures_without_inputs_say_so(tmp_path, name):
+    FIGURES[name]([], tmp_path / "f.png", tmp_path / "f.pdf", 0.01)
+    assert (tmp_path / "f.pdf").read_bytes()[:4] == b"%PDF"

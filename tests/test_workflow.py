@@ -47,13 +47,20 @@ def workdir(tmp_path_factory):
         groups = [*doc["targets"].values(), {k: doc["attributes"][k] for k in "AB"}]
         words += [w for g in groups for s in g.values() for w in s["words"]]
     words += ["person's", "name", "i", "think", "matters", "we", "talked", "about", "today"]
-    model_dir = tiny_bert(tmp_path_factory.mktemp("tiny-bert"), tuple(words))
+    model_dir = tiny_bert(tmp_path_factory.mktemp("tiny-bert"), tuple(words), mlm_head=True)
     corpus = work / "corpus" / "RC_test.zst"
     corpus.parent.mkdir()
     docs = [
         {"body": f"I think {w} matters. We talked about {w} today."}
         for w in words[:-9]
         for _ in range(3)
+    ]
+    c6 = yaml.safe_load((ROOT / "resources/wordsets/C6.yaml").read_text())
+    targets = c6["targets"]["terms"]["X"]["words"] + c6["targets"]["terms"]["Y"]["words"]
+    docs += [  # target and attribute in one sentence: contexts of probability-based CEAT
+        {"body": f"I think {t} talked about {a} today."}
+        for t in targets
+        for a in c6["attributes"]["A"]["words"][:3] + c6["attributes"]["B"]["words"][:3]
     ]
     corpus.write_bytes(
         zstandard.ZstdCompressor().compress("\n".join(json.dumps(d) for d in docs).encode())
@@ -74,6 +81,22 @@ def workdir(tmp_path_factory):
     config["scoring"].update(n_samples=2000, ceat_samples=500)
     config["corpora"] = {"mini": {"kind": "reddit", "files": [str(corpus)]}}
     config["sampling"] = {"per_stimulus": 4, "window_words": 4, "max_sentence_chars": 1000}
+    # double-slot templates written out (the default set is an external file: no network here)
+    (work / "resources/templates/tiny_double.yaml").write_text(
+        "target_slot: TTT\nattribute_slot: AAA\ncategories:\n"
+        "  basic:\n    singular: [TTT is AAA., TTT likes AAA.]\n"
+        "    plural: [TTT are AAA., TTT like AAA.]\n"
+        "  disease: {singular: [The TTT disease is AAA.]}\n"
+    )
+    config["lpbs"] = {
+        "models": ["tiny-bert"],
+        "tests": ["C6", "C9"],
+        "templates": "tiny_double",
+        "corpora": ["mini"],
+        "per_pair": 3,
+        "max_gap": 18,
+        "window_sweep": [1, 4],
+    }
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     run = snakemake(work)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -83,10 +106,18 @@ def workdir(tmp_path_factory):
 def test_outputs(workdir):
     for table in ("table3_seat", "table11_names_terms", "table13_encoding", "weat_static"):
         assert (workdir / f"results/tables/{table}.md").stat().st_size > 0
-    scores = (workdir / "results/scores/all.tsv").read_text().splitlines()
-    # C6 and C9 have names and terms; per descriptor: tiny-bert on templates and on the
-    # corpus (6 SEAT + 6 CEAT rows each), GloVe (1 WEAT row)
-    assert len(scores) == 1 + 4 * (2 * 12 + 1)
+    scores = pd.read_csv(workdir / "results/scores/all.tsv", sep="\t")
+    counts = scores.groupby("method").size().to_dict()
+    # C6 and C9 have names, terms and simplified targets; per descriptor: tiny-bert on
+    # templates and on the corpus (6 SEAT + 6 CEAT rows each, and CEAT on the reduced set),
+    # GloVe (1 WEAT row); LPBS and p-CEAT: full and reduced per descriptor
+    assert counts == {"WEAT": 6, "s-SEAT": 36, "w-SEAT": 36, "CEAT": 84, "LPBS": 12, "p-CEAT": 12}
+    pcet = scores[(scores["method"] == "p-CEAT") & (scores["test"] == "C6")]
+    assert pcet.loc[pcet["descriptor"] == "terms", "effect_size"].notna().all()
+    sweep = pd.read_csv(workdir / "results/lpbs/tiny-bert/mini/C6.sweep.tsv", sep="\t")
+    assert list(sweep["window"]) == [1, 4]
+    for figure in ("figure1_scores", "figure2_vocabulary", "figure4_window"):
+        assert (workdir / f"results/figures/{figure}.pdf").stat().st_size > 0
     samples = pd.read_csv(workdir / "results/corpus/mini/samples.tsv", sep="\t")
     assert not samples["sentence"].str.contains("matters. We").any()  # split into sentences
     assert (samples.groupby("stimulus").size() <= 4).all()  # per_stimulus
