@@ -142,7 +142,9 @@ def figure3(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha
     for ax, (title, curves) in zip(axes, panels.items(), strict=True):
         for label, values in sorted(curves.items()):
             ax.hist(values, bins=60, histtype="step", lw=1.5, label=label, density=True)
-        if not curves:
+        if curves:
+            ax.legend(fontsize=8)
+        else:
             ax.text(
                 0.5,
                 0.5,
@@ -152,7 +154,6 @@ def figure3(inputs: Paths, png: str | os.PathLike, pdf: str | os.PathLike, alpha
             )
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("per-sample effect size")
-        ax.legend(fontsize=8)
     fig.suptitle("C1 (flowers/insects): effect size distributions (cf. Figure 3)")
     _save(fig, png, pdf)
 
