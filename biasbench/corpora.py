@@ -305,3 +305,9 @@ def iter_corpus(kind: str, paths: Iterable[str | os.PathLike], **options: str) -
             yield doc
     if seen == 0:
         raise InputError(f"{kind} corpus {[str(p) for p in paths]}: no documents")
+
+
+def iter_configured_corpus(cfg: dict, paths: Iterable[str | os.PathLike]) -> Iterator[str]:
+    """Documents of a corpus as configured under ``corpora:`` (its kind and reader options)."""
+    options = {k: v for k, v in cfg.items() if k not in ("kind", "files")}
+    return iter_corpus(cfg["kind"], paths, **options)

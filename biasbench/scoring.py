@@ -91,6 +91,17 @@ def check_drops(
             )
 
 
+def _ceat_stats(res) -> dict:
+    return {
+        "effect_size": res.ces,
+        "p_value": res.p_value,
+        "se": res.se,
+        "tau_squared": res.tau_squared,
+        "n_partitions": res.n_samples,
+        "exact": False,
+    }
+
+
 def score_file(
     contexts: pd.DataFrame,
     arrays: dict[str, np.ndarray],
@@ -136,14 +147,7 @@ def score_file(
                 res = ceat(groups, n_samples=settings.ceat_samples, seed=seed)
                 if samples is not None and encoding == "word/mean":
                     samples[encoding] = res.effect_sizes.astype(np.float32)
-                stats = {
-                    "effect_size": res.ces,
-                    "p_value": res.p_value,
-                    "se": res.se,
-                    "tau_squared": res.tau_squared,
-                    "n_partitions": res.n_samples,
-                    "exact": False,
-                }
+                stats = _ceat_stats(res)
                 counts = {f"n_{r.lower()}": len(groups[r]) for r in ROLES}
             else:
                 items = {r: set_items(groups[r], unit) for r in ROLES}
@@ -206,13 +210,8 @@ def score_file(
                     "encoding": "word/mean+reduced",
                     "primary": False,
                     "unit": "sampled context",
-                    "effect_size": res.ces,
-                    "p_value": res.p_value,
-                    "se": res.se,
-                    "tau_squared": res.tau_squared,
+                    **_ceat_stats(res),
                     **{f"n_{r.lower()}": len(groups[r]) for r in ROLES},
-                    "n_partitions": res.n_samples,
-                    "exact": False,
                     **{f"dropped_{r}": len(removed[r]) for r in ROLES},
                     "dropped": ";".join(f"{r}:{w}" for r in ROLES for w in removed[r]),
                 }

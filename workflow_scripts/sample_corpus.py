@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from biasbench.corpora import iter_corpus
+from biasbench.corpora import iter_configured_corpus
 from biasbench.io import log_to, write_tsv
 from biasbench.sampling import coverage, sample_contexts
 from biasbench.wordsets import ROLES, WordSet
@@ -11,9 +11,7 @@ sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 wordsets = [WordSet.from_json(Path(p).read_text(encoding="utf-8")) for p in sm.input.wordsets]
 stimuli = [s for ws in wordsets for role in ROLES for s in ws.sets[role]]
-corpus = dict(sm.params.corpus)
-options = {"column": corpus["column"]} if "column" in corpus else {}
-documents = iter_corpus(corpus["kind"], sm.input.files, **options)
+documents = iter_configured_corpus(dict(sm.params.corpus), sm.input.files)
 samples = sample_contexts(
     documents,
     stimuli,

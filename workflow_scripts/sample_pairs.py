@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from biasbench.corpora import iter_corpus
+from biasbench.corpora import iter_configured_corpus
 from biasbench.io import log_to, write_tsv
 from biasbench.lpbs_corpus import pair_list, sample_pairs
 from biasbench.wordsets import WordSet
@@ -10,11 +10,9 @@ from biasbench.wordsets import WordSet
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 wordsets = [WordSet.from_json(Path(p).read_text(encoding="utf-8")) for p in sm.input.wordsets]
-corpus = dict(sm.params.corpus)
-options = {k: v for k, v in corpus.items() if k not in ("kind", "files")}
 lpbs = sm.params.lpbs
 pairs = sample_pairs(
-    iter_corpus(corpus["kind"], sm.input.files, **options),
+    iter_configured_corpus(dict(sm.params.corpus), sm.input.files),
     [pair for ws in wordsets for pair in pair_list(ws.sets)],
     per_pair=lpbs.get("per_pair", 20),
     seed=sm.params.seed,
