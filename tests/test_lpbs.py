@@ -12,6 +12,7 @@ from biasbench.lpbs import (
     mlm_context_log_probs,
     mlm_log_probs,
     sentence_log_probs,
+    shared_prefix_log_probs,
     split_double_template,
 )
 
@@ -134,3 +135,20 @@ def test_mlm_context_probes_mask_by_character_span(tmp_path):
             expected = torch.log_softmax(model(**enc).logits, -1)[0, 1, john]
         assert got == pytest.approx(float(expected), abs=1e-5)
     assert pt[0] == pytest.approx(pt[1])  # batched rows agree
+
+
+def test_shared_prefix_equals_separate_continuations(tmp_path):
+    """The cached-prefix path gives the same log-probabilities as running every sentence."""
+    path = tiny_gpt2(tmp_path, lm_head=True)
+    model, tok = (
+        AutoModelForCausalLM.from_pretrained(path).eval(),
+        AutoTokenizer.from_pretrained(path),
+    )
+    prefixes = ["Paul is", "Joan is a person that"]
+    continuations = [" kind.", " a person that is here.", " mean", " here and there."]
+    for rows in (4, 8, 100):  # one prefix per batch, two, all at once
+        shared = shared_prefix_log_probs(model, tok, prefixes, continuations, rows)
+        separate = continuation_log_probs(
+            model, tok, [p for p in prefixes for _ in continuations], continuations * 2
+        ).reshape(2, 4)
+        np.testing.assert_allclose(shared, separate, atol=1e-4)
