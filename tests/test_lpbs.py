@@ -19,6 +19,12 @@ from biasbench.lpbs import (
 from .tiny_models import tiny_bert, tiny_gpt2
 
 
+def causal_lm(tmp_path):
+    """A tiny random GPT-2 with its LM head, and its tokenizer (code-path checks only)."""
+    path = tiny_gpt2(tmp_path, lm_head=True)
+    return AutoModelForCausalLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
+
+
 def test_bias_score_hand_computed():
     pt = np.log([[0.2, 0.1, 0.3]])
     pp = np.log([[0.1, 0.1, 0.1]])
@@ -81,11 +87,7 @@ def test_mlm_code_path_on_a_tiny_random_bert(tmp_path):
 
 
 def test_causal_code_path_on_a_tiny_random_gpt2(tmp_path):
-    path = tiny_gpt2(tmp_path, lm_head=True)
-    model, tok = (
-        AutoModelForCausalLM.from_pretrained(path).eval(),
-        AutoTokenizer.from_pretrained(path),
-    )
+    model, tok = causal_lm(tmp_path)
     sentences = ["Paul is kind.", "Joan is a person that is here."]
     batched = sentence_log_probs(model, tok, sentences)
     single = [sentence_log_probs(model, tok, [s])[0] for s in sentences]
@@ -100,11 +102,7 @@ def test_causal_code_path_on_a_tiny_random_gpt2(tmp_path):
 def test_causal_continuations_match_whole_sentences_under_left_padding(tmp_path):
     """log P(prefix) + log P(continuation | prefix) = log P(sentence), batched with rows of
     different lengths (left padding, position ids from the mask, trimmed LM head)."""
-    path = tiny_gpt2(tmp_path, lm_head=True)
-    model, tok = (
-        AutoModelForCausalLM.from_pretrained(path).eval(),
-        AutoTokenizer.from_pretrained(path),
-    )
+    model, tok = causal_lm(tmp_path)
     prefixes = ["Paul is", "Joan is a person that"]
     continuations = [" kind.", " is here and there."]
     cont = continuation_log_probs(model, tok, prefixes, continuations)
@@ -139,11 +137,7 @@ def test_mlm_context_probes_mask_by_character_span(tmp_path):
 
 def test_shared_prefix_equals_separate_continuations(tmp_path):
     """The cached-prefix path gives the same log-probabilities as running every sentence."""
-    path = tiny_gpt2(tmp_path, lm_head=True)
-    model, tok = (
-        AutoModelForCausalLM.from_pretrained(path).eval(),
-        AutoTokenizer.from_pretrained(path),
-    )
+    model, tok = causal_lm(tmp_path)
     prefixes = ["Paul is", "Joan is a person that"]
     continuations = [" kind.", " a person that is here.", " mean", " here and there."]
     for rows in (4, 8, 100):  # one prefix per batch, two, all at once
