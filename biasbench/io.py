@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 _UMASK = os.umask(0)
@@ -40,6 +41,12 @@ def write_tsv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
     """Tab-separated, fixed float format: the same frame always gives the same bytes."""
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, sep="\t", index=False, float_format="%.10g", lineterminator="\n")
+
+
+def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
+    """Named arrays (e.g. per-sample effect sizes), written atomically."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, **arrays)
 
 
 def read_tsv(path: str | os.PathLike) -> pd.DataFrame:

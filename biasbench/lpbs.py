@@ -132,6 +132,30 @@ def mlm_log_probs(
     return np.array(rows_t).T, np.array(rows_p).T
 
 
+def _pad_id(tokenizer: Any) -> int:
+    """The pad id; GPT-2 style tokenizers have none, and any id will do under the mask."""
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer.pad_token_id
+
+
+def _padded(rows: list[list[int]], pad: int, left: bool):
+    """(ids, attention mask) tensors of token-id rows padded to one width."""
+    import torch
+
+    width = max(map(len, rows))
+    fill = [width - len(r) for r in rows]
+    if left:
+        return (
+            torch.tensor([[pad] * f + r for f, r in zip(fill, rows, strict=True)]),
+            torch.tensor([[0] * f + [1] * len(r) for f, r in zip(fill, rows, strict=True)]),
+        )
+    return (
+        torch.tensor([r + [pad] * f for f, r in zip(fill, rows, strict=True)]),
+        torch.tensor([[1] * len(r) + [0] * f for f, r in zip(fill, rows, strict=True)]),
+    )
+
+
 def _continuation_ids(
     model: Any, tokenizer: Any, head: list[list[int]], tail: list[list[int]], batch: int
 ) -> np.ndarray:
@@ -143,17 +167,12 @@ def _continuation_ids(
     """
     import torch
 
-    if tokenizer.pad_token_id is None:  # GPT-2 style tokenizers: any id will do under the mask
-        tokenizer.pad_token = tokenizer.eos_token
-    pad = tokenizer.pad_token_id
+    pad = _pad_id(tokenizer)
     order = np.argsort([len(h) + len(t) for h, t in zip(head, tail, strict=True)], kind="stable")
     out = np.zeros(len(head))
     for start in range(0, len(order), batch):
         rows = order[start : start + batch]
-        seqs = [head[i] + tail[i] for i in rows]
-        width = max(map(len, seqs))
-        ids = torch.tensor([[pad] * (width - len(s)) + s for s in seqs])
-        mask = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs])
+        ids, mask = _padded([head[i] + tail[i] for i in rows], pad, left=True)
         keep = max(len(tail[i]) for i in rows)
         with torch.inference_mode():
             logits = model(
@@ -208,23 +227,19 @@ def shared_prefix_log_probs(
 
     import torch
 
-    if tokenizer.pad_token_id is None:  # GPT-2 style tokenizers: any id will do under the mask
-        tokenizer.pad_token = tokenizer.eos_token
-    pad = tokenizer.pad_token_id
+    pad = _pad_id(tokenizer)
     heads = tokenizer(prefixes)["input_ids"]
     tails = tokenizer(continuations, add_special_tokens=False)["input_ids"]
     if any(not h for h in heads) or any(not t for t in tails):
         raise InputError("LPBS: an empty prefix or continuation")
-    width = max(map(len, tails))
-    cont_ids = torch.tensor([t + [pad] * (width - len(t)) for t in tails])
-    cont_valid = torch.tensor([[1] * len(t) + [0] * (width - len(t)) for t in tails])
+    cont_ids, cont_valid = _padded(tails, pad, left=False)
+    width = cont_ids.shape[1]
     per_batch = max(1, rows_per_batch // len(tails))
     scores = np.zeros((len(heads), len(tails)))
     for start in range(0, len(heads), per_batch):
         group = heads[start : start + per_batch]
-        k, p = len(group), max(map(len, group))
-        head_ids = torch.tensor([[pad] * (p - len(h)) + h for h in group])
-        head_mask = torch.tensor([[0] * (p - len(h)) + [1] * len(h) for h in group])
+        k = len(group)
+        head_ids, head_mask = _padded(group, pad, left=True)
         with torch.inference_mode():
             out = model(
                 input_ids=head_ids,

@@ -225,6 +225,7 @@ def probability_ceat_rows(
     """(rows per descriptor and variant at ``max_gap``, rows of the window sweep on the
     primary descriptor's full set, per-sample effect sizes keyed ``descriptor|variant``)."""
     rows, sweep, samples = [], [], {}
+    near = contexts[contexts["gap"] <= max_gap]
     for descriptor, wordset in wordsets.items():
         sets = wordset.sets
         job_seed = derived_seed(seed, model, corpus, test, descriptor, "p-CEAT")
@@ -234,7 +235,6 @@ def probability_ceat_rows(
             y = [w for w in sets["Y"] if keep(w)]
             result, dropped = None, {"X": [], "Y": [], "A": list(sets["A"]), "B": list(sets["B"])}
             if x and y:
-                near = contexts[contexts["gap"] <= max_gap]
                 result, dropped = probability_ceat(
                     near, x, y, list(sets["A"]), list(sets["B"]), n_samples=n_samples, seed=job_seed
                 )

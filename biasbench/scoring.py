@@ -136,6 +136,8 @@ def score_file(
     if kind != "static":
         pairs += [("CEAT", encoding) for _method, encoding in pairs]
     primary = {pairs[0], ("w-SEAT", "word/mean"), ("CEAT", "word/mean")}  # the paper's defaults
+    identity = {"model": model, "source": source, "test": test, "descriptor": descriptor}
+    provenance = {"seed": seed, "signature": signature}
     rows = []
     for method, encoding in pairs:
         valid = arrays["valid"] if encoding.startswith("word/") else np.ones(len(contexts), bool)
@@ -166,10 +168,7 @@ def score_file(
         rows.append(
             {
                 "method": method,
-                "model": model,
-                "source": source,
-                "test": test,
-                "descriptor": descriptor,
+                **identity,
                 "encoding": encoding,
                 "primary": (method, encoding) in primary,
                 "unit": "sampled context" if method == "CEAT" else unit,
@@ -182,31 +181,23 @@ def score_file(
                 "exact": stats["exact"],
                 **{f"dropped_{r}": len(dropped[r]) for r in ROLES},
                 "dropped": ";".join(f"{r}:{w}" for r in ROLES for w in dropped[r]),
-                "seed": seed,
-                "signature": signature,
+                **provenance,
             }
         )
     if in_vocabulary is not None and kind != "static":
         keep = contexts["role"].isin(["A", "B"]) | contexts["stimulus"].map(in_vocabulary)
         mask = keep.to_numpy()
-        groups, _ = stimulus_groups(
-            contexts[mask], arrays["word/mean"][mask], arrays["valid"][mask]
+        groups, removed = stimulus_groups(
+            contexts[mask], arrays["word/mean"][mask], arrays["valid"][mask], expected
         )
-        removed = {
-            r: sorted(
-                set(expected[r] if expected else [])
-                - set(contexts.loc[mask & (contexts["role"] == r).to_numpy(), "stimulus"])
-            )
-            for r in ROLES
-        }
         if groups["X"] and groups["Y"]:
             res = ceat(groups, n_samples=settings.ceat_samples, seed=seed)
             if samples is not None:
                 samples["word/mean+reduced"] = res.effect_sizes.astype(np.float32)
             rows.append(
                 {
-                    **rows[-1],
                     "method": "CEAT",
+                    **identity,
                     "encoding": "word/mean+reduced",
                     "primary": False,
                     "unit": "sampled context",
@@ -214,6 +205,7 @@ def score_file(
                     **{f"n_{r.lower()}": len(groups[r]) for r in ROLES},
                     **{f"dropped_{r}": len(removed[r]) for r in ROLES},
                     "dropped": ";".join(f"{r}:{w}" for r in ROLES for w in removed[r]),
+                    **provenance,
                 }
             )
     return pd.DataFrame(rows)

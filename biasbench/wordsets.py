@@ -116,6 +116,11 @@ class WordSet:
         return cls(**d)
 
 
+def read_wordset_files(paths: list[str]) -> list[WordSet]:
+    """Resolved word sets: the JSON files the ``wordset`` rule writes."""
+    return [WordSet.from_json(Path(p).read_text(encoding="utf-8")) for p in paths]
+
+
 def descriptors(path: str | os.PathLike) -> list[str]:
     """Target descriptors (e.g. names, terms) a word-set file defines."""
     targets = read_yaml(path).get("targets")

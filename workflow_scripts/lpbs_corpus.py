@@ -5,21 +5,18 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from biasbench.io import atomic_path, log_to, read_tsv, write_tsv
+from biasbench.io import log_to, read_tsv, write_npz, write_tsv
 from biasbench.lpbs import causal_context_log_probs, mlm_context_log_probs
 from biasbench.lpbs_corpus import pair_list, probability_ceat_rows
 from biasbench.lpbs_scoring import tokenizer_vocabulary_test
 from biasbench.models import ModelSpec, load_language_model
-from biasbench.wordsets import WordSet
+from biasbench.wordsets import read_wordset_files
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 torch.set_num_threads(sm.threads)
 lpbs = sm.params.lpbs
-wordsets = {}
-for path in sm.input.wordsets:
-    wordset = WordSet.from_json(Path(path).read_text(encoding="utf-8"))
-    wordsets[wordset.descriptor] = wordset
+wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}
 pairs = read_tsv(sm.input.pairs)
 wanted = {pair for ws in wordsets.values() for pair in pair_list(ws.sets)}
 contexts = pairs[[p in wanted for p in zip(pairs["target"], pairs["attribute"], strict=True)]]
@@ -53,5 +50,4 @@ rows, sweep, samples = probability_ceat_rows(
 )
 write_tsv(sm.output.scores, rows)
 write_tsv(sm.output.sweep, sweep)
-with atomic_path(sm.output.samples) as tmp, open(tmp, "wb") as fh:
-    np.savez(fh, **samples)
+write_npz(sm.output.samples, samples)

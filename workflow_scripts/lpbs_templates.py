@@ -9,7 +9,7 @@ from biasbench.io import log_to, write_tsv
 from biasbench.lpbs import causal_log_probs, mlm_log_probs
 from biasbench.lpbs_scoring import load_double_templates, lpbs_rows, tokenizer_vocabulary_test
 from biasbench.models import ModelSpec, load_language_model
-from biasbench.wordsets import LpbsSpec, WordSet
+from biasbench.wordsets import LpbsSpec, read_wordset_files
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
@@ -20,10 +20,7 @@ if masked:
     log_probs = partial(mlm_log_probs, model, tokenizer)
 else:
     log_probs = partial(causal_log_probs, model, tokenizer, batch=sm.params.batch)
-wordsets = {}
-for path in sm.input.wordsets:
-    wordset = WordSet.from_json(Path(path).read_text(encoding="utf-8"))
-    wordsets[wordset.descriptor] = wordset
+wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}
 frame = lpbs_rows(
     log_probs,
     tokenizer_vocabulary_test(tokenizer),

@@ -1,15 +1,13 @@
 """Adapter: rule sample_corpus -> biasbench.corpora + biasbench.sampling."""
 
-from pathlib import Path
-
 from biasbench.corpora import iter_configured_corpus
 from biasbench.io import log_to, write_tsv
 from biasbench.sampling import coverage, sample_contexts
-from biasbench.wordsets import ROLES, WordSet
+from biasbench.wordsets import ROLES, read_wordset_files
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-wordsets = [WordSet.from_json(Path(p).read_text(encoding="utf-8")) for p in sm.input.wordsets]
+wordsets = read_wordset_files(sm.input.wordsets)
 stimuli = [s for ws in wordsets for role in ROLES for s in ws.sets[role]]
 documents = iter_configured_corpus(dict(sm.params.corpus), sm.input.files)
 samples = sample_contexts(

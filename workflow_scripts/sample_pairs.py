@@ -1,15 +1,13 @@
 """Adapter: rule sample_pairs -> biasbench.corpora + biasbench.lpbs_corpus.sample_pairs."""
 
-from pathlib import Path
-
 from biasbench.corpora import iter_configured_corpus
 from biasbench.io import log_to, write_tsv
 from biasbench.lpbs_corpus import pair_list, sample_pairs
-from biasbench.wordsets import WordSet
+from biasbench.wordsets import read_wordset_files
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-wordsets = [WordSet.from_json(Path(p).read_text(encoding="utf-8")) for p in sm.input.wordsets]
+wordsets = read_wordset_files(sm.input.wordsets)
 lpbs = sm.params.lpbs
 pairs = sample_pairs(
     iter_configured_corpus(dict(sm.params.corpus), sm.input.files),

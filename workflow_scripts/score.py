@@ -2,11 +2,9 @@
 
 from pathlib import Path
 
-import numpy as np
-
 from biasbench.external import sha256_of
 from biasbench.extract import read_embeddings
-from biasbench.io import atomic_path, log_to, read_tsv, write_tsv
+from biasbench.io import log_to, read_tsv, write_npz, write_tsv
 from biasbench.lpbs_scoring import tokenizer_vocabulary_test
 from biasbench.models import ModelSpec, load_tokenizer
 from biasbench.scoring import ScoreSettings, score_file
@@ -37,5 +35,4 @@ frame = score_file(
     samples=samples,
 )
 write_tsv(sm.output.scores, frame)
-with atomic_path(sm.output.samples) as tmp, open(tmp, "wb") as fh:
-    np.savez(fh, **samples)
+write_npz(sm.output.samples, samples)
