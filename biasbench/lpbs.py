@@ -156,14 +156,68 @@ def _padded(rows: list[list[int]], pad: int, left: bool):
     )
 
 
+def _output_logits(model: Any, hidden: Any) -> Any:
+    """The causal LM's logits from final hidden states: its output head, then the logit
+    soft-capping of the architectures that have one (Gemma 2)."""
+    import torch
+
+    logits = model.get_output_embeddings()(hidden).float()
+    cap = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
+    return torch.tanh(logits / cap) * cap if cap else logits
+
+
+def _next_token_log_probs(model: Any, hidden: Any, next_ids: Any, rows: int = 128) -> Any:
+    """log P(next_ids[i] | hidden[i]) for packed hidden states (n, width): the output head runs
+    only on positions that are scored, a chunk of rows at a time, so padding costs no head
+    work and the (rows, vocabulary) logits stay small. Over Gemma 3's 262k vocabulary the
+    head costs as much as the whole transformer per token."""
+    import torch
+
+    out = torch.empty(len(next_ids), dtype=torch.float64)
+    for start in range(0, len(next_ids), rows):
+        logits = _output_logits(model, hidden[start : start + rows])
+        picked = logits.gather(1, next_ids[start : start + rows, None])[:, 0]
+        out[start : start + rows] = (picked - torch.logsumexp(logits, dim=1)).double()
+    return out
+
+
+def _scored_sums(model: Any, hidden: Any, next_ids: Any, scored: Any) -> Any:
+    """Per row, the summed log P(next_ids[r, j] | hidden[r, j]) over positions with scored[r, j]."""
+    import torch
+
+    rows, cols = scored.nonzero(as_tuple=True)
+    log_probs = _next_token_log_probs(model, hidden[rows, cols], next_ids[rows, cols])
+    return torch.zeros(len(hidden), dtype=torch.float64).index_add_(0, rows, log_probs)
+
+
+def check_output_head(model: Any, tokenizer: Any) -> None:
+    """Fail unless the transformer body plus :func:`_output_logits` reproduce the model's own
+    logits: the scoring below needs the head apart from the body, and an architecture that
+    scales its logits some other way would otherwise give wrong log-probabilities silently."""
+    import torch
+
+    ids = torch.tensor([tokenizer("The check is short.")["input_ids"]])
+    with torch.inference_mode():
+        own = torch.log_softmax(model(input_ids=ids).logits.float(), dim=-1)
+        ours = torch.log_softmax(
+            _output_logits(model, model.base_model(input_ids=ids).last_hidden_state), dim=-1
+        )
+    gap = float((own - ours).abs().max())
+    if not gap < 1e-3:
+        raise InputError(
+            f"{type(model).__name__}: the output head applied to the body's hidden states "
+            f"differs from the model's logits by {gap:.3g}; this architecture is not supported "
+            "by the causal LPBS scoring"
+        )
+
+
 def _continuation_ids(
     model: Any, tokenizer: Any, head: list[list[int]], tail: list[list[int]], batch: int
 ) -> np.ndarray:
     """Summed log-probabilities of the ``tail`` token ids after the ``head`` ids, per row.
 
-    Rows are left-padded (position ids from the mask) so every tail ends at the last
-    position, and the LM head runs only on the last positions: over a large vocabulary
-    (262k for Gemma 3) the head costs more than the transformer for short inputs.
+    Rows are sorted by length and left-padded (position ids from the mask), so every tail
+    ends at the last position; the head scores only the tail's tokens.
     """
     import torch
 
@@ -173,19 +227,18 @@ def _continuation_ids(
     for start in range(0, len(order), batch):
         rows = order[start : start + batch]
         ids, mask = _padded([head[i] + tail[i] for i in rows], pad, left=True)
-        keep = max(len(tail[i]) for i in rows)
+        if ids.shape[1] < 2:
+            continue  # one-token rows: nothing to score
         with torch.inference_mode():
-            logits = model(
-                input_ids=ids,
-                attention_mask=mask,
-                position_ids=(mask.cumsum(1) - 1).clamp(min=0),
-                logits_to_keep=keep + 1,
-            ).logits.float()
-        logp = torch.log_softmax(logits[:, :-1], dim=-1)  # position j predicts token j + 1
-        token_lp = logp.gather(2, ids[:, -keep:, None])[:, :, 0]
-        lengths = torch.tensor([len(tail[i]) for i in rows])
-        in_tail = torch.arange(keep)[None, :] >= keep - lengths[:, None]
-        out[rows] = (token_lp * in_tail).sum(dim=1).numpy()
+            hidden = model.base_model(  # position j predicts token j + 1: the last predicts
+                input_ids=ids[:, :-1],  # nothing, so it is never run
+                attention_mask=mask[:, :-1],
+                position_ids=(mask[:, :-1].cumsum(1) - 1).clamp(min=0),
+            ).last_hidden_state
+            lengths = torch.tensor([len(tail[i]) for i in rows])
+            width = hidden.shape[1]
+            scored = torch.arange(width)[None, :] >= width - lengths[:, None]
+            out[rows] = _scored_sums(model, hidden, ids[:, 1:], scored).numpy()
     return out
 
 
@@ -217,11 +270,12 @@ def shared_prefix_log_probs(
 ) -> np.ndarray:
     """log P(continuation | prefix) for every (prefix, continuation), as (prefixes, continuations).
 
-    Each batch runs a few prefixes once (left-padded), repeats their key/value caches over all
-    continuations and scores the continuations (right-padded: padding comes after every
-    scored token, so it changes nothing). A template's prefix is longer than its attribute and
-    tail (2-4 tokens), so this costs a fraction of scoring every sentence whole; equal to
-    :func:`continuation_log_probs` (tested).
+    Each batch runs a few prefixes once (left-padded) and scores every continuation's first
+    token from their last position. The prefixes' key/value caches are then repeated over
+    the continuations of one token length at a time, so the transformer runs on no padding,
+    and the output head only on the continuations' own tokens. A template's prefix is longer
+    than its attribute and tail (2-4 tokens), so this costs a fraction of scoring every
+    sentence whole; equal to :func:`continuation_log_probs` (tested).
     """
     import copy
 
@@ -232,43 +286,50 @@ def shared_prefix_log_probs(
     tails = tokenizer(continuations, add_special_tokens=False)["input_ids"]
     if any(not h for h in heads) or any(not t for t in tails):
         raise InputError("LPBS: an empty prefix or continuation")
-    cont_ids, cont_valid = _padded(tails, pad, left=False)
-    width = cont_ids.shape[1]
+    first_ids = torch.tensor([t[0] for t in tails])
+    by_length: dict[int, list[int]] = {}
+    for col, tail in enumerate(tails):
+        if len(tail) > 1:
+            by_length.setdefault(len(tail), []).append(col)
     per_batch = max(1, rows_per_batch // len(tails))
     scores = np.zeros((len(heads), len(tails)))
     for start in range(0, len(heads), per_batch):
         group = heads[start : start + per_batch]
         k = len(group)
         head_ids, head_mask = _padded(group, pad, left=True)
+        head_lengths = head_mask.sum(1)
+        per_chunk = max(1, rows_per_batch // k)
         with torch.inference_mode():
-            out = model(
+            out = model.base_model(
                 input_ids=head_ids,
                 attention_mask=head_mask,
                 position_ids=(head_mask.cumsum(1) - 1).clamp(min=0),
                 use_cache=True,
-                logits_to_keep=1,
             )
-        first = torch.log_softmax(out.logits[:, -1].float(), dim=-1)  # (k, vocab)
-        total = first[:, cont_ids[:, 0]].double()  # (k, continuations)
-        if width > 1:
-            cache = copy.deepcopy(out.past_key_values)
-            cache.batch_repeat_interleave(len(tails))
-            ids = cont_ids.repeat(k, 1)
-            valid = cont_valid.repeat(k, 1)
-            lengths = head_mask.sum(1).repeat_interleave(len(tails))
-            with torch.inference_mode():
-                logits = model(
-                    input_ids=ids,
-                    attention_mask=torch.cat(
-                        [head_mask.repeat_interleave(len(tails), 0), valid], 1
-                    ),
-                    position_ids=lengths[:, None] + torch.arange(width)[None, :],
-                    past_key_values=cache,
-                    logits_to_keep=torch.arange(width - 1),  # the last position predicts nothing
-                ).logits.float()
-            token_lp = torch.log_softmax(logits, dim=-1).gather(2, ids[:, 1:, None])[:, :, 0]
-            rest = (token_lp * valid[:, 1:]).sum(dim=1).double().reshape(k, len(tails))
-            total = total + rest
+            last = _output_logits(model, out.last_hidden_state[:, -1])
+            total = torch.log_softmax(last, dim=-1)[:, first_ids].double()  # (k, continuations)
+            for width, columns in sorted(by_length.items()):
+                for c in range(0, len(columns), per_chunk):
+                    cols = columns[c : c + per_chunk]
+                    ids = torch.tensor([tails[i] for i in cols]).repeat(k, 1)
+                    cache = copy.deepcopy(out.past_key_values)
+                    cache.batch_repeat_interleave(len(cols))
+                    hidden = model.base_model(  # the last token predicts nothing: not run
+                        input_ids=ids[:, :-1],
+                        attention_mask=torch.cat(
+                            [
+                                head_mask.repeat_interleave(len(cols), 0),
+                                torch.ones_like(ids[:, :-1]),
+                            ],
+                            1,
+                        ),
+                        position_ids=head_lengths.repeat_interleave(len(cols))[:, None]
+                        + torch.arange(width - 1)[None, :],
+                        past_key_values=cache,
+                    ).last_hidden_state
+                    scored = torch.ones(ids.shape[0], width - 1, dtype=torch.bool)
+                    rest = _scored_sums(model, hidden, ids[:, 1:], scored)
+                    total[:, cols] += rest.reshape(k, len(cols))
         scores[start : start + k] = total.numpy()
     return scores
 

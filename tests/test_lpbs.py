@@ -7,6 +7,7 @@ from biasbench.errors import InputError
 from biasbench.lpbs import (
     bias_scores,
     causal_log_probs,
+    check_output_head,
     continuation_log_probs,
     lpbs_test,
     mlm_context_log_probs,
@@ -140,9 +141,31 @@ def test_shared_prefix_equals_separate_continuations(tmp_path):
     model, tok = causal_lm(tmp_path)
     prefixes = ["Paul is", "Joan is a person that"]
     continuations = [" kind.", " a person that is here.", " mean", " here and there."]
-    for rows in (4, 8, 100):  # one prefix per batch, two, all at once
+    for rows in (2, 4, 8, 100):  # continuations split, one prefix per batch, two, all at once
         shared = shared_prefix_log_probs(model, tok, prefixes, continuations, rows)
         separate = continuation_log_probs(
             model, tok, [p for p in prefixes for _ in continuations], continuations * 2
         ).reshape(2, 4)
         np.testing.assert_allclose(shared, separate, atol=1e-4)
+
+
+def test_sentence_log_probs_against_the_models_own_logits(tmp_path):
+    """The body + packed output head reproduce a plain forward pass: the sum over the
+    sentence of log_softmax(logits)[next token], each sentence run alone, unpadded."""
+    model, tok = causal_lm(tmp_path)
+    sentences = ["Paul is kind.", "Joan is a person that is here.", "It is."]
+    got = sentence_log_probs(model, tok, sentences, batch=2)
+    for sentence, value in zip(sentences, got, strict=True):
+        ids = torch.tensor([tok(sentence)["input_ids"]])
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(input_ids=ids).logits, -1)[0]
+        expected = sum(float(logp[j, ids[0, j + 1]]) for j in range(ids.shape[1] - 1))
+        assert value == pytest.approx(expected, abs=1e-4)
+
+
+def test_output_head_check_refuses_logits_it_cannot_reproduce(tmp_path):
+    model, tok = causal_lm(tmp_path)
+    check_output_head(model, tok)  # GPT-2: body + head = the model's logits
+    model.config.final_logit_softcapping = 0.5  # GPT-2's forward never caps: a mismatch
+    with pytest.raises(InputError, match="not supported"):
+        check_output_head(model, tok)
