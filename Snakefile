@@ -32,6 +32,7 @@ wildcard_constraints:
     corpus="|".join(PLAN.corpus_files) or "^$",
     test="[A-Za-z0-9_]+",
     descriptor="[A-Za-z0-9_]+",
+    case="any|exact",
     table="|".join(TABLES),
     figure="|".join(FIGURES),
 

@@ -60,13 +60,15 @@ def sample_pairs(
     max_gap: int,
     window_words: int = 4,
     max_sentence_chars: int = 1000,
+    case: str = "any",
 ) -> pd.DataFrame:
-    """Up to ``per_pair`` contexts per (target, attribute) pair (see module doc)."""
+    """Up to ``per_pair`` contexts per (target, attribute) pair (see module doc); both
+    stimuli must pass the ``case`` policy (:data:`biasbench.sampling.CASE_POLICIES`)."""
     pairs = list(dict.fromkeys(pairs))
     targets = dict.fromkeys(t for t, _ in pairs)
     attributes = dict.fromkeys(a for _, a in pairs)
     wanted = set(pairs)
-    matcher = StimulusMatcher([*targets, *attributes])
+    matcher = StimulusMatcher([*targets, *attributes], case)
     reservoirs: dict[tuple[str, str], Reservoir] = {}
     for doc in documents:
         hits = matcher.find(doc)

@@ -31,6 +31,7 @@ import numpy as np
 
 from biasbench.errors import InputError
 from biasbench.io import atomic_path, write_text
+from biasbench.sampling import CASE_POLICIES
 
 KINDS = ("static", "transformer")
 SCHEMES = {
@@ -49,6 +50,7 @@ class ModelSpec:
     revision: str | None = None
     lowercase: bool = False
     layer: int = -1
+    case: str = "any"  # which corpus occurrences of a stimulus count (sampling.CASE_POLICIES)
 
     @classmethod
     def from_config(cls, name: str, cfg: dict[str, Any]) -> ModelSpec:
@@ -61,6 +63,11 @@ class ModelSpec:
                 f"config: models.{name}.source must be '<scheme>:<location>' with a scheme "
                 f"in {SCHEMES[kind]} for kind {kind}, got {cfg.get('source')!r}"
             )
+        case = cfg.get("case", "any")
+        if case not in CASE_POLICIES:
+            raise InputError(
+                f"config: models.{name}.case must be one of {CASE_POLICIES}, got {case!r}"
+            )
         return cls(
             name=name,
             kind=kind,
@@ -69,6 +76,7 @@ class ModelSpec:
             revision=cfg.get("revision"),
             lowercase=bool(cfg.get("lowercase", False)),
             layer=int(cfg.get("layer", -1)),
+            case=case,
         )
 
 

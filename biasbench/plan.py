@@ -51,6 +51,16 @@ class Plan:
             j.descriptor for j in self.jobs if (j.model, j.source, j.test) == (model, source, test)
         ]
 
+    def contexts_file(self, model: str, source: str, test: str, descriptor: str) -> str:
+        """The contexts a model embeds: a corpus' under the model's case policy."""
+        if source in BUILTIN_SOURCES:
+            return f"results/contexts/{source}/{test}/{descriptor}.tsv"
+        return f"results/contexts/{source}/{self.specs[model].case}/{test}/{descriptor}.tsv"
+
+    def pairs_file(self, model: str, corpus: str) -> str:
+        """The LPBS contexts of a corpus under the model's case policy."""
+        return f"results/corpus/{corpus}/{self.specs[model].case}/pairs.tsv"
+
     def score_files(self) -> list[str]:
         return [f"results/scores/{job.stem}.tsv" for job in self.jobs]
 

@@ -25,14 +25,29 @@ TOKEN = re.compile(r"\w+(?:[-']\w+)*")
 SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\s*\n\s*")
 
 
+#: which occurrences of a stimulus count: ``any`` case (uncased or lowercasing models), or
+#: ``exact``: as written, or with its first letter capitalised at a sentence start (cased
+#: models, for which "Bill" and "bill" are different words)
+CASE_POLICIES = ("any", "exact")
+
+
 def _tokens(text: str) -> list[str]:
     return [t.lower() for t in TOKEN.findall(text)]
 
 
-class StimulusMatcher:
-    """All occurrences of many stimuli in a text, case-insensitively, at word boundaries."""
+def case_matches(stimulus: str, surface: str) -> bool:
+    """Does an occurrence's ``surface`` form pass the ``exact`` case policy?"""
+    want, got = TOKEN.findall(stimulus), TOKEN.findall(surface)
+    return got == want or got == [want[0][:1].upper() + want[0][1:], *want[1:]]
 
-    def __init__(self, stimuli: Iterable[str]):
+
+class StimulusMatcher:
+    """All occurrences of many stimuli in a text at word boundaries, under a case policy."""
+
+    def __init__(self, stimuli: Iterable[str], case: str = "any"):
+        if case not in CASE_POLICIES:
+            raise InputError(f"case policy {case!r}: must be one of {CASE_POLICIES}")
+        self.exact = case == "exact"
         self.by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for stimulus in dict.fromkeys(stimuli):
             toks = tuple(_tokens(stimulus))
@@ -62,6 +77,8 @@ class StimulusMatcher:
                     words = [t.group().lower() for t in found]
                 if tuple(words[i : i + len(toks)]) == toks:
                     hits.append((stimulus, m.start(), spans[i + len(toks) - 1][1]))
+        if self.exact:
+            return [h for h in hits if case_matches(h[0], text[h[1] : h[2]])]
         return hits
 
 
@@ -130,12 +147,14 @@ def sample_contexts(
     seed: int,
     window_words: int = 4,
     max_sentence_chars: int = 1000,
+    case: str = "any",
 ) -> pd.DataFrame:
     """Up to ``per_stimulus`` sentences per stimulus, each with the stimulus' span and a
     ``window_words``-word window around it (CEAT's +-4 words). Sentences longer than
-    ``max_sentence_chars`` are skipped (run-on text without punctuation)."""
+    ``max_sentence_chars`` are skipped (run-on text without punctuation); only occurrences
+    that pass the ``case`` policy count."""
     stimuli = list(dict.fromkeys(stimuli))
-    matcher = StimulusMatcher(stimuli)
+    matcher = StimulusMatcher(stimuli, case)
     reservoirs = {s: Reservoir(per_stimulus, derived_rng(seed, s)) for s in stimuli}
     for doc in documents:
         hits = matcher.find(doc)

@@ -1,13 +1,14 @@
 rule sample_corpus:
-    """One pass over a corpus: up to N seeded contexts per stimulus of every test."""
+    """One pass over a corpus: up to N seeded contexts per stimulus of every test, counting
+    the occurrences that pass a case policy (`any`, or `exact` for cased models)."""
     input:
         files=lambda w: PLAN.corpus_files[w.corpus],
         wordsets=PLAN.wordset_files(),
     output:
-        samples="results/corpus/{corpus}/samples.tsv",
-        coverage="results/corpus/{corpus}/coverage.tsv",
+        samples="results/corpus/{corpus}/{case}/samples.tsv",
+        coverage="results/corpus/{corpus}/{case}/coverage.tsv",
     log:
-        "results/logs/sample_corpus/{corpus}.log",
+        "results/logs/sample_corpus/{corpus}/{case}.log",
     conda:
         ENV
     params:
@@ -21,12 +22,12 @@ rule sample_corpus:
 rule corpus_contexts:
     """A test's natural contexts: its stimuli's samples, cut to the word window."""
     input:
-        samples="results/corpus/{corpus}/samples.tsv",
+        samples="results/corpus/{corpus}/{case}/samples.tsv",
         wordset="results/wordsets/{test}/{descriptor}.json",
     output:
-        "results/contexts/{corpus}/{test}/{descriptor}.tsv",
+        "results/contexts/{corpus}/{case}/{test}/{descriptor}.tsv",
     log:
-        "results/logs/contexts/{corpus}/{test}/{descriptor}.log",
+        "results/logs/contexts/{corpus}/{case}/{test}/{descriptor}.log",
     conda:
         ENV
     params:

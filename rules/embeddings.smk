@@ -3,7 +3,7 @@ rule embed:
     descriptors in one pass), to HDF5 with a group per descriptor."""
     input:
         contexts=lambda w: [
-            f"results/contexts/{w.source}/{w.test}/{d}.tsv"
+            PLAN.contexts_file(w.model, w.source, w.test, d)
             for d in PLAN.descriptors_of(w.model, w.source, w.test)
         ],
         model="results/models/{model}/biasbench_model.json",

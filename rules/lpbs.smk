@@ -42,14 +42,15 @@ rule lpbs_templates:
 
 rule sample_pairs:
     """One pass over a corpus: up to N seeded contexts per (target, attribute) pair of the
-    LPBS tests, both stimuli at most the largest configured gap apart."""
+    LPBS tests, both stimuli at most the largest configured gap apart and passing a case
+    policy."""
     input:
         files=lambda w: PLAN.corpus_files[w.corpus],
         wordsets=PLAN.lpbs_wordset_files(),
     output:
-        "results/corpus/{corpus}/pairs.tsv",
+        "results/corpus/{corpus}/{case}/pairs.tsv",
     log:
-        "results/logs/sample_pairs/{corpus}.log",
+        "results/logs/sample_pairs/{corpus}/{case}.log",
     conda:
         ENV
     params:
@@ -65,7 +66,7 @@ rule lpbs_corpus:
     """Probability-based CEAT on a corpus: LPBS bias scores per sampled context, combined
     as in CEAT; also the window-size sweep and the per-sample effect sizes."""
     input:
-        pairs="results/corpus/{corpus}/pairs.tsv",
+        pairs=lambda w: PLAN.pairs_file(w.model, w.corpus),
         wordsets=lambda w: [
             f"results/wordsets/{w.test}/{d}.json"
             for d in PLAN.lpbs_descriptors(w.test)

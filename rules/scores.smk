@@ -1,7 +1,7 @@
 rule score:
     """WEAT / s-SEAT / w-SEAT effect sizes and permutation p-values for one embeddings file."""
     input:
-        contexts="results/contexts/{source}/{test}/{descriptor}.tsv",
+        contexts=lambda w: PLAN.contexts_file(w.model, w.source, w.test, w.descriptor),
         embeddings="results/embeddings/{model}/{source}/{test}.h5",
         wordset="results/wordsets/{test}/{descriptor}.json",
         model="results/models/{model}/biasbench_model.json",

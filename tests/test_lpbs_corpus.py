@@ -80,3 +80,11 @@ def test_sample_pairs_keeps_pairs_within_the_gap():
     assert row.context[row.attribute_start : row.attribute_end] == "Home"
     again = sample_pairs(docs, pairs, per_pair=5, seed=1, max_gap=3, window_words=1)
     pd.testing.assert_frame_equal(frame, again)
+
+
+def test_sample_pairs_under_the_exact_case_policy():
+    docs = ["Bill is kind. The bill is KIND. Kind, said Bill."]
+    every = sample_pairs(docs, [("Bill", "kind")], per_pair=5, seed=1, max_gap=3)
+    exact = sample_pairs(docs, [("Bill", "kind")], per_pair=5, seed=1, max_gap=3, case="exact")
+    assert len(every) == 3  # both stimuli must pass: "bill ... KIND" does not
+    assert sorted(exact["context"]) == ["Bill is kind", "Kind, said Bill"]  # word windows

@@ -2,12 +2,15 @@ import json
 
 import pytest
 import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
 
 from biasbench.corpora import iter_corpus, iter_reddit, iter_wikipedia, strip_wiki_markup
 from biasbench.errors import InputError
 from biasbench.sampling import (
     Reservoir,
     StimulusMatcher,
+    case_matches,
     derived_rng,
     sample_contexts,
     sentence_spans,
@@ -78,6 +81,49 @@ def test_matcher_word_boundaries_and_phrases():
         ("fried-chicken", "fried-chicken"),
         ("he", "HE"),
     ]
+
+
+def test_exact_case_keeps_the_stimulus_as_written_or_capitalised_at_a_sentence_start():
+    text = (
+        "Bill paid the bill. Kind words, KIND deeds, a kind man; "
+        "African american, African American."
+    )
+    stimuli = ["Bill", "kind", "African American"]
+    every = [(s, text[a:b]) for s, a, b in StimulusMatcher(stimuli).find(text)]
+    exact = [(s, text[a:b]) for s, a, b in StimulusMatcher(stimuli, "exact").find(text)]
+    assert len(every) == 7
+    assert exact == [
+        ("Bill", "Bill"),
+        ("kind", "Kind"),
+        ("kind", "kind"),
+        ("African American", "African American"),
+    ]
+    samples = sample_contexts([text], stimuli, per_stimulus=10, seed=1, case="exact")
+    assert samples.groupby("stimulus")["seen"].first().to_dict() == {
+        "Bill": 1,
+        "kind": 2,
+        "African American": 1,
+    }
+    with pytest.raises(InputError, match="case policy 'upper'"):
+        StimulusMatcher(stimuli, "upper")
+
+
+WORD = st.sampled_from(["bill", "kind", "man", "african", "american", "the"])
+
+
+@given(
+    st.lists(st.tuples(WORD, st.sampled_from([str.lower, str.upper, str.capitalize])), max_size=30)
+)
+def test_exact_hits_are_the_hits_whose_surface_passes_the_policy(words):
+    text = " ".join(case(w) for w, case in words)
+    stimuli = ["Bill", "kind", "african American", "the man"]
+    every = StimulusMatcher(stimuli).find(text)
+    exact = StimulusMatcher(stimuli, "exact").find(text)
+    assert exact == [h for h in every if case_matches(h[0], text[h[1] : h[2]])]
+    lowered = text.lower()  # "kind" and "the man" as written: the two policies agree
+    assert [
+        h for h in StimulusMatcher(stimuli, "exact").find(lowered) if h[0] in ("kind", "the man")
+    ] == [h for h in StimulusMatcher(stimuli).find(lowered) if h[0] in ("kind", "the man")]
 
 
 def test_sentences_and_windows():

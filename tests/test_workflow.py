@@ -118,10 +118,10 @@ def test_outputs(workdir):
     assert list(sweep["window"]) == [1, 4]
     for figure in ("figure1_scores", "figure2_vocabulary", "figure4_window"):
         assert (workdir / f"results/figures/{figure}.pdf").stat().st_size > 0
-    samples = pd.read_csv(workdir / "results/corpus/mini/samples.tsv", sep="\t")
+    samples = pd.read_csv(workdir / "results/corpus/mini/any/samples.tsv", sep="\t")
     assert not samples["sentence"].str.contains("matters. We").any()  # split into sentences
     assert (samples.groupby("stimulus").size() <= 4).all()  # per_stimulus
-    coverage = pd.read_csv(workdir / "results/corpus/mini/coverage.tsv", sep="\t")
+    coverage = pd.read_csv(workdir / "results/corpus/mini/any/coverage.tsv", sep="\t")
     assert (coverage["kept"] > 0).all() and (coverage["seen"] >= 6).all()
     assert "tiny-bert" in (workdir / "results/tables/table3_seat.md").read_text()
 
@@ -172,6 +172,7 @@ def test_same_config_gives_identical_bytes(workdir):
             "resources/wordsets/NoSuchTest.yaml does not exist",
         ),
         (lambda c: c["models"]["tiny-bert"].update(source="bert-base-cased"), "source"),
+        (lambda c: c["models"]["tiny-bert"].update(case="upper"), "'upper' is not one of"),
     ],
 )
 def test_bad_config_fails_before_any_job(workdir, tmp_path, edit, message):

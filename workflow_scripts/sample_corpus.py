@@ -17,6 +17,7 @@ samples = sample_contexts(
     seed=sm.params.seed,
     window_words=max(1, sm.params.sampling["window_words"]),
     max_sentence_chars=sm.params.sampling["max_sentence_chars"],
+    case=sm.wildcards.case,
 )
 write_tsv(sm.output.samples, samples)
 write_tsv(sm.output.coverage, coverage(samples, stimuli))

@@ -17,5 +17,6 @@ pairs = sample_pairs(
     max_gap=max([lpbs.get("max_gap", 18), *lpbs.get("window_sweep", [])]),
     window_words=sm.params.sampling["window_words"],
     max_sentence_chars=sm.params.sampling["max_sentence_chars"],
+    case=sm.wildcards.case,
 )
 write_tsv(sm.output[0], pairs)
