@@ -167,7 +167,7 @@ def _output_logits(model: Any, hidden: Any) -> Any:
 
 
 def _next_token_log_probs(model: Any, hidden: Any, next_ids: Any, rows: int = 128) -> Any:
-    """log P(next_ids[i] | hidden[i]) for packed hidden states (n, width): the output head runs
+    """log P(next_ids[i] | hidden[i]) for packed hidden states (n, hidden): the output head runs
     only on positions that are scored, a chunk of rows at a time, so padding costs no head
     work and the (rows, vocabulary) logits stay small. Over Gemma 3's 262k vocabulary the
     head costs as much as the whole transformer per token."""
