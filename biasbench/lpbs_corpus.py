@@ -17,11 +17,11 @@ equal (no spread, no effect size) are left out of the combination.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from biasbench.ceat import CeatResult, random_effects
 from biasbench.sampling import (
@@ -120,6 +120,13 @@ def sample_pairs(
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
+def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    """log(sum(exp(a))) along an axis of finite values, shifted by their maximum (scipy's
+    general version is several times slower on the (samples, targets) draws here)."""
+    top = a.max(axis=axis, keepdims=True)
+    return np.log(np.exp(a - top).sum(axis=axis)) + np.squeeze(top, axis=axis)
+
+
 def probability_ceat(
     contexts: pd.DataFrame,
     x: list[str],
@@ -158,20 +165,23 @@ def probability_ceat(
         return None, dropped
     rng = np.random.default_rng(seed)
     rows = keep_a + keep_b
-    # (samples, attributes, targets) of log p_t and log p_p; -inf where a pair has no context
-    pt = np.full((n_samples, len(rows), len(targets)), -np.inf)
-    pp = np.full_like(pt, -np.inf)
     row_of = {i: r for r, i in enumerate(rows)}
+    bs = np.empty((n_samples, len(rows)))  # bias score (eq. 10) per sample and attribute
     # draws in the order of the (attribute, target) words, not of the roles: swapping the
-    # attribute sets then reuses every draw and exactly negates the result
-    for i, j in sorted(cells, key=lambda c: (attributes[c[0]], targets[c[1]])):
-        if i in row_of:
-            values = cells[(i, j)]
-            pick = rng.integers(len(values), size=n_samples)
-            pt[:, row_of[i], j], pp[:, row_of[i], j] = values[pick, 0], values[pick, 1]
-    bs = (logsumexp(pt[:, :, :n_x], axis=2) - logsumexp(pp[:, :, :n_x], axis=2)) - (
-        logsumexp(pt[:, :, n_x:], axis=2) - logsumexp(pp[:, :, n_x:], axis=2)
+    # attribute sets then reuses every draw and exactly negates the result. The sums of eq. 10
+    # run over the targets an attribute has contexts with, one attribute at a time.
+    order = sorted(
+        (c for c in cells if c[0] in row_of), key=lambda c: (attributes[c[0]], c[0], targets[c[1]])
     )
+    for i, group in itertools.groupby(order, key=lambda c: c[0]):
+        x_draws, y_draws = [], []
+        for _, j in group:
+            values = cells[(i, j)]
+            drawn = values[rng.integers(len(values), size=n_samples)]  # (samples, 2)
+            (x_draws if j < n_x else y_draws).append(drawn)
+        x = _logsumexp(np.stack(x_draws, axis=1), axis=1)  # (samples, [log p_t, log p_p])
+        y = _logsumexp(np.stack(y_draws, axis=1), axis=1)
+        bs[:, row_of[i]] = (x[:, 0] - x[:, 1]) - (y[:, 0] - y[:, 1])
     sd = bs.std(axis=1, ddof=1)
     spread = sd > 0  # a sample whose bias scores are all equal has no effect size
     if not spread.any():

@@ -232,13 +232,6 @@ def transformer_location(spec: ModelSpec, prepared: Path) -> str:
     return spec.location
 
 
-def load_tokenizer(spec: ModelSpec, prepared: Path):
-    from transformers import AutoTokenizer
-
-    kwargs = {"revision": spec.revision} if spec.revision else {}
-    return AutoTokenizer.from_pretrained(transformer_location(spec, prepared), **kwargs)
-
-
 def load_transformer(spec: ModelSpec, prepared: Path):
     """(model, tokenizer, is_decoder) in eval mode; any AutoModel architecture works."""
     from transformers import AutoModel, AutoTokenizer

@@ -4,7 +4,6 @@ rule score:
         contexts=lambda w: PLAN.contexts_file(w.model, w.source, w.test, w.descriptor),
         embeddings="results/embeddings/{model}/{source}/{test}.h5",
         wordset="results/wordsets/{test}/{descriptor}.json",
-        model="results/models/{model}/biasbench_model.json",
     output:
         scores="results/scores/{model}/{source}/{test}/{descriptor}.tsv",
         samples="results/scores/{model}/{source}/{test}/{descriptor}.samples.npz",

@@ -88,3 +88,45 @@ def test_sample_pairs_under_the_exact_case_policy():
     exact = sample_pairs(docs, [("Bill", "kind")], per_pair=5, seed=1, max_gap=3, case="exact")
     assert len(every) == 3  # both stimuli must pass: "bill ... KIND" does not
     assert sorted(exact["context"]) == ["Bill is kind", "Kind, said Bill"]  # word windows
+
+
+def dense_reference_bias_scores(frame, sets, n, seed):
+    """Eq. 10 per sample over dense (samples, attributes, targets) arrays, -inf where a pair
+    has no context, with the same draws (one per cell, cells in word order)."""
+    from scipy.special import logsumexp
+
+    targets, attributes = sets["X"] + sets["Y"], sets["A"] + sets["B"]
+    pt = np.full((n, len(attributes), len(targets)), -np.inf)
+    pp = np.full_like(pt, -np.inf)
+    rng = np.random.default_rng(seed)
+    cells = frame.groupby(["attribute", "target"], sort=True)
+    for (attribute, target), group in cells:
+        values = group[["log_pt", "log_pp"]].to_numpy()
+        pick = rng.integers(len(values), size=n)
+        i, j = attributes.index(attribute), targets.index(target)
+        pt[:, i, j], pp[:, i, j] = values[pick, 0], values[pick, 1]
+    n_x = len(sets["X"])
+    return (logsumexp(pt[:, :, :n_x], axis=2) - logsumexp(pp[:, :, :n_x], axis=2)) - (
+        logsumexp(pt[:, :, n_x:], axis=2) - logsumexp(pp[:, :, n_x:], axis=2)
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31))
+def test_sparse_sums_equal_the_dense_eq10(seed):
+    """Only the pairs with contexts enter the sums: the same effect sizes as dense arrays
+    padded with -inf (every attribute keeps some X and some Y target)."""
+    gen = np.random.default_rng(seed)
+    sets = {"X": ["x1", "x2", "x3"], "Y": ["y1", "y2"], "A": ["a1", "a2", "a3"], "B": ["b1", "b2"]}
+    rows = []
+    for a in sets["A"] + sets["B"]:
+        present = [gen.choice(sets["X"]), gen.choice(sets["Y"])]
+        present += [t for t in sets["X"] + sets["Y"] if gen.random() < 0.4]
+        for t in dict.fromkeys(present):
+            for _ in range(gen.integers(1, 4)):
+                rows.append((t, a, gen.uniform(-40, -5), gen.uniform(-20, -2)))
+    frame = pd.DataFrame(rows, columns=["target", "attribute", "log_pt", "log_pp"])
+    res, _ = run(frame, sets, n=64, seed=seed)
+    bs = dense_reference_bias_scores(frame, sets, 64, seed)
+    d = (bs[:, :3].mean(axis=1) - bs[:, 3:].mean(axis=1)) / bs.std(axis=1, ddof=1)
+    np.testing.assert_allclose(res.effect_sizes, d, rtol=1e-9, atol=1e-12)

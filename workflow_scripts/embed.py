@@ -12,6 +12,7 @@ import pandas as pd
 from biasbench.contexts import check_contexts
 from biasbench.extract import encode_static, encode_transformer, split_rows, write_embeddings
 from biasbench.io import log_to, read_tsv
+from biasbench.lpbs_scoring import tokenizer_vocabulary_test
 from biasbench.models import ModelSpec, load_static, load_transformer
 
 sm = snakemake  # noqa: F821
@@ -44,4 +45,9 @@ else:
         model, tokenizer, contexts, layer=spec.layer, **sm.params.extraction
     )
     attrs["is_decoder"] = is_decoder
+    # the stimuli the tokenizer keeps as one token (CEAT's reduced sets): recorded here so
+    # that scoring never loads the tokenizer (importing transformers costs ~6 s per job)
+    in_vocabulary = tokenizer_vocabulary_test(tokenizer)
+    single = sorted(s for s in contexts["stimulus"].unique() if in_vocabulary(s))
+    attrs["single_token_stimuli"] = json.dumps(single)
 write_embeddings(sm.output[0], split_rows(frames, arrays), attrs)

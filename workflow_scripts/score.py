@@ -1,12 +1,12 @@
 """Adapter: rule score -> biasbench.scoring.score_file."""
 
+import json
 from pathlib import Path
 
 from biasbench.external import sha256_of
 from biasbench.extract import read_embeddings
 from biasbench.io import log_to, read_tsv, write_npz, write_tsv
-from biasbench.lpbs_scoring import tokenizer_vocabulary_test
-from biasbench.models import ModelSpec, load_tokenizer
+from biasbench.models import ModelSpec
 from biasbench.scoring import ScoreSettings, score_file
 from biasbench.wordsets import WordSet
 
@@ -17,7 +17,7 @@ settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 in_vocabulary = None
 if spec.kind == "transformer":  # CEAT on targets reduced to the model's vocabulary too
-    in_vocabulary = tokenizer_vocabulary_test(load_tokenizer(spec, Path(sm.input.model).parent))
+    in_vocabulary = set(json.loads(attrs["single_token_stimuli"])).__contains__
 samples = {}
 frame = score_file(
     read_tsv(sm.input.contexts),
