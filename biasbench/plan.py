@@ -39,6 +39,7 @@ class Plan:
     corpus_files: dict[str, list[str]]
     lpbs_jobs: tuple[tuple[str, str], ...] = ()  # (model, test) of LPBS
     lpbs_corpora: tuple[str, ...] = ()  # corpora of probability-based CEAT
+    lpbs_corpus_models: tuple[str, ...] = ()  # the models that run it
 
     def wordset_files(self) -> list[str]:
         """Every resolved word set the jobs use (the corpus sampler matches all at once)."""
@@ -66,8 +67,11 @@ class Plan:
 
     def lpbs_files(self) -> list[str]:
         """Score rows of LPBS: templates and, per corpus, probability-based CEAT."""
-        sources = ["templates", *self.lpbs_corpora]
-        return [f"results/lpbs/{m}/{s}/{t}.tsv" for m, t in self.lpbs_jobs for s in sources]
+        return [
+            f"results/lpbs/{m}/{s}/{t}.tsv"
+            for m, t in self.lpbs_jobs
+            for s in ["templates", *(self.lpbs_corpora if m in self.lpbs_corpus_models else [])]
+        ]
 
     def lpbs_wordset_files(self) -> list[str]:
         tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
@@ -111,12 +115,23 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         for source in sources:
             for test, descriptor in _model_jobs(name, cfg.get("tests", tests), tests, root):
                 jobs.append(Job(name, source, test, descriptor))
-    lpbs_corpora = tuple((config.get("lpbs") or {}).get("corpora", []))
+    lpbs = config.get("lpbs") or {}
+    lpbs_corpora = tuple(lpbs.get("corpora", []))
     unknown = sorted(set(lpbs_corpora) - set(corpus_files))
     if unknown:
         raise InputError(f"config: lpbs.corpora names {unknown}, not under 'corpora'")
+    corpus_models = tuple(lpbs.get("corpus_models", lpbs.get("models", [])))
+    unknown = sorted(set(corpus_models) - set(lpbs.get("models", [])))
+    if unknown:
+        raise InputError(f"config: lpbs.corpus_models names {unknown}, not in lpbs.models")
     return Plan(
-        root, tuple(jobs), specs, corpus_files, _lpbs_jobs(config, specs, root), lpbs_corpora
+        root,
+        tuple(jobs),
+        specs,
+        corpus_files,
+        _lpbs_jobs(config, specs, root),
+        lpbs_corpora,
+        corpus_models,
     )
 
 

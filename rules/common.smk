@@ -15,7 +15,7 @@ def external_inputs(resource):
 def figure_inputs(figure):
     """Only what a figure shows, so `snakemake <figure>` builds no more than that."""
     lpbs = config.get("lpbs") or {}
-    models, corpora = lpbs.get("models", []), lpbs.get("corpora", [])
+    models, corpora = PLAN.lpbs_corpus_models, lpbs.get("corpora", [])
     if figure == "figure2_vocabulary":
         return [f"results/lpbs/{m}/templates/{t}.tsv" for m, t in PLAN.lpbs_jobs]
     lpbs_tests = {t for _m, t in PLAN.lpbs_jobs}
