@@ -9,11 +9,15 @@ every attribute continuation and applies the output head only where a token is s
 Both give (log p_t, log p_p) for the same targets x attributes; their largest difference is
 printed beside the timings (medians of --runs).
 
+With ``--contexts results/corpus/<corpus>/<case>/pairs.tsv`` it also times probability-based
+CEAT's model work on --n sampled corpus contexts (each text scored with and without its
+attribute): the cost that decides which models and corpora the default config runs it on.
+
 Needs the prepared models: `snakemake --cores 2 results/models/<model>/biasbench_model.json
 results/wordsets/Dis/terms.json results/external/husse_templates_double` first.
 
 Usage: python benchmarks/bench_lpbs.py [--models smollm2-135m gemma3-270m] [--test Dis]
-           [--descriptor terms] [--targets 2] [--runs 3]
+           [--descriptor terms] [--targets 2] [--runs 3] [--contexts PAIRS_TSV --n 200]
 """
 
 from __future__ import annotations
@@ -28,7 +32,14 @@ import numpy as np
 import torch
 import yaml
 
-from biasbench.lpbs import _pad_id, _padded, causal_log_probs, split_double_template
+from biasbench.io import read_tsv
+from biasbench.lpbs import (
+    _pad_id,
+    _padded,
+    causal_context_log_probs,
+    causal_log_probs,
+    split_double_template,
+)
 from biasbench.lpbs_scoring import load_double_templates
 from biasbench.models import ModelSpec, load_language_model
 from biasbench.wordsets import read_wordset_files
@@ -78,6 +89,8 @@ def main() -> None:
     parser.add_argument("--descriptor", default="terms")
     parser.add_argument("--targets", type=int, default=2, help="targets per set (X and Y)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--contexts", help="a pairs.tsv of the sample_pairs stage")
+    parser.add_argument("--n", type=int, default=200, help="contexts sampled from --contexts")
     args = parser.parse_args()
     torch.set_num_threads(1)
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -106,6 +119,21 @@ def main() -> None:
             f"pipeline {n / t_ours:.1f} sent/s ({t_ours:.1f} s): {t_base / t_ours:.2f}x; "
             f"max |diff| {diff:.1e}"
         )
+        if args.contexts:
+            pairs = read_tsv(args.contexts).sample(args.n, random_state=0)
+            spans = [
+                list(zip(pairs[f"{r}_start"], pairs[f"{r}_end"], strict=True))
+                for r in ("target", "attribute")
+            ]
+            texts = pairs["context"].tolist()
+            t_ctx, _ = timed(
+                partial(causal_context_log_probs, model, tokenizer, texts, *spans), args.runs
+            )
+            tokens = sum(map(len, tokenizer(texts)["input_ids"])) / len(texts)
+            print(
+                f"{name}: p-CEAT {1000 * t_ctx / len(texts):.0f} ms per context "
+                f"({tokens:.1f} tokens, {len(texts)} contexts of {args.contexts})"
+            )
 
 
 if __name__ == "__main__":
