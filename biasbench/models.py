@@ -265,12 +265,12 @@ def load_language_model(spec: ModelSpec, prepared: Path):
     if info["missing_keys"]:  # a randomly initialised head would give meaningless scores
         missing = sorted(info["missing_keys"])[:3]
         raise InputError(f"model {spec.name}: the weights hold no {kind} LM head ({missing} ...)")
-    tokenizer = AutoTokenizer.from_pretrained(where, **kwargs)
+    model, tokenizer = model.eval(), AutoTokenizer.from_pretrained(where, **kwargs)
     if not masked:
         from biasbench.lpbs import check_output_head
 
-        check_output_head(model.eval(), tokenizer)
-    return model.eval(), tokenizer, masked
+        check_output_head(model, tokenizer)
+    return model, tokenizer, masked
 
 
 def is_decoder_type(model_type: str) -> bool:
