@@ -3,14 +3,14 @@
 Run `snakemake --cores 2`; one table: `snakemake --cores 2 results/tables/table3_seat.md`.
 """
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
-from biasbench.external import load_manifest
-from biasbench.models import model_spec
+from biasbench.config import validate_config
+from biasbench.data.external import load_manifest
+from biasbench.data.wordsets import external_ids
+from biasbench.models.specs import model_spec
 from biasbench.plan import make_plan
-from biasbench.figures import FIGURES
-from biasbench.tables import TABLES
-from biasbench.wordsets import external_ids
+from biasbench.reports.catalog import FIGURES, TABLES
 
 min_version("8.0")
 
@@ -18,18 +18,19 @@ min_version("8.0")
 configfile: "config.yaml"
 
 
-validate(config, "config/schema.yaml")
+validate_config(config, f"{workflow.basedir}/config/schema.yaml")
 PLAN = make_plan(config, workflow.basedir)
 MANIFEST = load_manifest("resources/external.yaml")
 TEMPLATE_FILE = f"resources/templates/{config['template_set']}.yaml"
-LPBS_TEMPLATE_FILE = f"resources/templates/{config.get('lpbs', {}).get('templates', 'husse2022_double')}.yaml"
+LPBS = config["lpbs"] or {}  # null: no LPBS jobs
+LPBS_TEMPLATE_FILE = f"resources/templates/{LPBS.get('templates')}.yaml"
 ENV = "../envs/biasbench.yaml"
 
 
 wildcard_constraints:
     model="[A-Za-z0-9_.-]+",
-    source="|".join(["templates", "words", *PLAN.corpus_files]),
-    corpus="|".join(PLAN.corpus_files) or "^$",
+    source="|".join(["templates", "words", *PLAN.corpus_parts]),
+    corpus="|".join(PLAN.corpus_parts) or "^$",
     test="[A-Za-z0-9_]+",
     descriptor="[A-Za-z0-9_]+",
     case="any|exact",

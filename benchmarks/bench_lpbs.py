@@ -32,17 +32,18 @@ import numpy as np
 import torch
 import yaml
 
+from biasbench.config import validate_config
+from biasbench.data.templates import load_double_templates, split_double_template
+from biasbench.data.wordsets import read_wordset_files
 from biasbench.io import read_tsv
-from biasbench.lpbs import (
+from biasbench.models.load import load_language_model
+from biasbench.models.logprobs import (
     _pad_id,
     _padded,
     causal_context_log_probs,
     causal_log_probs,
-    split_double_template,
 )
-from biasbench.lpbs_scoring import load_double_templates
-from biasbench.models import ModelSpec, load_language_model
-from biasbench.wordsets import read_wordset_files
+from biasbench.models.specs import ModelSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,7 +94,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200, help="contexts sampled from --contexts")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    config = validate_config(
+        yaml.safe_load((ROOT / "config.yaml").read_text()), ROOT / "config/schema.yaml"
+    )
     results = ROOT / "results"
     (wordset,) = read_wordset_files([results / f"wordsets/{args.test}/{args.descriptor}.json"])
     targets = list(wordset.sets["X"][: args.targets]) + list(wordset.sets["Y"][: args.targets])

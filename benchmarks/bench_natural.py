@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from biasbench.ceat import ceat
-from biasbench.corpora import iter_reddit
-from biasbench.external import fetch, load_manifest
-from biasbench.sampling import sample_contexts
-from biasbench.wordsets import ROLES, descriptors, load_wordset
+from biasbench.data.corpora import iter_reddit
+from biasbench.data.external import fetch, load_manifest
+from biasbench.data.sampling import sample_contexts
+from biasbench.data.wordsets import ROLES, descriptors, load_wordset
+from biasbench.methods.embedding.ceat import ceat
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_TESTS = ("C1", "C3", "C6", "C9", "Occ", "I1", "I2", "Dis")

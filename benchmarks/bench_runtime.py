@@ -35,13 +35,15 @@ import yaml
 from bench_natural import ROOT, all_wordsets, resolver
 from threadpoolctl import threadpool_limits
 
-from biasbench.ceat import ceat
-from biasbench.contexts import load_templates
-from biasbench.lpbs import lpbs_test
-from biasbench.scoring import ScoreSettings, set_items
+from biasbench.config import validate_config
+from biasbench.data.templates import load_templates
+from biasbench.data.wordsets import ROLES
+from biasbench.methods.embedding.ceat import ceat
+from biasbench.methods.embedding.vectors import set_items
+from biasbench.methods.embedding.weat import weat
+from biasbench.methods.probability.lpbs import lpbs_test
+from biasbench.scoring.settings import ScoreSettings
 from biasbench.stats import derived_seed
-from biasbench.weat import weat
-from biasbench.wordsets import ROLES
 
 TESTS = ("C1", "C6")
 DESCRIPTORS = ("names", "terms")
@@ -78,7 +80,9 @@ def cpu_name() -> str:
 
 
 def load_settings(config_path: Path) -> tuple[ScoreSettings, str]:
-    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    config = validate_config(
+        yaml.safe_load(config_path.read_text(encoding="utf-8")), ROOT / "config/schema.yaml"
+    )
     settings = ScoreSettings(seed=int(config["seed"]), **config["scoring"])
     return settings, config["template_set"]
 

@@ -3,3 +3,13 @@
 
 class InputError(ValueError):
     """A config, resource or data file is unusable; the message names the file and field."""
+
+
+class EmptySetError(InputError):
+    """A method was given a role with no usable item (an empty or all out-of-vocabulary set):
+    there is no score to compute, and NaN would hide why. ``dropped`` names the stimuli the
+    method had to leave out, per role, when it knows them."""
+
+    def __init__(self, message: str, dropped: dict[str, list[str]] | None = None):
+        super().__init__(message)
+        self.dropped = dropped or {}

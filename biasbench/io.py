@@ -4,9 +4,10 @@ run) ever sees a half-written file."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -59,3 +60,20 @@ def log_to(path: str | os.PathLike) -> None:
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     sys.stderr = open(path, "w", buffering=1, encoding="utf-8")  # noqa: SIM115
+
+
+def sha256_of(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def signature_of(paths: Iterable[str | os.PathLike]) -> str:
+    """A score row's provenance: the first 12 hex digits of the sha256 over the sha256 of
+    each input file, in order. Any change to any input changes it."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(sha256_of(path).encode())
+    return digest.hexdigest()[:12]

@@ -1,7 +1,8 @@
 """What a configuration asks for: the (model, source, test, descriptor) jobs and their files.
 
-Checked before any job runs, so an unknown test, template set or model source fails at
-once with the config field named, instead of deep inside a job.
+Checked before any job runs, so an unknown test, template set, corpus or model source fails at
+once with the config field named, instead of deep inside a job. The config must already hold
+the schema's defaults (``biasbench.config.validate_config``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from biasbench.data.wordsets import descriptors, read_yaml
 from biasbench.errors import InputError
-from biasbench.models import ModelSpec
-from biasbench.wordsets import descriptors, read_yaml
+from biasbench.models.specs import ModelSpec
 
 BUILTIN_SOURCES = ("templates", "words")
 
@@ -36,10 +37,14 @@ class Plan:
     root: Path
     jobs: tuple[Job, ...]
     specs: dict[str, ModelSpec]
-    corpus_files: dict[str, list[str]]
+    corpus_parts: dict[str, list[tuple[dict, list[str]]]]  # corpus -> (reader config, files)
+    natural: str | None = None  # the corpus the paper tables show as natural contexts
     lpbs_jobs: tuple[tuple[str, str], ...] = ()  # (model, test) of LPBS
     lpbs_corpora: tuple[str, ...] = ()  # corpora of probability-based CEAT
     lpbs_corpus_models: tuple[str, ...] = ()  # the models that run it
+
+    def corpus_files(self, corpus: str) -> list[str]:
+        return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
 
     def wordset_files(self) -> list[str]:
         """Every resolved word set the jobs use (the corpus sampler matches all at once)."""
@@ -97,38 +102,40 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
             f"config: template_set {config['template_set']!r}: no file {template_file}"
         )
     specs = {name: ModelSpec.from_config(name, cfg) for name, cfg in config["models"].items()}
-    corpus_files = {
-        name: resolve_corpus_files(name, cfg) for name, cfg in (config.get("corpora") or {}).items()
-    }
+    corpora = config["corpora"]
+    corpus_parts = {name: _corpus_parts(name, corpora) for name in corpora}
+    natural = config["natural_source"]
+    if natural is not None and natural not in corpora:
+        raise InputError(f"config: natural_source {natural!r} is not under 'corpora'")
     jobs = []
     for name, cfg in config["models"].items():
-        if specs[name].kind == "static":
-            sources = ["words"]
-        else:
-            sources = cfg.get("sources", ["templates"])
-            unknown = sorted(set(sources) - {"templates", *corpus_files})
-            if unknown:
+        default = "words" if specs[name].kind == "static" else "templates"
+        wanted = cfg["tests"] if isinstance(cfg["tests"], dict) else {default: cfg["tests"]}
+        for source, entries in wanted.items():
+            allowed = {default} if default == "words" else {"templates", *corpora}
+            if source not in allowed:
                 raise InputError(
-                    f"config: models.{name}.sources names {unknown}: neither 'templates' nor "
-                    f"a corpus under 'corpora' ({sorted(corpus_files)})"
+                    f"config: models.{name}.tests names the source {source!r}; a "
+                    f"{specs[name].kind} model reads {sorted(allowed)}"
                 )
-        for source in sources:
-            for test, descriptor in _model_jobs(name, cfg.get("tests", tests), tests, root):
+            for test, descriptor in _model_jobs(name, entries, tests, root):
                 jobs.append(Job(name, source, test, descriptor))
-    lpbs = config.get("lpbs") or {}
-    lpbs_corpora = tuple(lpbs.get("corpora", []))
-    unknown = sorted(set(lpbs_corpora) - set(corpus_files))
+    lpbs = config["lpbs"] or {}
+    lpbs_corpora = tuple(lpbs.get("corpora", ()))
+    unknown = sorted(set(lpbs_corpora) - set(corpora))
     if unknown:
         raise InputError(f"config: lpbs.corpora names {unknown}, not under 'corpora'")
-    corpus_models = tuple(lpbs.get("corpus_models", lpbs.get("models", [])))
-    unknown = sorted(set(corpus_models) - set(lpbs.get("models", [])))
+    corpus_models = lpbs.get("corpus_models")
+    corpus_models = tuple(lpbs.get("models", ()) if corpus_models is None else corpus_models)
+    unknown = sorted(set(corpus_models) - set(lpbs.get("models", ())))
     if unknown:
         raise InputError(f"config: lpbs.corpus_models names {unknown}, not in lpbs.models")
     return Plan(
         root,
         tuple(jobs),
         specs,
-        corpus_files,
+        corpus_parts,
+        natural,
         _lpbs_jobs(config, specs, root),
         lpbs_corpora,
         corpus_models,
@@ -138,7 +145,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
 def _lpbs_jobs(
     config: dict[str, Any], specs: dict[str, ModelSpec], root: Path
 ) -> tuple[tuple[str, str], ...]:
-    lpbs = config.get("lpbs")
+    lpbs = config["lpbs"]
     if not lpbs:
         return ()
     for model in lpbs["models"]:
@@ -158,10 +165,23 @@ def _lpbs_jobs(
     return tuple((m, t) for m in lpbs["models"] for t in lpbs["tests"])
 
 
+def _corpus_parts(name: str, corpora: dict[str, dict]) -> list[tuple[dict, list[str]]]:
+    """(reader config, files) of a corpus, or of each member of a pool, in order."""
+    cfg = corpora[name]
+    if "pool" not in cfg:
+        return [(cfg, resolve_corpus_files(name, cfg))]
+    parts = []
+    for member in cfg["pool"]:
+        if member not in corpora or "pool" in corpora[member]:
+            raise InputError(
+                f"config: corpora.{name}.pool names {member!r}: not a corpus (pools do not nest)"
+            )
+        parts.append((corpora[member], resolve_corpus_files(member, corpora[member])))
+    return parts
+
+
 def resolve_corpus_files(name: str, cfg: dict[str, Any]) -> list[str]:
     """Absolute paths of a corpus' files: ``pkg:<package>/<glob>`` or a path glob."""
-    if name in BUILTIN_SOURCES:
-        raise InputError(f"config: corpora.{name}: the names {BUILTIN_SOURCES} are reserved")
     paths: list[str] = []
     for pattern in cfg["files"]:
         if pattern.startswith("pkg:"):
@@ -184,12 +204,12 @@ def resolve_corpus_files(name: str, cfg: dict[str, Any]) -> list[str]:
 
 
 def _model_jobs(
-    model: str, wanted: list[str], tests: list[str], root: Path
+    model: str, wanted: list[str] | str, tests: list[str], root: Path
 ) -> list[tuple[str, str]]:
-    """(test, descriptor) pairs of a model: entries are a test (all its descriptors) or
-    ``test/descriptor`` (a static model whose vocabulary covers only one of them)."""
+    """(test, descriptor) pairs of a model: ``all``, or entries that are a test (all its
+    descriptors) or ``test/descriptor`` (e.g. a vocabulary that covers only one of them)."""
     pairs = []
-    for entry in wanted:
+    for entry in tests if wanted == "all" else wanted:
         test, _, only = entry.partition("/")
         if test not in tests:
             raise InputError(f"config: models.{model}.tests names {entry!r}, not in 'tests'")

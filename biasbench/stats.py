@@ -1,4 +1,5 @@
-"""Permutation tests and multiple-testing correction.
+"""The statistics every method shares: effect sizes, permutation tests, random-effects
+meta-analysis and multiple-testing correction.
 
 The permutation test follows May et al. (2019): the pooled target items are split into
 every (or a seeded sample of) partition with the observed group sizes, and the one-sided
@@ -16,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 
 def derived_seed(seed: int, *parts: str) -> int:
@@ -139,3 +141,33 @@ def holm_bonferroni(p_values: np.ndarray) -> np.ndarray:
     res[order] = np.minimum(adjusted, 1.0)
     out[ok] = res
     return out
+
+
+def effect_size(values_x: np.ndarray, values_y: np.ndarray, ddof: int = 1) -> float:
+    """Cohen's-d style difference of means over the pooled standard deviation (WEAT's d,
+    LPBS' eq. 11). ``ddof=1`` is the sample convention of May et al.'s SEAT code; with
+    ``ddof=0`` and equal group sizes |d| <= 2."""
+    pooled = np.concatenate([values_x, values_y])
+    sd = float(np.std(pooled, ddof=ddof))
+    if not sd > 0:
+        raise ValueError("all values are equal: the effect size is undefined")
+    return float((np.mean(values_x) - np.mean(values_y)) / sd)
+
+
+def random_effects(d: np.ndarray, v: np.ndarray) -> tuple[float, float, float, float]:
+    """(combined effect size, its standard error, tau^2, two-sided p) of effects d with
+    within-sample variances v: the random-effects model of Borenstein et al. (2007) with the
+    DerSimonian-Laird estimate of tau^2, as CEAT (Guo & Caliskan, 2021) combines samples."""
+    d, v = np.asarray(d, np.float64), np.asarray(v, np.float64)
+    if np.any(v <= 0):
+        raise ValueError("within-sample variances must be positive")
+    w = 1 / v
+    q = np.sum(w * d**2) - np.sum(w * d) ** 2 / np.sum(w)
+    df = len(d) - 1
+    c = np.sum(w) - np.sum(w**2) / np.sum(w)
+    tau2 = max(0.0, (q - df) / c) if c > 0 else 0.0
+    w_star = 1 / (v + tau2)
+    ces = float(np.sum(w_star * d) / np.sum(w_star))
+    se = float(np.sqrt(1 / np.sum(w_star)))
+    p = float(2 * norm.sf(abs(ces / se)))
+    return ces, se, tau2, p

@@ -2,7 +2,7 @@ rule sample_corpus:
     """One pass over a corpus: up to N seeded contexts per stimulus of every test, counting
     the occurrences that pass a case policy (`any`, or `exact` for cased models)."""
     input:
-        files=lambda w: PLAN.corpus_files[w.corpus],
+        files=lambda w: PLAN.corpus_files(w.corpus),
         wordsets=PLAN.wordset_files(),
     output:
         samples="results/corpus/{corpus}/{case}/samples.tsv",
@@ -12,8 +12,8 @@ rule sample_corpus:
     conda:
         ENV
     params:
-        corpus=lambda w: config["corpora"][w.corpus],
-        sampling=config.get("sampling"),
+        parts=lambda w: PLAN.corpus_parts[w.corpus],
+        sampling=config["sampling"],
         seed=config["seed"],
     script:
         "../workflow_scripts/sample_corpus.py"
@@ -31,6 +31,6 @@ rule corpus_contexts:
     conda:
         ENV
     params:
-        window=config.get("sampling", {}).get("window_words", 0) > 0,
+        window=config["sampling"]["window_words"] > 0,
     script:
         "../workflow_scripts/make_contexts.py"

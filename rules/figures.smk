@@ -1,7 +1,7 @@
 rule figure:
-    """One paper figure as PNG and PDF, from the files it shows."""
+    """One paper figure as PNG and PDF, from only the files it shows."""
     input:
-        lambda w: figure_inputs(w.figure),
+        lambda w: FIGURES[w.figure].inputs(PLAN),
     output:
         png="results/figures/{figure}.png",
         pdf="results/figures/{figure}.pdf",
@@ -10,6 +10,6 @@ rule figure:
     conda:
         ENV
     params:
-        alpha=config["alpha"],
+        settings=report_settings(),
     script:
         "../workflow_scripts/make_figure.py"

@@ -21,8 +21,8 @@ rule lpbs_templates:
             f"results/wordsets/{w.test}/{d}.json"
             for d in PLAN.lpbs_descriptors(w.test)
         ],
-        templates=LPBS_TEMPLATE_FILE,
-        external=external_inputs(LPBS_TEMPLATE_FILE),
+        templates=lambda w: LPBS_TEMPLATE_FILE,
+        external=lambda w: external_inputs(LPBS_TEMPLATE_FILE),
         model="results/models/{model}/biasbench_model.json",
     output:
         "results/lpbs/{model}/templates/{test}.tsv",
@@ -35,7 +35,7 @@ rule lpbs_templates:
         spec=lambda w: model_params(w.model),
         scoring=config["scoring"],
         seed=config["seed"],
-        batch=config.get("lpbs", {}).get("batch", 64),
+        batch=LPBS.get("batch"),
     script:
         "../workflow_scripts/lpbs_templates.py"
 
@@ -45,7 +45,7 @@ rule sample_pairs:
     LPBS tests, both stimuli at most the largest configured gap apart and passing a case
     policy."""
     input:
-        files=lambda w: PLAN.corpus_files[w.corpus],
+        files=lambda w: PLAN.corpus_files(w.corpus),
         wordsets=PLAN.lpbs_wordset_files(),
     output:
         "results/corpus/{corpus}/{case}/pairs.tsv",
@@ -54,9 +54,9 @@ rule sample_pairs:
     conda:
         ENV
     params:
-        corpus=lambda w: config["corpora"][w.corpus],
-        lpbs=config.get("lpbs"),
-        sampling=config.get("sampling"),
+        parts=lambda w: PLAN.corpus_parts[w.corpus],
+        lpbs=LPBS,
+        sampling=config["sampling"],
         seed=config["seed"],
     script:
         "../workflow_scripts/sample_pairs.py"
@@ -83,7 +83,7 @@ rule lpbs_corpus:
     threads: 1
     params:
         spec=lambda w: model_params(w.model),
-        lpbs=config.get("lpbs"),
+        lpbs=LPBS,
         scoring=config["scoring"],
         seed=config["seed"],
     script:

@@ -8,6 +8,6 @@ rule prepare_model:
         ENV
     threads: 1
     params:
-        spec=lambda w: model_params(w.model, ("kind", "source", "revision")),
+        spec=lambda w: model_params(w.model),
     script:
         "../workflow_scripts/prepare_model.py"

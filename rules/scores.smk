@@ -1,5 +1,6 @@
 rule score:
-    """WEAT / s-SEAT / w-SEAT effect sizes and permutation p-values for one embeddings file."""
+    """Every registered method on context vectors (WEAT, s-SEAT, w-SEAT, CEAT, MAC, ...) for one
+    descriptor of an embeddings file."""
     input:
         contexts=lambda w: PLAN.contexts_file(w.model, w.source, w.test, w.descriptor),
         embeddings="results/embeddings/{model}/{source}/{test}.h5",

@@ -1,8 +1,7 @@
 rule table:
     """One paper table as CSV (long, with p-values) and Markdown (wide, as printed)."""
     input:
-        scores="results/scores/all.tsv",
-        published="resources/published/husse2022.csv",
+        lambda w: TABLES[w.table].inputs(PLAN),
     output:
         csv="results/tables/{table}.csv",
         md="results/tables/{table}.md",
@@ -11,7 +10,6 @@ rule table:
     conda:
         ENV
     params:
-        models={name: m.get("paper_model") for name, m in config["models"].items()},
-        alpha=config["alpha"],
+        settings=report_settings(),
     script:
         "../workflow_scripts/make_table.py"

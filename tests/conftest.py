@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from biasbench.rows import COLUMNS
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,3 +37,16 @@ def external(tmp_path):
 
     _resolve.add = _add
     return _resolve
+
+
+def score_row(**values):
+    """A score row with every column of the schema (defaults: a full-variant row, no drops)."""
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(
+        {f"n_{r}": 1 for r in "xyab"}
+        | {f"dropped_{r}": 0 for r in "XYAB"}
+        | {"variant": "full", "primary": True, "effect_size": float("nan")}
+        | {"p_value": float("nan"), "seed": 0, "exact": False, "n_partitions": 0}
+    )
+    row.update(values)
+    return row

@@ -3,8 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from biasbench.ceat import ceat, random_effects
-from biasbench.weat import weat
+from biasbench.methods.embedding.ceat import ceat
+from biasbench.methods.embedding.weat import weat
+from biasbench.stats import random_effects
 
 
 def test_random_effects_hand_computed():
@@ -102,7 +103,7 @@ def _loop_ceat(ctx, n_samples, seed, chunk):
 
 @pytest.mark.parametrize("block_bytes", [1, 3000, None])
 def test_vectorised_equals_loop(monkeypatch, block_bytes):
-    import biasbench.ceat as ceat_module
+    import biasbench.methods.embedding.ceat as ceat_module
 
     if block_bytes is not None:  # 1: one sample per block; 3000: blocks with a remainder
         monkeypatch.setattr(ceat_module, "_BLOCK_BYTES", block_bytes)

@@ -1,15 +1,10 @@
 import pandas as pd
 import pytest
 
-from biasbench.contexts import (
-    check_contexts,
-    fill,
-    load_templates,
-    template_contexts,
-    word_contexts,
-)
+from biasbench.data.contexts import check_contexts, template_contexts, word_contexts
+from biasbench.data.templates import fill, load_templates
+from biasbench.data.wordsets import WordSet
 from biasbench.errors import InputError
-from biasbench.wordsets import WordSet
 
 from .conftest import ROOT
 

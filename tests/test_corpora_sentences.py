@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from biasbench.corpora import iter_corpus, iter_csv_column, iter_json_texts, iter_records
+from biasbench.data.corpora import iter_corpus, iter_csv_column, iter_json_texts, iter_records
 from biasbench.errors import InputError
 
 # --- CSV / TSV -----------------------------------------------------------------------------

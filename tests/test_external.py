@@ -2,8 +2,8 @@ import hashlib
 
 import pytest
 
+from biasbench.data.external import ExternalFile, fetch, load_manifest
 from biasbench.errors import InputError
-from biasbench.external import ExternalFile, fetch, load_manifest
 
 from .conftest import ROOT
 

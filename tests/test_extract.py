@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 import torch
 
-from biasbench.contexts import fill
-from biasbench.extract import (
+from biasbench.data.contexts import fill
+from biasbench.models.extract import (
     batches_by_length,
     encode_transformer,
     read_embeddings,
@@ -12,7 +12,8 @@ from biasbench.extract import (
     split_rows,
     write_embeddings,
 )
-from biasbench.models import ModelSpec, load_transformer
+from biasbench.models.load import load_transformer
+from biasbench.models.specs import ModelSpec
 
 from .tiny_models import tiny_bert, tiny_gpt2
 
@@ -45,7 +46,7 @@ FRAME = contexts(
 def tiny(request, tmp_path_factory):
     build = tiny_bert if request.param == "bert" else tiny_gpt2
     path = build(tmp_path_factory.mktemp(request.param))
-    spec = ModelSpec(request.param, "transformer", "path", str(path))
+    spec = ModelSpec(request.param, "transformer", "path", str(path), None, False, -1, "any")
     model, tokenizer, is_decoder = load_transformer(spec, path)
     assert is_decoder == (request.param == "gpt2")
     return model, tokenizer

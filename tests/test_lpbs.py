@@ -3,18 +3,17 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
+from biasbench.data.templates import split_double_template
 from biasbench.errors import InputError
-from biasbench.lpbs import (
-    bias_scores,
+from biasbench.methods.probability.lpbs import bias_scores, lpbs_test
+from biasbench.models.logprobs import (
     causal_log_probs,
     check_output_head,
     continuation_log_probs,
-    lpbs_test,
     mlm_context_log_probs,
     mlm_log_probs,
     sentence_log_probs,
     shared_prefix_log_probs,
-    split_double_template,
 )
 
 from .tiny_models import tiny_bert, tiny_gpt2

@@ -3,14 +3,11 @@ import struct
 import numpy as np
 import pytest
 
+from biasbench.config import model_entry
 from biasbench.errors import InputError
-from biasbench.models import (
-    ModelSpec,
-    _read_word2vec_binary,
-    load_static,
-    model_spec,
-    prepare_model,
-)
+from biasbench.models.load import load_static
+from biasbench.models.prepare import _read_word2vec_binary, prepare_model
+from biasbench.models.specs import ModelSpec, model_spec
 
 
 def test_unknown_model_name():
@@ -26,14 +23,14 @@ def test_unknown_model_name():
         ({"kind": "transformer", "source": "bert-base-cased"}, "'<scheme>:<location>'"),
     ],
 )
-def test_bad_model_config(cfg, message):
+def test_bad_model_entry(cfg, message):
     with pytest.raises(InputError, match=message):
         ModelSpec.from_config("m", cfg)
 
 
 def test_hub_ids_are_accepted():
     for model_id in ("bert-base-cased", "gpt2", "facebook/opt-125m", "bigscience/bloom-560m"):
-        spec = ModelSpec.from_config("m", {"kind": "transformer", "source": f"hf:{model_id}"})
+        spec = ModelSpec.from_config("m", model_entry(kind="transformer", source=f"hf:{model_id}"))
         assert spec.location == model_id
 
 
@@ -55,7 +52,9 @@ def test_word2vec_reader_and_lookup_policy(tmp_path):
     (tmp_path / "m").mkdir()
     np.save(tmp_path / "m" / "vectors.npy", vectors)
     (tmp_path / "m" / "vocab.txt").write_text("\n".join(words) + "\n")
-    sv = load_static(tmp_path / "m", ModelSpec("m", "static", "w2v-pkg", "x"))
+    sv = load_static(
+        tmp_path / "m", ModelSpec("m", "static", "w2v-pkg", "x", None, False, -1, "any")
+    )
     np.testing.assert_array_equal(sv.lookup("he"), [0, 1])  # first entry wins
     np.testing.assert_array_equal(sv.lookup("New York"), [4, 5])  # phrase as underscores
     np.testing.assert_array_equal(sv.lookup("fried-chicken"), [7, 8])  # mean of the parts
@@ -69,7 +68,10 @@ def test_truncated_word2vec_file(tmp_path):
         _read_word2vec_binary(tmp_path / "v.bin")
 
 
-def test_missing_package():
-    spec = ModelSpec.from_config("m", {"kind": "static", "source": "glove-pkg:no_such_pkg_xyz"})
+def test_missing_package(tmp_path):
+    spec = ModelSpec.from_config(
+        "m", model_entry(kind="static", source="glove-pkg:no_such_pkg_xyz")
+    )
     with pytest.raises(InputError, match="package 'no_such_pkg_xyz' is not installed"):
-        prepare_model(spec, "/tmp/unused-biasbench-model")
+        prepare_model(spec, tmp_path / "model")
+    assert not (tmp_path / "model").exists()  # nothing is written for a source that fails

@@ -1,21 +1,23 @@
 import json
 
+import pandas as pd
 import pytest
 import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from biasbench.corpora import iter_corpus, iter_reddit, iter_wikipedia, strip_wiki_markup
-from biasbench.errors import InputError
-from biasbench.sampling import (
+from biasbench.data.corpora import iter_corpus, iter_reddit, iter_wikipedia, strip_wiki_markup
+from biasbench.data.sampling import (
     Reservoir,
     StimulusMatcher,
     case_matches,
     derived_rng,
     sample_contexts,
+    sample_pairs,
     sentence_spans,
     word_window,
 )
+from biasbench.errors import InputError
 
 
 def write_zst(path, records, raw_lines=()):
@@ -184,3 +186,28 @@ def test_csv_reader_takes_first_present_column(tmp_path):
     assert docs == ["He said, hello.", "she left"]
     with pytest.raises(InputError, match=r"b.csv: none of the columns \['comments'\]"):
         list(iter_corpus("csv", [tmp_path / "b.csv"], column="comments"))
+
+
+def test_sample_pairs_keeps_pairs_within_the_gap():
+    docs = [
+        "The man is a professional. A woman, after a very long and tiring day, went home.",
+        "Home was where the woman lived.",
+    ]
+    pairs = [("man", "professional"), ("woman", "home"), ("man", "home")]
+    frame = sample_pairs(docs, pairs, per_pair=5, seed=1, max_gap=3, window_words=1)
+    got = {(r.target, r.attribute, r.gap) for r in frame.itertuples()}
+    # woman .. home in the first document has 7 words between: beyond the gap
+    assert got == {("man", "professional", 2), ("woman", "home", 3)}
+    row = frame[frame["target"] == "woman"].iloc[0]
+    assert row.context[row.target_start : row.target_end] == "woman"
+    assert row.context[row.attribute_start : row.attribute_end] == "Home"
+    again = sample_pairs(docs, pairs, per_pair=5, seed=1, max_gap=3, window_words=1)
+    pd.testing.assert_frame_equal(frame, again)
+
+
+def test_sample_pairs_under_the_exact_case_policy():
+    docs = ["Bill is kind. The bill is KIND. Kind, said Bill."]
+    every = sample_pairs(docs, [("Bill", "kind")], per_pair=5, seed=1, max_gap=3)
+    exact = sample_pairs(docs, [("Bill", "kind")], per_pair=5, seed=1, max_gap=3, case="exact")
+    assert len(every) == 3  # both stimuli must pass: "bill ... KIND" does not
+    assert sorted(exact["context"]) == ["Bill is kind", "Kind, said Bill"]  # word windows

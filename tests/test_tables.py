@@ -2,9 +2,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasbench.tables import TABLES, TableContext, load_published, table3, table13, to_markdown
+from biasbench.reports.catalog import TABLES
+from biasbench.reports.husse2022 import PAPER_MODELS, table3, table5, table13
+from biasbench.reports.tables import ReportSettings, TableContext, load_published, to_markdown
+from biasbench.reports.targets import render_table
 
-from .conftest import ROOT
+from .conftest import ROOT, score_row
 
 
 def scores():
@@ -18,28 +21,27 @@ def scores():
             ("w-SEAT", "word/last", False),
         ):
             rows.append(
-                {
-                    "method": method,
-                    "model": "enc",
-                    "source": "templates",
-                    "test": test,
-                    "descriptor": "names",
-                    "encoding": encoding,
-                    "primary": primary,
-                    "effect_size": 0.5 if primary else 0.25,
-                    "p_value": p,
-                }
+                score_row(
+                    method=method,
+                    model="enc",
+                    source="templates",
+                    test=test,
+                    descriptor="names",
+                    encoding=encoding,
+                    primary=primary,
+                    effect_size=0.5 if primary else 0.25,
+                    p_value=p,
+                )
             )
     return pd.DataFrame(rows)
 
 
-def context():
-    return TableContext(
-        scores(),
-        load_published(ROOT / "resources/published/husse2022.csv"),
-        {"enc": "BERT"},
-        alpha=0.01,
-    )
+PUBLISHED = load_published(ROOT / "resources/published/husse2022.csv")
+
+
+def context(scores_=None, models=None):
+    settings = ReportSettings({"enc": "BERT"} if models is None else models, alpha=0.01)
+    return TableContext(scores() if scores_ is None else scores_, PUBLISHED, settings, PAPER_MODELS)
 
 
 def test_table3_cells_and_published_values():
@@ -61,7 +63,7 @@ def test_table3_cells_and_published_values():
 
 
 def test_markdown_marks_significance():
-    md = to_markdown(table3(context()), "T3", 0.01)
+    md = to_markdown(table3(context()), "T3", "")
     assert "| s-SEAT   | C1     | **0.50**†" in md
     assert "| s-SEAT   | C6     | 0.50 " in md
     assert "0.93" in md  # the paper's BERT replication value sits beside ours
@@ -85,11 +87,9 @@ def test_table13_levels():
 
 
 def test_every_table_builds_on_empty_scores():
-    ctx = TableContext(
-        scores().iloc[:0], load_published(ROOT / "resources/published/husse2022.csv"), {}
-    )
-    for build, title in TABLES.values():
-        assert to_markdown(build(ctx), title, 0.01).startswith("# ")
+    for table in TABLES.values():
+        csv, md = render_table(table, scores().iloc[:0], ReportSettings({}))
+        assert md.startswith(f"# {table.title}") and csv.startswith("method,test,column")
 
 
 def test_table5_correlations_hand_computed():
@@ -101,27 +101,19 @@ def test_table5_correlations_hand_computed():
             ("CEAT", "templates", -i, 0.001),
         ):
             rows.append(
-                {
-                    "method": method,
-                    "model": "enc",
-                    "source": source,
-                    "test": test,
-                    "descriptor": "names",
-                    "encoding": "x",
-                    "primary": True,
-                    "effect_size": float(value),
-                    "p_value": p,
-                }
+                score_row(
+                    method=method,
+                    model="enc",
+                    source=source,
+                    test=test,
+                    descriptor="names",
+                    encoding="x",
+                    primary=True,
+                    effect_size=float(value),
+                    p_value=p,
+                )
             )
-    ctx = TableContext(
-        pd.DataFrame(rows),
-        load_published(ROOT / "resources/published/husse2022.csv"),
-        {"enc": None},
-        alpha=0.01,
-    )
-    from biasbench.tables import table5
-
-    long = table5(ctx)
+    long = table5(context(pd.DataFrame(rows), {"enc": None}))
     ours = long[long["origin"] == "ours"].set_index(["method", "column"])["effect_size"]
     assert ours[("s-SEAT / w-SEAT", "enc all")] == pytest.approx(1.0)
     assert ours[("s-SEAT / CEAT", "enc all")] == pytest.approx(-1.0)
@@ -129,4 +121,4 @@ def test_table5_correlations_hand_computed():
     assert ours[("s-SEAT / CEAT", "enc sig.")] == pytest.approx(-1.0)
     bert = long[(long["origin"] == "paper:BERT") & (long["method"] == "s-SEAT / w-SEAT")]
     assert sorted(bert["effect_size"]) == [-0.56, -0.44]
-    assert "n/a" in to_markdown(long, "T5", 0.01)
+    assert "n/a" in to_markdown(long, "T5", "")

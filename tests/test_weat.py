@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from biasbench.weat import association, effect_size, weat
+from biasbench.methods.embedding.weat import association, effect_size, weat
 
 
 def test_hand_computed_case():

@@ -1,7 +1,7 @@
 import pytest
 
+from biasbench.data.wordsets import WordSet, descriptors, external_ids, load_wordset
 from biasbench.errors import InputError
-from biasbench.wordsets import WordSet, descriptors, external_ids, load_wordset
 
 from .conftest import ROOT
 

@@ -11,6 +11,8 @@ import pytest
 import yaml
 import zstandard
 
+from biasbench.rows import COLUMNS
+
 from .conftest import ROOT
 from .tiny_models import tiny_bert
 
@@ -73,13 +75,14 @@ def workdir(tmp_path_factory):
             "tiny-bert": {
                 "kind": "transformer",
                 "source": f"path:{model_dir}",
-                "sources": ["templates", "mini"],
+                "tests": {"templates": "all", "mini": "all"},
             },
             "glove-6b-50d": config["models"]["glove-6b-50d"] | {"tests": ["C6", "C9"]},
         },
     )
     config["scoring"].update(n_samples=2000, ceat_samples=500)
     config["corpora"] = {"mini": {"kind": "reddit", "files": [str(corpus)]}}
+    config["natural_source"] = "mini"
     config["sampling"] = {"per_stimulus": 4, "window_words": 4, "max_sentence_chars": 1000}
     # double-slot templates written out (the default set is an external file: no network here)
     (work / "resources/templates/tiny_double.yaml").write_text(
@@ -109,9 +112,18 @@ def test_outputs(workdir):
     scores = pd.read_csv(workdir / "results/scores/all.tsv", sep="\t")
     counts = scores.groupby("method").size().to_dict()
     # C6 and C9 have names, terms and simplified targets; per descriptor: tiny-bert on
-    # templates and on the corpus (6 SEAT + 6 CEAT rows each, and CEAT on the reduced set),
-    # GloVe (1 WEAT row); LPBS and p-CEAT: full and reduced per descriptor
-    assert counts == {"WEAT": 6, "s-SEAT": 36, "w-SEAT": 36, "CEAT": 84, "LPBS": 12, "p-CEAT": 12}
+    # templates and on the corpus (6 SEAT + 6 CEAT rows each, CEAT on the reduced set, and
+    # MAC), GloVe (WEAT and MAC); LPBS and p-CEAT: full and reduced per descriptor
+    assert counts == {
+        "WEAT": 6,
+        "s-SEAT": 36,
+        "w-SEAT": 36,
+        "CEAT": 84,
+        "MAC": 18,
+        "LPBS": 12,
+        "p-CEAT": 12,
+    }
+    assert list(scores.columns) == COLUMNS and scores["signature"].str.len().eq(12).all()
     pcet = scores[(scores["method"] == "p-CEAT") & (scores["test"] == "C6")]
     assert pcet.loc[pcet["descriptor"] == "terms", "effect_size"].notna().all()
     sweep = pd.read_csv(workdir / "results/lpbs/tiny-bert/mini/C6.sweep.tsv", sep="\t")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasbench.contexts import check_contexts
-from biasbench.extract import encode_static, encode_transformer, split_rows, write_embeddings
+from biasbench.data.contexts import check_contexts
 from biasbench.io import log_to, read_tsv
-from biasbench.lpbs_scoring import tokenizer_vocabulary_test
-from biasbench.models import ModelSpec, load_static, load_transformer
+from biasbench.models.extract import encode_static, encode_transformer, split_rows, write_embeddings
+from biasbench.models.load import load_static, load_transformer, tokenizer_vocabulary_test
+from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])

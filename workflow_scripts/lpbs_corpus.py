@@ -1,16 +1,18 @@
-"""Adapter: rule lpbs_corpus -> biasbench.lpbs (log-probabilities) + biasbench.lpbs_corpus."""
+"""Adapter: rule lpbs_corpus -> biasbench.models.logprobs + biasbench.scoring.corpus."""
 
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from biasbench.io import log_to, read_tsv, write_npz, write_tsv
-from biasbench.lpbs import causal_context_log_probs, mlm_context_log_probs
-from biasbench.lpbs_corpus import pair_list, probability_ceat_rows
-from biasbench.lpbs_scoring import tokenizer_vocabulary_test
-from biasbench.models import ModelSpec, load_language_model
-from biasbench.wordsets import read_wordset_files
+from biasbench.data.sampling import pair_list
+from biasbench.data.wordsets import read_wordset_files
+from biasbench.io import log_to, read_tsv, signature_of, write_npz, write_tsv
+from biasbench.models.load import load_language_model, tokenizer_vocabulary_test
+from biasbench.models.logprobs import causal_context_log_probs, mlm_context_log_probs
+from biasbench.models.specs import ModelSpec
+from biasbench.scoring.corpus import probability_ceat_rows
+from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
@@ -35,6 +37,7 @@ if len(contexts):
     )
 contexts = contexts.assign(log_pt=log_pt, log_pp=log_pp)
 print(f"{len(contexts)} contexts of {contexts.groupby(['target', 'attribute']).ngroups} pairs")
+scoring = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 rows, sweep, samples = probability_ceat_rows(
     contexts,
     wordsets,
@@ -42,11 +45,13 @@ rows, sweep, samples = probability_ceat_rows(
     model=spec.name,
     corpus=sm.wildcards.corpus,
     test=sm.wildcards.test,
-    max_gap=lpbs.get("max_gap", 18),
-    windows=lpbs.get("window_sweep", []),
+    encoding="mlm" if masked else "causal",
+    max_gap=lpbs["max_gap"],
+    windows=lpbs["window_sweep"],
     primary_descriptor="names" if "names" in wordsets else next(iter(wordsets)),
-    n_samples=sm.params.scoring["ceat_samples"],
+    settings=scoring.for_source(sm.wildcards.corpus),
     seed=sm.params.seed,
+    signature=signature_of([sm.input.pairs, *sm.input.wordsets, sm.input.model]),
 )
 write_tsv(sm.output.scores, rows)
 write_tsv(sm.output.sweep, sweep)

@@ -1,15 +1,18 @@
-"""Adapter: rule lpbs_templates -> biasbench.lpbs_scoring.lpbs_rows."""
+"""Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.templates."""
 
 from functools import partial
 from pathlib import Path
 
 import torch
 
-from biasbench.io import log_to, write_tsv
-from biasbench.lpbs import causal_log_probs, mlm_log_probs
-from biasbench.lpbs_scoring import load_double_templates, lpbs_rows, tokenizer_vocabulary_test
-from biasbench.models import ModelSpec, load_language_model
-from biasbench.wordsets import LpbsSpec, read_wordset_files
+from biasbench.data.templates import load_double_templates
+from biasbench.data.wordsets import LpbsSpec, read_wordset_files
+from biasbench.io import log_to, signature_of, write_tsv
+from biasbench.models.load import load_language_model, tokenizer_vocabulary_test
+from biasbench.models.logprobs import causal_log_probs, mlm_log_probs
+from biasbench.models.specs import ModelSpec
+from biasbench.scoring.settings import ScoreSettings
+from biasbench.scoring.templates import lpbs_rows
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
@@ -20,16 +23,19 @@ if masked:
     log_probs = partial(mlm_log_probs, model, tokenizer)
 else:
     log_probs = partial(causal_log_probs, model, tokenizer, batch=sm.params.batch)
-wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}
+settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
 frame = lpbs_rows(
     log_probs,
     tokenizer_vocabulary_test(tokenizer),
-    wordsets,
+    {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)},
     LpbsSpec.from_json(Path(sm.input.spec).read_text(encoding="utf-8")),
     load_double_templates(sm.input.templates, lambda i: Path("results/external") / i),
     model=spec.name,
-    exact_max=sm.params.scoring["exact_max"],
-    n_samples=sm.params.scoring["n_samples"],
+    encoding="mlm" if masked else "causal",
+    settings=settings,
     seed=sm.params.seed,
+    signature=signature_of(
+        [sm.input.spec, *sm.input.wordsets, sm.input.templates, *sm.input.external, sm.input.model]
+    ),
 )
 write_tsv(sm.output[0], frame)

@@ -2,10 +2,15 @@
 
 from pathlib import Path
 
-from biasbench.contexts import check_contexts, load_templates, template_contexts, word_contexts
+from biasbench.data.contexts import (
+    check_contexts,
+    corpus_contexts,
+    template_contexts,
+    word_contexts,
+)
+from biasbench.data.templates import load_templates
+from biasbench.data.wordsets import WordSet
 from biasbench.io import log_to, read_tsv, write_tsv
-from biasbench.sampling import corpus_contexts
-from biasbench.wordsets import WordSet
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])

@@ -1,8 +1,13 @@
-"""Adapter: rule figure -> biasbench.figures."""
+"""Adapter: rule figure -> biasbench.reports (the figure's paper module draws it)."""
 
-from biasbench.figures import FIGURES
 from biasbench.io import log_to
+from biasbench.reports.catalog import FIGURES
+from biasbench.reports.figures import save
+from biasbench.reports.tables import ReportSettings
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-FIGURES[sm.wildcards.figure](list(sm.input), sm.output.png, sm.output.pdf, sm.params.alpha)
+figure = FIGURES[sm.wildcards.figure]
+save(
+    figure.draw(list(sm.input), ReportSettings(**sm.params.settings)), sm.output.png, sm.output.pdf
+)

@@ -1,17 +1,13 @@
-"""Adapter: rule table -> biasbench.tables."""
+"""Adapter: rule table -> biasbench.reports (the table's paper module builds it)."""
 
 from biasbench.io import log_to, read_tsv, write_text
-from biasbench.tables import TABLES, TableContext, load_published, to_markdown
+from biasbench.reports.catalog import TABLES
+from biasbench.reports.tables import ReportSettings
+from biasbench.reports.targets import render_table
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-ctx = TableContext(
-    scores=read_tsv(sm.input.scores),
-    published=load_published(sm.input.published),
-    models=dict(sm.params.models),
-    alpha=sm.params.alpha,
-)
-build, title = TABLES[sm.wildcards.table]
-long = build(ctx)
-write_text(sm.output.csv, long.to_csv(index=False, float_format="%.6g", lineterminator="\n"))
-write_text(sm.output.md, to_markdown(long, title, ctx.alpha))
+table = TABLES[sm.wildcards.table]
+csv, md = render_table(table, read_tsv(sm.input[0]), ReportSettings(**sm.params.settings))
+write_text(sm.output.csv, csv)
+write_text(sm.output.md, md)

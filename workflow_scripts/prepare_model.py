@@ -5,7 +5,8 @@ from pathlib import Path
 import torch
 
 from biasbench.io import log_to
-from biasbench.models import ModelSpec, prepare_model
+from biasbench.models.prepare import prepare_model
+from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
+from biasbench.data.wordsets import load_lpbs_spec
 from biasbench.io import log_to, write_text
-from biasbench.wordsets import load_lpbs_spec
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])

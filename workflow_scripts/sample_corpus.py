@@ -1,15 +1,15 @@
-"""Adapter: rule sample_corpus -> biasbench.corpora + biasbench.sampling."""
+"""Adapter: rule sample_corpus -> biasbench.data.corpora + biasbench.data.sampling."""
 
-from biasbench.corpora import iter_configured_corpus
+from biasbench.data.corpora import iter_corpus_parts
+from biasbench.data.sampling import coverage, sample_contexts
+from biasbench.data.wordsets import read_wordset_files
 from biasbench.io import log_to, write_tsv
-from biasbench.sampling import coverage, sample_contexts
-from biasbench.wordsets import ROLES, read_wordset_files
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 wordsets = read_wordset_files(sm.input.wordsets)
-stimuli = [s for ws in wordsets for role in ROLES for s in ws.sets[role]]
-documents = iter_configured_corpus(dict(sm.params.corpus), sm.input.files)
+stimuli = [s for ws in wordsets for words in ws.sets.values() for s in words]
+documents = iter_corpus_parts(sm.params.parts)
 samples = sample_contexts(
     documents,
     stimuli,

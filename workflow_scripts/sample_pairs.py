@@ -1,20 +1,20 @@
-"""Adapter: rule sample_pairs -> biasbench.corpora + biasbench.lpbs_corpus.sample_pairs."""
+"""Adapter: rule sample_pairs -> biasbench.data.corpora + biasbench.data.sampling."""
 
-from biasbench.corpora import iter_configured_corpus
+from biasbench.data.corpora import iter_corpus_parts
+from biasbench.data.sampling import pair_list, sample_pairs
+from biasbench.data.wordsets import read_wordset_files
 from biasbench.io import log_to, write_tsv
-from biasbench.lpbs_corpus import pair_list, sample_pairs
-from biasbench.wordsets import read_wordset_files
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 wordsets = read_wordset_files(sm.input.wordsets)
 lpbs = sm.params.lpbs
 pairs = sample_pairs(
-    iter_configured_corpus(dict(sm.params.corpus), sm.input.files),
+    iter_corpus_parts(sm.params.parts),
     [pair for ws in wordsets for pair in pair_list(ws.sets)],
-    per_pair=lpbs.get("per_pair", 20),
+    per_pair=lpbs["per_pair"],
     seed=sm.params.seed,
-    max_gap=max([lpbs.get("max_gap", 18), *lpbs.get("window_sweep", [])]),
+    max_gap=max([lpbs["max_gap"], *lpbs["window_sweep"]]),
     window_words=sm.params.sampling["window_words"],
     max_sentence_chars=sm.params.sampling["max_sentence_chars"],
     case=sm.wildcards.case,

@@ -1,37 +1,36 @@
-"""Adapter: rule score -> biasbench.scoring.score_file."""
+"""Adapter: rule score -> biasbench.scoring.embeddings.score_file."""
 
 import json
 from pathlib import Path
 
-from biasbench.external import sha256_of
-from biasbench.extract import read_embeddings
-from biasbench.io import log_to, read_tsv, write_npz, write_tsv
-from biasbench.models import ModelSpec
-from biasbench.scoring import ScoreSettings, score_file
-from biasbench.wordsets import WordSet
+from biasbench.data.wordsets import WordSet
+from biasbench.io import log_to, read_tsv, signature_of, write_npz, write_tsv
+from biasbench.models.extract import read_embeddings
+from biasbench.models.specs import ModelSpec
+from biasbench.scoring.embeddings import score_file
+from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 arrays, attrs = read_embeddings(sm.input.embeddings, sm.wildcards.descriptor)
-settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-in_vocabulary = None
-if spec.kind == "transformer":  # CEAT on targets reduced to the model's vocabulary too
-    in_vocabulary = set(json.loads(attrs["single_token_stimuli"])).__contains__
+single_token = None
+if spec.kind == "transformer":  # the reduced variants keep the targets that are one token
+    single_token = set(json.loads(attrs["single_token_stimuli"]))
 samples = {}
 frame = score_file(
     read_tsv(sm.input.contexts),
     arrays,
-    model=sm.wildcards.model,
+    model=spec.name,
     kind=spec.kind,
     is_decoder=bool(attrs["is_decoder"]),
     source=sm.wildcards.source,
     test=sm.wildcards.test,
     descriptor=sm.wildcards.descriptor,
-    settings=settings,
-    signature=sha256_of(sm.input.contexts)[:12],
+    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
+    signature=signature_of([sm.input.contexts]),
     expected=WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8")).sets,
-    in_vocabulary=in_vocabulary,
+    single_token=single_token,
     samples=samples,
 )
 write_tsv(sm.output.scores, frame)

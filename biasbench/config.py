@@ -1,0 +1,85 @@
+"""The configuration, checked at the edge: validated against ``config/schema.yaml`` with the
+schema's defaults filled in (the schema is the only place that holds a default), so every
+later stage reads keys directly. A bad value fails before any job runs, naming the field."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema import Draft202012Validator, validators
+
+from biasbench.errors import InputError
+
+#: the workflow's schema, beside the library in the checkout
+SCHEMA = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
+
+
+def _with_defaults(base: type) -> type:
+    """A validator that fills in ``default`` values of missing properties before checking
+    them (nested objects included: a default ``{}`` is filled in, then its own defaults)."""
+    check_properties = base.VALIDATORS["properties"]
+
+    def properties(validator, props, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub and name not in instance:
+                    instance[name] = copy.deepcopy(sub["default"])
+        yield from check_properties(validator, props, instance, schema)
+
+    return validators.extend(base, {"properties": properties})
+
+
+_DefaultingValidator = _with_defaults(Draft202012Validator)
+
+
+def read_schema(path: str | os.PathLike) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _field(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "(top level)"
+
+
+def validate_config(
+    config: dict[str, Any], schema_path: str | os.PathLike = SCHEMA
+) -> dict[str, Any]:
+    """``config`` (changed in place, and returned) with every default filled in; raises
+    InputError naming the field of the first problem."""
+    schema = read_schema(schema_path)
+    errors = list(_DefaultingValidator(schema).iter_errors(config))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        raise InputError(f"config: {_field(error)}: {error.message}")
+    return config
+
+
+def model_entry(**entry: Any) -> dict[str, Any]:
+    """A model entry with the schema's defaults filled in (for library callers: benchmarks,
+    notebooks, tests), validated as the workflow would."""
+    config = {"seed": 0, "tests": ["_"], "models": {"m": entry}}
+    return validate_config(config)["models"]["m"]
+
+
+def schema_keys_without_description(node: Any, where: str = "") -> list[str]:
+    """Every property of the schema that lacks a description (a test keeps this empty)."""
+    missing = []
+    if isinstance(node, dict):
+        for name, sub in (node.get("properties") or {}).items():
+            # a $ref is described where it points to
+            if isinstance(sub, dict) and "description" not in sub and not set(sub) <= {"$ref"}:
+                missing.append(f"{where}.{name}".lstrip("."))
+        for key, value in node.items():
+            if key in ("properties", "$defs", "additionalProperties", "items"):
+                children = value.items() if key in ("properties", "$defs") else [("*", value)]
+                for name, sub in children:
+                    missing += schema_keys_without_description(sub, f"{where}.{name}")
+            elif key in ("oneOf", "allOf", "anyOf"):
+                for sub in value:
+                    missing += schema_keys_without_description(sub, where)
+    return missing

@@ -1,0 +1,2 @@
+"""What the measures are run on: word sets, templates, pinned external files, corpora, and the
+contexts sampled from them."""

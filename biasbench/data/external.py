@@ -1,0 +1,71 @@
+"""Pinned upstream data: a manifest of (URL at a fixed commit, sha256, license) per file.
+
+Files are downloaded from their URL, or copied from ``$BIAS_DATA_MIRROR`` when that is set
+(a directory laid out as ``<owner>/<repo>/<commit>/<path>``, the URL's own path), and are
+accepted only when their sha256 matches the manifest.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import yaml
+
+from biasbench.errors import InputError
+from biasbench.io import atomic_path, sha256_of
+
+MIRROR_ENV = "BIAS_DATA_MIRROR"
+
+
+@dataclass(frozen=True)
+class ExternalFile:
+    id: str
+    url: str
+    sha256: str
+    license: str
+
+    @property
+    def relpath(self) -> str:
+        """``<owner>/<repo>/<commit>/<path>``: the URL path without its host."""
+        return urlparse(self.url).path.lstrip("/")
+
+
+def load_manifest(path: str | os.PathLike) -> dict[str, ExternalFile]:
+    with open(path, encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh) or {}
+    files = raw.get("files")
+    if not isinstance(files, dict) or not files:
+        raise InputError(f"{path}: expected a non-empty mapping under 'files'")
+    out = {}
+    for key, entry in files.items():
+        missing = {"url", "sha256", "license"} - set(entry or {})
+        if missing:
+            raise InputError(f"{path}: files.{key} lacks {sorted(missing)}")
+        out[key] = ExternalFile(key, entry["url"], entry["sha256"].lower(), entry["license"])
+    return out
+
+
+def fetch(entry: ExternalFile, dest: str | os.PathLike, mirror: str | None = None) -> Path:
+    """Place ``entry`` at ``dest`` (atomically), from the mirror if given, else its URL."""
+    mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
+    with atomic_path(dest) as tmp:
+        if mirror:
+            source = Path(mirror) / entry.relpath
+            if not source.is_file():
+                raise InputError(f"{MIRROR_ENV}={mirror}: no file {entry.relpath} ({entry.id})")
+            shutil.copyfile(source, tmp)
+        else:
+            with urllib.request.urlopen(entry.url, timeout=60) as resp, open(tmp, "wb") as out:
+                shutil.copyfileobj(resp, out)
+        got = sha256_of(tmp)
+        if got != entry.sha256:
+            raise InputError(
+                f"{entry.id}: sha256 {got} does not match the manifest's {entry.sha256} "
+                f"(source {'mirror ' + mirror if mirror else entry.url})"
+            )
+    return Path(dest)

@@ -1,0 +1,298 @@
+"""Word sets (bias tests): two target sets X/Y per descriptor and two attribute sets A/B, and
+any further roles a method needs, under ``roles:``: word lists (e.g. ``N``, neutral words such as
+professions, or one list per group) and lists of pairs (e.g. ``D``, the definitional pairs of
+Direct Bias and RIPA). A pair role ``D`` becomes two aligned word roles ``D.1`` and ``D.2``.
+
+A word list in a resource file is either written out or points into a pinned external file:
+``{external: <manifest id>, key: dotted.path.into.the.json}``. Loading resolves those
+pointers and validates the result, naming the file and field of every problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from biasbench.errors import InputError
+
+ROLES = ("X", "Y", "A", "B")  # the roles of a WEAT-style test, which every word set has
+TARGET_KINDS = ("thing", "person")
+ATTRIBUTE_KINDS = ("basic", "time")
+
+#: maps a manifest id to the local path of the fetched file
+Resolver = Callable[[str], Path]
+
+
+def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _walk_specs(node: Any):
+    """Yield every ``{external: ...}`` pointer inside a resource document."""
+    if isinstance(node, dict):
+        if "external" in node:
+            yield node
+        for value in node.values():
+            yield from _walk_specs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk_specs(value)
+
+
+def external_ids(path: str | os.PathLike) -> list[str]:
+    """Manifest ids a resource file draws on (so the workflow can fetch them first)."""
+    return sorted({spec["external"] for spec in _walk_specs(read_yaml(path))})
+
+
+def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
+    """A written-out list of strings, or the list an external pointer designates."""
+    if isinstance(spec, dict) and "external" in spec:
+        source = resolve(spec["external"])
+        try:
+            node: Any = json.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"{where}: cannot read external file {source}: {exc}") from exc
+        for part in str(spec.get("key", "")).split("."):
+            if not isinstance(node, dict) or part not in node:
+                raise InputError(f"{where}: key {spec.get('key')!r} not found in {source}")
+            node = node[part]
+        spec = node
+    if not isinstance(spec, list) or not all(isinstance(w, str) for w in spec):
+        raise InputError(f"{where}: expected a list of strings")
+    words = [w.strip() for w in spec]
+    if not words:
+        raise InputError(f"{where}: the list is empty")
+    if any(not w for w in words):
+        raise InputError(f"{where}: contains an empty string")
+    dupes = sorted({w for w in words if words.count(w) > 1})
+    if dupes:
+        raise InputError(f"{where}: duplicate entries {dupes}")
+    return words
+
+
+@dataclass(frozen=True)
+class WordSet:
+    """One bias test under one target descriptor (names or terms), fully resolved."""
+
+    test: str
+    descriptor: str
+    source: str
+    target_kind: str
+    attribute_kind: str
+    sets: Mapping[str, tuple[str, ...]]  # role -> stimuli (X, Y, A, B and any other roles)
+    labels: Mapping[str, str]
+    #: role -> template group of its contexts (``targets`` or ``attributes``); X/Y/A/B implied
+    template_groups: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return tuple(self.sets)
+
+    def pairs(self, role: str) -> list[tuple[str, str]]:
+        """The pairs of a pair role (``D`` -> zip of ``D.1`` and ``D.2``)."""
+        return list(zip(self.sets[f"{role}.1"], self.sets[f"{role}.2"], strict=True))
+
+    def template_group(self, role: str) -> str:
+        return {"X": "targets", "Y": "targets", "A": "attributes", "B": "attributes"}.get(
+            role, self.template_groups.get(role, "targets")
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "test": self.test,
+                "descriptor": self.descriptor,
+                "source": self.source,
+                "target_kind": self.target_kind,
+                "attribute_kind": self.attribute_kind,
+                "sets": {r: list(w) for r, w in self.sets.items()},
+                "labels": dict(self.labels),
+                "template_groups": dict(self.template_groups),
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> WordSet:
+        d = json.loads(text)
+        d["sets"] = {r: tuple(w) for r, w in d["sets"].items()}
+        return cls(**d)
+
+
+def read_wordset_files(paths: list[str]) -> list[WordSet]:
+    """Resolved word sets: the JSON files the ``wordset`` rule writes."""
+    return [WordSet.from_json(Path(p).read_text(encoding="utf-8")) for p in paths]
+
+
+def descriptors(path: str | os.PathLike) -> list[str]:
+    """Target descriptors (e.g. names, terms) a word-set file defines."""
+    targets = read_yaml(path).get("targets")
+    if not isinstance(targets, dict) or not targets:
+        raise InputError(f"{path}: field 'targets' must map descriptors to X/Y sets")
+    return list(targets)
+
+
+def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) -> WordSet:
+    """Resolve and validate one descriptor of a word-set file."""
+    doc = read_yaml(path)
+    stem = Path(path).stem
+    if doc.get("id") != stem:
+        raise InputError(f"{path}: field 'id' is {doc.get('id')!r}, expected {stem!r}")
+    for key in ("source", "targets", "attributes", "templates"):
+        if key not in doc:
+            raise InputError(f"{path}: missing field {key!r}")
+    kinds = doc["templates"]
+    if not isinstance(kinds, dict) or kinds.get("targets") not in TARGET_KINDS:
+        raise InputError(f"{path}: templates.targets must be one of {TARGET_KINDS}")
+    if kinds.get("attributes") not in ATTRIBUTE_KINDS:
+        raise InputError(f"{path}: templates.attributes must be one of {ATTRIBUTE_KINDS}")
+    targets = doc["targets"]
+    if not isinstance(targets, dict) or descriptor not in targets:
+        raise InputError(f"{path}: no target descriptor {descriptor!r} under 'targets'")
+    groups = {**(targets[descriptor] or {}), **(doc["attributes"] or {})}
+    sets: dict[str, tuple[str, ...]] = {}
+    labels: dict[str, str] = {}
+    for role in ROLES:
+        where = f"targets.{descriptor}.{role}" if role in "XY" else f"attributes.{role}"
+        entry = groups.get(role)
+        if not isinstance(entry, dict) or "words" not in entry:
+            raise InputError(f"{path}: {where} must be a mapping with 'words'")
+        sets[role] = tuple(resolve_list(entry["words"], f"{path}: {where}.words", resolve))
+        labels[role] = str(entry.get("label", role))
+    template_groups = _extra_roles(doc.get("roles") or {}, path, resolve, sets, labels)
+    for first, second in (("X", "Y"), ("A", "B")):
+        shared = sorted(set(sets[first]) & set(sets[second]))
+        if shared:
+            raise InputError(f"{path}: {shared} appear in both {first} and {second}")
+    if len(sets["X"]) != len(sets["Y"]) and not doc.get("allow_unequal", False):
+        raise InputError(
+            f"{path}: targets.{descriptor} has |X|={len(sets['X'])} but |Y|={len(sets['Y'])}; "
+            "WEAT-style tests need equal target sets (set allow_unequal: true to override)"
+        )
+    return WordSet(
+        test=stem,
+        descriptor=descriptor,
+        source=str(doc["source"]).strip(),
+        target_kind=kinds["targets"],
+        attribute_kind=kinds["attributes"],
+        sets=sets,
+        labels=labels,
+        template_groups=template_groups,
+    )
+
+
+def _extra_roles(
+    roles: dict,
+    path: str | os.PathLike,
+    resolve: Resolver,
+    sets: dict[str, tuple[str, ...]],
+    labels: dict[str, str],
+) -> dict[str, str]:
+    """Add the ``roles:`` section's word and pair roles to ``sets``/``labels``; returns each
+    new role's template group."""
+    groups = {}
+    if not isinstance(roles, dict):
+        raise InputError(f"{path}: 'roles' must map role names to word or pair lists")
+    for role, entry in roles.items():
+        where = f"{path}: roles.{role}"
+        if role in ROLES or not str(role).isidentifier():
+            raise InputError(f"{where}: a role name is an identifier other than {ROLES}")
+        if not isinstance(entry, dict) or ("words" in entry) == ("pairs" in entry):
+            raise InputError(f"{where} must be a mapping with 'words' or 'pairs'")
+        group = entry.get("template", "targets")
+        if group not in ("targets", "attributes"):
+            raise InputError(f"{where}.template must be 'targets' or 'attributes'")
+        label = str(entry.get("label", role))
+        if "words" in entry:
+            sets[role] = tuple(resolve_list(entry["words"], f"{where}.words", resolve))
+            labels[role], groups[role] = label, group
+            continue
+        pairs = entry["pairs"]
+        if (
+            not isinstance(pairs, list)
+            or not pairs
+            or any(
+                not isinstance(p, list) or len(p) != 2 or not all(isinstance(w, str) for w in p)
+                for p in pairs
+            )
+        ):
+            raise InputError(f"{where}.pairs must be a non-empty list of [word, word] pairs")
+        for k in (1, 2):
+            name = f"{role}.{k}"
+            sets[name] = tuple(resolve_list([p[k - 1] for p in pairs], f"{where}.pairs", resolve))
+            labels[name], groups[name] = f"{label} ({k})", group
+    return groups
+
+
+@dataclass(frozen=True)
+class LpbsSpec:
+    """A test's LPBS settings: double-template category per target descriptor, the target
+    words that take plural templates, and optional adjective forms of the attributes."""
+
+    test: str
+    templates: Mapping[str, str]
+    plural: frozenset[str]
+    adjectives: Mapping[str, tuple[str, ...]] | None
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "test": self.test,
+                "templates": dict(self.templates),
+                "plural": sorted(self.plural),
+                "adjectives": None
+                if self.adjectives is None
+                else {r: list(w) for r, w in self.adjectives.items()},
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> LpbsSpec:
+        d = json.loads(text)
+        adjectives = d["adjectives"] and {r: tuple(w) for r, w in d["adjectives"].items()}
+        return cls(d["test"], d["templates"], frozenset(d["plural"]), adjectives)
+
+
+def load_lpbs_spec(path: str | os.PathLike, resolve: Resolver) -> LpbsSpec:
+    """The ``lpbs`` section of a word-set file, resolved and validated."""
+    doc = read_yaml(path)
+    section = doc.get("lpbs")
+    if not isinstance(section, dict):
+        raise InputError(f"{path}: no 'lpbs' section (the test cannot run LPBS)")
+    templates = section.get("templates")
+    known = descriptors(path)
+    if not isinstance(templates, dict) or not templates:
+        raise InputError(f"{path}: lpbs.templates must map target descriptors to categories")
+    unknown = sorted(set(templates) - set(known))
+    if unknown:
+        raise InputError(f"{path}: lpbs.templates names {unknown}; descriptors are {known}")
+    plural = section.get("plural") or []
+    if not isinstance(plural, list):
+        raise InputError(f"{path}: lpbs.plural must be a list of target words")
+    adjectives = None
+    if "adjectives" in section:
+        adjectives = {
+            r: tuple(
+                resolve_list(section["adjectives"].get(r), f"{path}: lpbs.adjectives.{r}", resolve)
+            )
+            for r in ("A", "B")
+        }
+    return LpbsSpec(Path(path).stem, dict(templates), frozenset(plural), adjectives)

@@ -1,0 +1,139 @@
+"""The one contract every bias measure follows.
+
+A method is a pure function ``compute(inputs, settings, seed) -> Score`` of numpy arrays,
+plus a declaration (:class:`Method`) of what it is: its name, the paper that defines it, its
+family, the kind of input it consumes, the word-set roles it needs, the encodings and
+variants it runs on (primary first), the context source the paper tables show it on, and what
+swapping the two target sets does to its effect size. The workflow, the tables and the figures
+read these declarations from the registry (``biasbench.methods.registry``); nothing else names
+a method.
+
+Input kinds, one dataclass each (what the scoring layer extracts for the family):
+
+``ContextVectors``    embedding family: per role, one (contexts, dim) matrix per stimulus
+``TemplateLogProbs``  probability family on templates: log p_t / log p_p per template,
+                      attribute and target (LPBS, eqs. 8-10)
+``ContextLogProbs``   probability family on natural contexts: per (target, attribute) pair,
+                      the log p_t / log p_p of each sampled context (probability-based CEAT)
+
+A role with no usable item raises :class:`~biasbench.errors.EmptySetError`, never NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from biasbench.errors import EmptySetError
+from biasbench.rows import Score
+
+FAMILIES = ("embedding", "probability", "distribution")
+#: what swapping the two target sets X and Y does to a method's effect size
+SWAPS = ("negates", "keeps")
+TARGETS = ("X", "Y")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Statistical settings shared by the methods (``scoring`` in the config)."""
+
+    exact_max: int = 200_000  # enumerate every partition up to this many
+    n_samples: int = 100_000  # otherwise this many sampled partitions
+    ddof: int = 1  # standard deviation convention of effect sizes
+    unit: str = "context"  # set items: every context, or each stimulus' mean context
+    ceat_samples: int = 10_000  # CEAT-style methods: samples combined
+
+
+@dataclass(frozen=True)
+class ContextVectors:
+    """Per role, one (contexts, dim) matrix per stimulus (a static word has one context)."""
+
+    groups: Mapping[str, Sequence[np.ndarray]]
+
+    def require(self, roles: Sequence[str]) -> None:
+        for role in roles:
+            if not len(self.groups.get(role, ())):
+                raise EmptySetError(f"set {role} has no stimulus with a usable encoding")
+
+    def swapped(self) -> ContextVectors:
+        return replace(self, groups={**self.groups, "X": self.groups["Y"], "Y": self.groups["X"]})
+
+
+@dataclass(frozen=True)
+class TemplateLogProbs:
+    """log p_t and log p_p, each (templates, attributes A then B, targets X then Y)."""
+
+    log_pt: np.ndarray
+    log_pp: np.ndarray
+    n_x: int
+    n_a: int
+
+    def require(self, roles: Sequence[str]) -> None:
+        n_t, n_attr = self.log_pt.shape[2], self.log_pt.shape[1]
+        sizes = {"X": self.n_x, "Y": n_t - self.n_x, "A": self.n_a, "B": n_attr - self.n_a}
+        for role in roles:
+            if sizes[role] < 1:
+                raise EmptySetError(f"set {role} has no stimulus")
+
+    def swapped(self) -> TemplateLogProbs:
+        order = np.r_[self.n_x : self.log_pt.shape[2], 0 : self.n_x]
+        return TemplateLogProbs(
+            self.log_pt[:, :, order], self.log_pp[:, :, order], len(order) - self.n_x, self.n_a
+        )
+
+
+@dataclass(frozen=True)
+class ContextLogProbs:
+    """Per (target, attribute) pair, an (n_contexts, 2) array of [log p_t, log p_p] of its
+    sampled contexts; ``sets`` names the stimuli of roles X, Y, A and B."""
+
+    cells: Mapping[tuple[str, str], np.ndarray]
+    sets: Mapping[str, tuple[str, ...]]
+
+    def require(self, roles: Sequence[str]) -> None:
+        for role in roles:
+            if not self.sets.get(role):
+                raise EmptySetError(f"set {role} has no stimulus")
+
+    def swapped(self) -> ContextLogProbs:
+        return replace(self, sets={**self.sets, "X": self.sets["Y"], "Y": self.sets["X"]})
+
+
+INPUT_KINDS = (ContextVectors, TemplateLogProbs, ContextLogProbs)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A bias measure and what the workflow needs to know to run and show it."""
+
+    name: str  # as in score rows and tables
+    paper: str  # who defined it
+    family: str  # embedding | probability | distribution
+    consumes: type  # one of INPUT_KINDS
+    compute: Callable[..., Score]  # compute(inputs, settings, seed) -> Score
+    encodings: tuple[str, ...]  # representations it runs on, the paper's default first
+    roles: tuple[str, ...] = ("X", "Y", "A", "B")
+    variants: tuple[str, ...] = ("full",)  # word-set variants, the default first
+    model_kinds: tuple[str, ...] = ("static", "transformer")
+    context: str = "templates"  # the source paper tables show it on: words|templates|natural
+    unit: str | None = None  # what a set item is; None: the configured unit
+    swap: str = "negates"  # what swapping X and Y does to the effect size
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES or self.swap not in SWAPS:
+            raise ValueError(f"method {self.name}: bad family {self.family} or swap {self.swap}")
+        if self.consumes not in INPUT_KINDS or not self.encodings or not self.variants:
+            raise ValueError(f"method {self.name}: incomplete declaration")
+
+    def encodings_for(self, available: Sequence[str]) -> list[str]:
+        """The encodings it runs on among those a model provides, primary first."""
+        return [e for e in self.encodings if e in available]
+
+    def __call__(self, inputs, settings: Settings, seed: int) -> Score:
+        if not isinstance(inputs, self.consumes):
+            raise TypeError(f"{self.name} consumes {self.consumes.__name__}")
+        inputs.require(self.roles)
+        return self.compute(inputs, settings, seed)

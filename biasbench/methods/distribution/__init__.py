@@ -1,0 +1,1 @@
+"""Methods that compare a distribution over groups with a reference (DivDist)."""

@@ -1,0 +1,1 @@
+"""Methods on vectors: word encodings, sentence encodings or static word embeddings."""

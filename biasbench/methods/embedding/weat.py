@@ -1,0 +1,130 @@
+"""WEAT (Caliskan et al., 2017) and its sentence-encoder forms s-SEAT (May et al., 2019) and
+w-SEAT (Tan & Celis, 2019): one statistic, three readings of "a set item".
+
+s(w, A, B) = mean_a cos(w, a) - mean_b cos(w, b)
+d = (mean_x s(x) - mean_y s(y)) / std_{w in X u Y} s(w)
+
+The standard deviation uses the *sample* convention (``ddof=1``) as in the SEAT code of
+May et al. (2019); Caliskan et al. leave it unstated. With population std (``ddof=0``) and
+|X| = |Y| the effect size lies in [-2, 2]; the sample convention only shrinks it.
+The one-sided permutation p counts partitions of X u Y whose statistic is ``>=`` the
+observed one (``biasbench.stats``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
+from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.embedding.vectors import set_items, unit_rows
+from biasbench.rows import Score
+from biasbench.stats import effect_size, permutation_test_mean_difference
+
+
+def association(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """s(w, A, B) for every row of ``w``."""
+    wu = unit_rows(w, "targets")
+    return (wu @ unit_rows(a, "A").mean(axis=0)) - (wu @ unit_rows(b, "B").mean(axis=0))
+
+
+@dataclass(frozen=True)
+class WeatResult:
+    effect_size: float
+    p_value: float
+    n_x: int
+    n_y: int
+    n_a: int
+    n_b: int
+    n_partitions: int
+    exact: bool
+
+
+def weat(
+    x: np.ndarray,
+    y: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    exact_max: int = 200_000,
+    n_samples: int = 100_000,
+    seed: int = 0,
+    ddof: int = 1,
+) -> WeatResult:
+    """Effect size and one-sided permutation p-value of X vs Y towards A vs B.
+
+    Rows of each matrix are the set's items (words, or sentences for SEAT).
+    """
+    for name, m in (("X", x), ("Y", y), ("A", a), ("B", b)):
+        if len(m) == 0:
+            raise ValueError(f"set {name} is empty")
+    s = association(np.concatenate([x, y]), a, b)
+    s_x, s_y = s[: len(x)], s[len(x) :]
+    perm = permutation_test_mean_difference(
+        s, len(x), exact_max=exact_max, n_samples=n_samples, seed=seed
+    )
+    return WeatResult(
+        effect_size=effect_size(s_x, s_y, ddof=ddof),
+        p_value=perm.p_value,
+        n_x=len(x),
+        n_y=len(y),
+        n_a=len(a),
+        n_b=len(b),
+        n_partitions=perm.n_partitions,
+        exact=perm.exact,
+    )
+
+
+def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
+    """WEAT on the set items of ``settings.unit`` (contexts, or per-stimulus means)."""
+    items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XYAB"}
+    res = weat(
+        *(items[r] for r in "XYAB"),
+        exact_max=settings.exact_max,
+        n_samples=settings.n_samples,
+        seed=seed,
+        ddof=settings.ddof,
+    )
+    return Score(
+        res.effect_size,
+        res.p_value,
+        n_partitions=res.n_partitions,
+        exact=res.exact,
+        sizes={r: len(items[r]) for r in "XYAB"},
+    )
+
+
+WEAT = Method(
+    "WEAT",
+    "Caliskan et al. (2017)",
+    "embedding",
+    ContextVectors,
+    score,
+    encodings=("word/mean",),
+    model_kinds=("static",),
+    context="words",
+    description="Word Embedding Association Test on static word vectors.",
+)
+S_SEAT = Method(
+    "s-SEAT",
+    "May et al. (2019)",
+    "embedding",
+    ContextVectors,
+    score,
+    encodings=SENT_ENCODINGS,
+    model_kinds=("transformer",),
+    description="WEAT on sentence encodings of the stimuli in templates ([CLS] for encoders, "
+    "the last token for decoders).",
+)
+W_SEAT = Method(
+    "w-SEAT",
+    "Tan & Celis (2019)",
+    "embedding",
+    ContextVectors,
+    score,
+    encodings=WORD_ENCODINGS,
+    model_kinds=("transformer",),
+    description="WEAT on the stimulus' own subword tokens in templates (mean, first or last).",
+)

@@ -1,0 +1,1 @@
+"""Methods on a language model's probabilities: template fills and sampled contexts."""

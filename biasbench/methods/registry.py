@@ -1,0 +1,33 @@
+"""Every bias measure the product runs: one line per method. The workflow, the tables and the
+figures find methods here, by name or by family; a method is declared in its own module."""
+
+from __future__ import annotations
+
+from biasbench.methods.contract import Method
+from biasbench.methods.embedding import ceat, mac, weat
+from biasbench.methods.probability import lpbs, pceat
+
+REGISTRY: tuple[Method, ...] = (
+    weat.WEAT,
+    weat.S_SEAT,
+    weat.W_SEAT,
+    ceat.CEAT,
+    mac.MAC,
+    lpbs.LPBS,
+    pceat.P_CEAT,
+)
+
+_BY_NAME = {m.name: m for m in REGISTRY}
+if len(_BY_NAME) != len(REGISTRY):
+    raise ValueError("two methods share a name")
+
+
+def get(name: str) -> Method:
+    if name not in _BY_NAME:
+        raise KeyError(f"unknown method {name!r}; registered: {sorted(_BY_NAME)}")
+    return _BY_NAME[name]
+
+
+def consuming(kind: type) -> list[Method]:
+    """The methods that read one input kind (e.g. every method on context vectors)."""
+    return [m for m in REGISTRY if m.consumes is kind]

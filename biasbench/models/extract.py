@@ -1,0 +1,194 @@
+"""Embedding extraction: contexts in, one row of vectors per context out, to HDF5.
+
+Word-level encodings pool the hidden states of the subword tokens overlapping the
+stimulus' character span (``word/mean``, ``word/first``, ``word/last``); sentence-level
+encodings are the first token (``sent/cls``, the [CLS] of an encoder), the last real token
+(``sent/last``, what a causal LM has read the whole sentence at) and the mean over real
+(non-special) tokens (``sent/mean``). Identical sentences are encoded once; sentences are
+sorted by length and batched so padding stays small.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import h5py
+import numpy as np
+import pandas as pd
+
+from biasbench import __version__
+from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
+from biasbench.io import atomic_path
+from biasbench.models.load import StaticVectors
+
+
+@dataclass(frozen=True)
+class Tokenized:
+    ids: list[list[int]]
+    offsets: list[list[tuple[int, int]]]
+    special: list[list[int]]
+
+
+def tokenize(tokenizer: Any, sentences: list[str], max_length: int) -> Tokenized:
+    enc = tokenizer(
+        sentences,
+        add_special_tokens=True,
+        return_offsets_mapping=True,
+        return_special_tokens_mask=True,
+        truncation=True,
+        max_length=max_length,
+    )
+    return Tokenized(enc["input_ids"], enc["offset_mapping"], enc["special_tokens_mask"])
+
+
+def batches_by_length(lengths: np.ndarray, max_tokens: int, max_batch: int) -> Iterator[np.ndarray]:
+    """Indices grouped into batches of similar length, each within a padded-token budget."""
+    order = np.argsort(lengths, kind="stable")
+    start = 0
+    while start < len(order):
+        stop = start + 1
+        while (
+            stop < len(order)
+            and stop - start < max_batch
+            and (stop - start + 1) * lengths[order[stop]] <= max_tokens
+        ):
+            stop += 1
+        yield order[start:stop]
+        start = stop
+
+
+def span_tokens(
+    offsets: list[tuple[int, int]], special: list[int], start: int, end: int
+) -> list[int]:
+    """Positions of non-special tokens whose character range overlaps [start, end)."""
+    return [
+        i
+        for i, ((a, b), s) in enumerate(zip(offsets, special, strict=True))
+        if not s and b > a and a < end and b > start
+    ]
+
+
+def encode_transformer(
+    model: Any,
+    tokenizer: Any,
+    contexts: pd.DataFrame,
+    *,
+    layer: int = -1,
+    max_tokens: int = 8192,
+    max_batch: int = 256,
+    max_length: int = 512,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """All word and sentence encodings of every context row, plus a ``valid`` mask: False
+    where no token covers the stimulus span (truncated away) or every token covering it is
+    the unknown token (the model cannot tell that stimulus from any other unknown word)."""
+    import torch
+    from tqdm.auto import tqdm
+
+    sentences, inverse = np.unique(contexts["sentence"].to_numpy(dtype=object), return_inverse=True)
+    tok = tokenize(tokenizer, [str(s) for s in sentences], max_length)
+    lengths = np.array([len(ids) for ids in tok.ids])
+    pad_id = tokenizer.pad_token_id
+    if pad_id is None:
+        pad_id = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+    unk_id = tokenizer.unk_token_id
+    dim = model.config.hidden_size
+    n_sent = len(sentences)
+    sent = {k: np.zeros((n_sent, dim), dtype=np.float32) for k in SENT_ENCODINGS}
+    rows_of = pd.Series(np.arange(len(contexts))).groupby(inverse).apply(list).to_dict()
+    word = {k: np.zeros((len(contexts), dim), dtype=np.float32) for k in WORD_ENCODINGS}
+    valid = np.zeros(len(contexts), dtype=bool)
+    starts, ends = contexts["start"].to_numpy(), contexts["end"].to_numpy()
+
+    bar = tqdm(total=n_sent, desc="embedding", unit="sent", disable=not progress)
+    with torch.inference_mode():
+        for batch in batches_by_length(lengths, max_tokens, max_batch):
+            width = int(lengths[batch].max())
+            ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for j, s in enumerate(batch):
+                ids[j, : lengths[s]] = torch.tensor(tok.ids[s])
+                mask[j, : lengths[s]] = 1
+            out = model(input_ids=ids, attention_mask=mask, output_hidden_states=layer != -1)
+            hidden = (out.last_hidden_state if layer == -1 else out.hidden_states[layer]).float()
+            hidden = hidden.numpy()
+            for j, s in enumerate(batch):
+                h = hidden[j, : lengths[s]]
+                real = [i for i, sp in enumerate(tok.special[s]) if not sp] or list(range(len(h)))
+                sent["sent/cls"][s] = h[0]
+                sent["sent/last"][s] = h[-1]
+                sent["sent/mean"][s] = h[real].mean(axis=0)
+                for r in rows_of[s]:
+                    pos = span_tokens(tok.offsets[s], tok.special[s], starts[r], ends[r])
+                    if pos and any(tok.ids[s][i] != unk_id for i in pos):
+                        valid[r] = True
+                        word["word/mean"][r] = h[pos].mean(axis=0)
+                        word["word/first"][r] = h[pos[0]]
+                        word["word/last"][r] = h[pos[-1]]
+            bar.update(len(batch))
+    bar.close()
+    result = {k: v[inverse] for k, v in sent.items()}
+    result.update(word)
+    result["valid"] = valid
+    return result
+
+
+def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, np.ndarray]:
+    """``word/mean`` of each stimulus; ``valid`` is False when it is out of vocabulary."""
+    dim = vectors.vectors.shape[1]
+    out = np.zeros((len(contexts), dim), dtype=np.float32)
+    valid = np.zeros(len(contexts), dtype=bool)
+    for i, stimulus in enumerate(contexts["stimulus"]):
+        vec = vectors.lookup(str(stimulus))
+        if vec is not None:
+            out[i], valid[i] = vec, True
+    return {"word/mean": out, "valid": valid}
+
+
+def write_embeddings(
+    path: str | os.PathLike,
+    parts: dict[str, tuple[pd.DataFrame, dict[str, np.ndarray]]],
+    attrs: dict,
+) -> None:
+    """One HDF5 file per (model, source, test): a group per descriptor holding one row per
+    context of that descriptor's table (``context_id`` + encodings), written atomically."""
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
+        for descriptor, (contexts, arrays) in parts.items():
+            group = h5.create_group(descriptor)
+            group.create_dataset("context_id", data=contexts["context_id"].to_numpy(dtype=np.int64))
+            for name, data in arrays.items():
+                group.create_dataset(name, data=data)
+        for key, value in {**attrs, "code_version": __version__, "dtype": "float32"}.items():
+            h5.attrs[key] = "" if value is None else value
+
+
+def read_embeddings(
+    path: str | os.PathLike, descriptor: str
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The datasets of one descriptor's group (``word/mean``, ``valid``, ...) and the file's
+    attributes."""
+    arrays: dict[str, np.ndarray] = {}
+    with h5py.File(path, "r") as h5:
+        if descriptor not in h5:
+            raise KeyError(f"{path}: no group {descriptor!r} (has {list(h5)})")
+        h5[descriptor].visititems(
+            lambda name, obj: (
+                arrays.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset) else None
+            )
+        )
+        attrs = dict(h5.attrs)
+    return arrays, attrs
+
+
+def split_rows(frames: dict[str, pd.DataFrame], arrays: dict[str, np.ndarray]):
+    """Undo a concatenation of per-descriptor context tables: per descriptor, its table and
+    its rows of every array."""
+    out, start = {}, 0
+    for descriptor, frame in frames.items():
+        stop = start + len(frame)
+        out[descriptor] = (frame, {k: v[start:stop] for k, v in arrays.items()})
+        start = stop
+    return out

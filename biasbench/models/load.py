@@ -1,0 +1,112 @@
+"""Loading prepared models: static vectors, transformer encoders/decoders for embeddings,
+and language models with their head for probabilities."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from biasbench.errors import InputError
+from biasbench.models.logprobs import check_output_head
+from biasbench.models.prepare import package_file
+from biasbench.models.specs import ModelSpec
+
+
+@dataclass
+class StaticVectors:
+    words: dict[str, int]
+    vectors: np.ndarray
+    lowercase: bool
+
+    def lookup(self, phrase: str) -> np.ndarray | None:
+        """Vector of a word or phrase: the word itself, else its underscore-joined form,
+        else the mean of its space/hyphen-separated parts; None when any part is missing."""
+        text = phrase.lower() if self.lowercase else phrase
+        for key in (text, text.replace(" ", "_")):
+            if key in self.words:
+                return self.vectors[self.words[key]]
+        parts = text.replace("-", " ").split()
+        if len(parts) > 1 and all(p in self.words for p in parts):
+            return self.vectors[[self.words[p] for p in parts]].mean(axis=0)
+        return None
+
+
+def load_static(prepared: Path, spec: ModelSpec) -> StaticVectors:
+    words = (prepared / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    index: dict[str, int] = {}
+    for i, w in enumerate(words):
+        index.setdefault(w, i)  # first (most frequent) entry wins on duplicates
+    return StaticVectors(index, np.load(prepared / "vectors.npy", mmap_mode="r"), spec.lowercase)
+
+
+def transformer_location(spec: ModelSpec, prepared: Path) -> str:
+    """What to hand ``from_pretrained``: the prepared directory, a package dir, or an id."""
+    if spec.scheme in ("gguf-pkg", "gguf-asm"):
+        return str(prepared)
+    if spec.scheme == "pkg":
+        return str(package_file(spec.location)[0])
+    return spec.location
+
+
+def load_transformer(spec: ModelSpec, prepared: Path):
+    """(model, tokenizer, is_decoder) in eval mode; any AutoModel architecture works."""
+    from transformers import AutoModel, AutoTokenizer
+
+    where = transformer_location(spec, prepared)
+    kwargs = {"revision": spec.revision} if spec.revision else {}
+    tokenizer = AutoTokenizer.from_pretrained(where, **kwargs)
+    if not getattr(tokenizer, "is_fast", False):
+        raise InputError(f"model {spec.name}: a fast tokenizer is needed for character offsets")
+    model = AutoModel.from_pretrained(where, dtype="float32", **kwargs).eval()
+    return model, tokenizer, is_decoder_type(model.config.model_type)
+
+
+def load_language_model(spec: ModelSpec, prepared: Path):
+    """(model with its LM head, tokenizer, is_masked) for LPBS: a masked LM when the
+    architecture has one, else a causal LM; fails if the weights hold no usable head."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    where = transformer_location(spec, prepared)
+    kwargs = {"revision": spec.revision} if spec.revision else {}
+    model_type = AutoConfig.from_pretrained(where, **kwargs).model_type
+    masked = not is_decoder_type(model_type)
+    auto = AutoModelForMaskedLM if masked else AutoModelForCausalLM
+    kind = "masked" if masked else "causal"
+    try:
+        model, info = auto.from_pretrained(
+            where, dtype="float32", output_loading_info=True, **kwargs
+        )
+    except ValueError as exc:
+        raise InputError(f"model {spec.name}: no {kind} LM: {exc}") from exc
+    if info["missing_keys"]:  # a randomly initialised head would give meaningless scores
+        missing = sorted(info["missing_keys"])[:3]
+        raise InputError(f"model {spec.name}: the weights hold no {kind} LM head ({missing} ...)")
+    model, tokenizer = model.eval(), AutoTokenizer.from_pretrained(where, **kwargs)
+    if not masked:
+        check_output_head(model, tokenizer)
+    return model, tokenizer, masked
+
+
+def is_decoder_type(model_type: str) -> bool:
+    """Causal LMs (GPT-2, OPT, BLOOM, Llama, Gemma) vs encoders (BERT, RoBERTa, MiniLM)."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    if model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        return False
+    return model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or model_type.endswith("_text")
+
+
+def tokenizer_vocabulary_test(tokenizer) -> Callable[[str], bool]:
+    """Is a word one token of the model's vocabulary, as Husse & Spitz reduce word sets?
+    (Tokenised alone, without special tokens; a multi-word stimulus never is.)"""
+
+    def in_vocabulary(word: str) -> bool:
+        return " " not in word and len(tokenizer(word, add_special_tokens=False)["input_ids"]) == 1
+
+    return in_vocabulary

@@ -1,0 +1,77 @@
+"""Model specs: where a model's weights come from, checked at the config edge.
+
+A model config names a ``kind`` (``static`` word vectors or a ``transformer``) and a
+``source`` with a scheme:
+
+=====================  ==========================================================
+``hf:<id>``            any Hugging Face model id (encoder or decoder), via AutoModel
+``path:<dir>``         a local directory in Hugging Face layout
+``pkg:<pkg>/<dir>``    a Hugging Face directory shipped inside an installed package
+``gguf-pkg:<pkg>/<f>`` a GGUF file shipped inside an installed package
+``gguf-asm:<pkg>``     a package that assembles its GGUF file from chunk packages
+``glove-pkg:<pkg>``    GloVe as ``data/*_emb.npy`` + ``data/*_index.parquet``
+``w2v-pkg:<pkg>/<f>``  word2vec binary format file inside an installed package
+=====================  ==========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from biasbench.data.sampling import CASE_POLICIES
+from biasbench.errors import InputError
+
+KINDS = ("static", "transformer")
+SCHEMES = {
+    "static": ("glove-pkg", "w2v-pkg"),
+    "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm"),
+}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    kind: str
+    scheme: str
+    location: str
+    revision: str | None
+    lowercase: bool
+    layer: int
+    case: str  # which corpus occurrences of a stimulus count (sampling.CASE_POLICIES)
+
+    @classmethod
+    def from_config(cls, name: str, cfg: dict[str, Any]) -> ModelSpec:
+        """From a validated model entry (the schema's defaults filled in)."""
+        kind = cfg.get("kind")
+        if kind not in KINDS:
+            raise InputError(f"config: models.{name}.kind must be one of {KINDS}, got {kind!r}")
+        scheme, sep, location = str(cfg.get("source", "")).partition(":")
+        if not sep or scheme not in SCHEMES[kind] or not location:
+            raise InputError(
+                f"config: models.{name}.source must be '<scheme>:<location>' with a scheme "
+                f"in {SCHEMES[kind]} for kind {kind}, got {cfg.get('source')!r}"
+            )
+        case = cfg["case"]
+        if case not in CASE_POLICIES:
+            raise InputError(
+                f"config: models.{name}.case must be one of {CASE_POLICIES}, got {case!r}"
+            )
+        return cls(
+            name=name,
+            kind=kind,
+            scheme=scheme,
+            location=location,
+            revision=cfg.get("revision"),
+            lowercase=bool(cfg["lowercase"]),
+            layer=int(cfg["layer"]),
+            case=case,
+        )
+
+
+def model_spec(config: dict[str, Any], name: str) -> ModelSpec:
+    """The spec of a configured model; an unknown name is an input error, not a KeyError."""
+    models = config.get("models") or {}
+    if name not in models:
+        raise InputError(f"config: unknown model {name!r}; configured models: {sorted(models)}")
+    return ModelSpec.from_config(name, models[name])

@@ -1,0 +1,11 @@
+"""Every table and figure the workflow builds, from the paper modules that declare them."""
+
+from __future__ import annotations
+
+from biasbench.reports import husse2022
+from biasbench.reports.targets import FigureTarget, Table
+
+PAPERS = (husse2022,)
+
+TABLES: dict[str, Table] = {t.name: t for paper in PAPERS for t in paper.TABLES}
+FIGURES: dict[str, FigureTarget] = {f.name: f for paper in PAPERS for f in paper.FIGURES}

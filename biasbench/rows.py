@@ -1,0 +1,146 @@
+"""The one score-row schema: every method, every stage writes rows with exactly these columns.
+
+A row is one (method, model, source, test, descriptor, encoding, variant): the effect size
+and p-value a method computed (:class:`Score`), the set sizes it used, the stimuli it had to
+drop, the seed of its random stream, and a signature of the inputs it was computed from.
+A score that cannot be computed (too few stimuli covered, too few contexts) is a row too:
+its effect size is NaN and ``note`` says why, so a table shows the reason, not a blank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: the roles whose set sizes and drops have their own columns
+COUNTED_ROLES = ("X", "Y", "A", "B")
+
+#: the identity of a row: what was measured, on which model and input, how
+KEY_COLUMNS = ["method", "model", "source", "test", "descriptor", "encoding", "variant"]
+
+COLUMNS = [
+    "method",
+    "paper",
+    "family",
+    "model",
+    "source",
+    "test",
+    "descriptor",
+    "encoding",
+    "variant",
+    "primary",  # the method's default encoding and variant (what the paper tables show)
+    "unit",  # what a set item is: context, stimulus, sampled context, attribute
+    "effect_size",
+    "p_value",
+    "se",
+    "tau_squared",
+    *(f"n_{r.lower()}" for r in COUNTED_ROLES),
+    "n_partitions",  # permutations evaluated, or samples combined (CEAT)
+    "exact",  # the permutation test enumerated every partition
+    *(f"dropped_{r}" for r in COUNTED_ROLES),
+    "dropped",  # the dropped stimuli, as role:word;role:word
+    "seed",
+    "signature",  # sha256 prefix of the inputs the row was computed from
+    "note",  # why a score is missing, or what a caveat is
+]
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a method returns: an effect size and, where the method has a test, its p-value."""
+
+    effect_size: float
+    p_value: float = math.nan
+    se: float = math.nan
+    tau_squared: float = math.nan
+    n_partitions: int = 0
+    exact: bool = False
+    sizes: Mapping[str, int] = field(default_factory=dict)  # set items per role
+    samples: np.ndarray | None = None  # per-sample effect sizes (CEAT-style methods)
+    dropped: Mapping[str, Sequence[str]] = field(default_factory=dict)  # items the method left out
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RowKey:
+    """Everything but the method that identifies a row."""
+
+    model: str
+    source: str
+    test: str
+    descriptor: str
+    encoding: str
+    variant: str = "full"
+
+
+def dropped_text(dropped: Mapping[str, Sequence[str]]) -> str:
+    return ";".join(f"{r}:{w}" for r in COUNTED_ROLES for w in dropped.get(r, ()))
+
+
+def make_row(
+    method: Any,
+    key: RowKey,
+    score: Score | None,
+    *,
+    primary: bool,
+    unit: str,
+    seed: int,
+    signature: str,
+    dropped: Mapping[str, Sequence[str]] | None = None,
+    sizes: Mapping[str, int] | None = None,
+    note: str = "",
+) -> dict:
+    """A row for ``method`` (anything with ``name``, ``paper`` and ``family``). With no
+    ``score`` the row is "n/a" and ``note`` must say why."""
+    if score is None and not note:
+        raise ValueError(f"{method.name} {key}: a missing score needs a note saying why")
+    dropped = {
+        r: [*(dropped or {}).get(r, ()), *(score.dropped.get(r, ()) if score else ())]
+        for r in COUNTED_ROLES
+    }
+    sizes = dict(sizes or (score.sizes if score else {}))
+    return {
+        "method": method.name,
+        "paper": method.paper,
+        "family": method.family,
+        "model": key.model,
+        "source": key.source,
+        "test": key.test,
+        "descriptor": key.descriptor,
+        "encoding": key.encoding,
+        "variant": key.variant,
+        "primary": primary,
+        "unit": unit,
+        "effect_size": score.effect_size if score else math.nan,
+        "p_value": score.p_value if score else math.nan,
+        "se": score.se if score else math.nan,
+        "tau_squared": score.tau_squared if score else math.nan,
+        **{f"n_{r.lower()}": int(sizes.get(r, 0)) for r in COUNTED_ROLES},
+        "n_partitions": score.n_partitions if score else 0,
+        "exact": bool(score.exact) if score else False,
+        **{f"dropped_{r}": len(dropped.get(r, ())) for r in COUNTED_ROLES},
+        "dropped": dropped_text(dropped),
+        "seed": int(seed),
+        "signature": signature,
+        "note": "; ".join(n for n in (note, score.note if score else "") if n),
+    }
+
+
+def frame(rows: Iterable[dict]) -> pd.DataFrame:
+    """Rows as a frame with exactly the schema's columns, in the schema's order."""
+    rows = list(rows)
+    for row in rows:
+        if set(row) != set(COLUMNS):
+            odd = sorted(set(row) ^ set(COLUMNS))
+            raise ValueError(f"a score row's columns differ from the schema: {odd}")
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def sort_rows(scores: pd.DataFrame) -> pd.DataFrame:
+    """The canonical order of a score table (stable: equal keys keep their order)."""
+    return scores.sort_values(KEY_COLUMNS, kind="stable").reset_index(drop=True)

@@ -1,0 +1,91 @@
+"""Probability-based CEAT on a corpus' pair contexts (Husse & Spitz 2022, Table 14): the
+contexts' log-probabilities grouped by (target, attribute) pair, every descriptor and target
+variant of a test, and the window-size sweep of Figure 4, as score rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from biasbench import rows
+from biasbench.errors import EmptySetError
+from biasbench.methods.contract import ContextLogProbs, Settings
+from biasbench.methods.registry import get
+from biasbench.stats import derived_seed
+
+
+def context_cells(contexts: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
+    """(target, attribute) -> its contexts' [log p_t, log p_p] rows."""
+    return {
+        (t, a): group[["log_pt", "log_pp"]].to_numpy()
+        for (t, a), group in contexts.groupby(["target", "attribute"], sort=True)
+    }
+
+
+def probability_ceat_rows(
+    contexts: pd.DataFrame,
+    wordsets: Mapping,
+    in_vocabulary: Callable[[str], bool],
+    *,
+    model: str,
+    corpus: str,
+    test: str,
+    encoding: str,
+    max_gap: int,
+    windows: list[int],
+    primary_descriptor: str,
+    settings: Settings,
+    seed: int,
+    signature: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, np.ndarray]]:
+    """(rows per descriptor and variant at ``max_gap``, rows of the window sweep on the
+    primary descriptor's full set, per-sample effect sizes keyed
+    ``method|descriptor|encoding|variant``)."""
+    method = get("p-CEAT")
+    out, sweep, samples = [], [], {}
+    near = context_cells(contexts[contexts["gap"] <= max_gap])
+
+    def row(descriptor, variant, sets, cells, job_seed, removed):
+        """(score or None, its row); ``removed``: targets the variant left out."""
+        score, note, lost, sizes = None, "", {}, None
+        try:
+            score = method(ContextLogProbs(cells, sets), settings, job_seed)
+        except EmptySetError as exc:  # too few contexts: an "n/a" row that says why
+            note, lost = str(exc), exc.dropped
+            sizes = {r: len(sets[r]) - len(lost.get(r, ())) for r in "XYAB"}
+        dropped = {r: [*removed.get(r, ()), *lost.get(r, ())] for r in "XYAB"}
+        return score, rows.make_row(
+            method,
+            rows.RowKey(model, corpus, test, descriptor, encoding, variant),
+            score,
+            primary=variant == method.variants[0],
+            unit=method.unit,
+            seed=job_seed,
+            signature=signature,
+            dropped=dropped,
+            sizes=sizes,
+            note=note,
+        )
+
+    for descriptor, wordset in wordsets.items():
+        sets = wordset.sets
+        job_seed = derived_seed(seed, model, corpus, test, descriptor, "p-CEAT")
+        for variant in method.variants:
+            keep = (lambda w: True) if variant == "full" else in_vocabulary
+            used = {r: tuple(w for w in sets[r] if r in "AB" or keep(w)) for r in "XYAB"}
+            removed = {r: sorted(set(sets[r]) - set(used[r])) for r in "XY"}
+            score, r = row(descriptor, variant, used, near, job_seed, removed)
+            out.append(r)
+            if score is not None:
+                name = f"{method.name}|{descriptor}|{encoding}|{variant}"
+                samples[name] = score.samples.astype(np.float32)
+        if descriptor != primary_descriptor:
+            continue
+        for window in windows:
+            cells = context_cells(contexts[contexts["gap"] <= window])
+            _, r = row(descriptor, "full", dict(sets), cells, job_seed, {})
+            sweep.append({"window": window, **r})
+    return rows.frame(out), pd.DataFrame(sweep), samples

@@ -1,0 +1,151 @@
+"""From one embeddings file to score rows: every registered method on context vectors (WEAT,
+s-SEAT, w-SEAT, CEAT, MAC, ...) on every encoding it declares that the model provides.
+
+Items of the sets are the contexts (``unit: context``, as in the SEAT code of May et al.,
+where every template sentence is a set member) or the per-stimulus mean over its contexts
+(``unit: stimulus``; ``corpus_unit`` for natural contexts). Stimuli without a usable encoding
+(out of vocabulary, span lost, never seen in a corpus) are dropped and counted in the row; a
+set losing more than ``max_drop_share`` of its stimuli gets an "n/a" row whose note says so.
+A method's extra variants (CEAT on targets reduced to single tokens) run on its primary
+encoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from biasbench import rows
+from biasbench.data.wordsets import ROLES
+from biasbench.encodings import available_encodings
+from biasbench.errors import EmptySetError, InputError
+from biasbench.methods.contract import ContextVectors
+from biasbench.methods.registry import consuming
+from biasbench.scoring.settings import ScoreSettings
+from biasbench.stats import derived_seed
+
+
+def stimulus_groups(
+    contexts: pd.DataFrame,
+    vectors: np.ndarray,
+    valid: np.ndarray,
+    expected: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[dict[str, list[np.ndarray]], dict[str, list[str]]]:
+    """Per role: one (contexts, dim) matrix per kept stimulus (first-seen order), and the
+    stimuli dropped: those of ``expected`` (default: those in the table) without any usable
+    encoding -- including stimuli a corpus never mentions."""
+    groups, dropped = {}, {}
+    roles = list(expected) if expected is not None else list(dict.fromkeys(contexts["role"]))
+    for role in dict.fromkeys([*ROLES, *roles]):
+        mask = (contexts["role"] == role).to_numpy()
+        stimuli = contexts.loc[mask, "stimulus"].to_numpy()
+        rows_, ok = vectors[mask], valid[mask]
+        kept = list(dict.fromkeys(stimuli[ok]))
+        groups[role] = [rows_[ok & (stimuli == s)] for s in kept]
+        wanted = expected.get(role, ()) if expected is not None else stimuli
+        dropped[role] = sorted(set(wanted) - set(kept))
+    return groups, dropped
+
+
+def coverage_note(dropped: Mapping[str, list[str]], kept: Mapping[str, int], limit: float) -> str:
+    """Why a set cannot be scored: it lost more than ``limit`` of its stimuli ("" if none)."""
+    for role in dropped:
+        total = kept[role] + len(dropped[role])
+        share = len(dropped[role]) / total if total else 1.0
+        if share > limit:
+            return (
+                f"coverage: set {role} lost {len(dropped[role])} of {total} stimuli "
+                f"({share:.0%} > max_drop_share {limit:.0%}): {dropped[role]}"
+            )
+    return ""
+
+
+def score_file(
+    contexts: pd.DataFrame,
+    arrays: dict[str, np.ndarray],
+    *,
+    model: str,
+    kind: str,
+    is_decoder: bool,
+    source: str,
+    test: str,
+    descriptor: str,
+    settings: ScoreSettings,
+    signature: str,
+    expected: Mapping[str, Sequence[str]] | None = None,
+    single_token: Collection[str] | None = None,
+    samples: dict[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
+    """Rows of every method on context vectors, encoding and variant for one (model, source,
+    test, descriptor). ``single_token`` (a contextual model's single-token stimuli) enables
+    the ``reduced`` variants; ``samples``, if given, receives the per-sample effect sizes of
+    primary encodings, keyed ``method|descriptor|encoding|variant`` (Figure 3)."""
+    method_settings = settings.for_source(source)
+    # one seed per job: its methods and encodings are tested on the same partitions
+    seed = derived_seed(settings.seed, model, source, test, descriptor)
+    available = available_encodings(kind, is_decoder)
+    grouped: dict[str, tuple] = {}  # encoding -> (valid mask, groups, dropped), once each
+    out = []
+    for method in consuming(ContextVectors):
+        if kind not in method.model_kinds:
+            continue
+        for k, encoding in enumerate(method.encodings_for(available)):
+            if encoding not in grouped:
+                valid = (
+                    arrays["valid"]
+                    if encoding.startswith("word/")
+                    else np.ones(len(contexts), bool)
+                )
+                grouped[encoding] = (
+                    valid,
+                    *stimulus_groups(contexts, arrays[encoding], valid, expected),
+                )
+            valid, groups, dropped = grouped[encoding]
+            note = coverage_note(
+                {r: dropped[r] for r in method.roles},
+                {r: len(groups[r]) for r in method.roles},
+                settings.max_drop_share,
+            )
+            for variant in method.variants if k == 0 else method.variants[:1]:
+                if variant == "reduced" and single_token is None:
+                    continue  # static vectors have no tokenizer to reduce to
+                used, removed = groups, dropped
+                if variant == "reduced":
+                    keep = ~contexts["role"].isin(["X", "Y"]) | contexts["stimulus"].isin(
+                        single_token
+                    )
+                    mask = keep.to_numpy()
+                    used, removed = stimulus_groups(
+                        contexts[mask], arrays[encoding][mask], valid[mask], expected
+                    )
+                key = rows.RowKey(model, source, test, descriptor, encoding, variant)
+                score, why = None, note
+                if not note:
+                    try:
+                        score = method(ContextVectors(used), method_settings, seed)
+                    except EmptySetError as exc:
+                        why = str(exc)
+                    except ValueError as exc:
+                        raise InputError(
+                            f"{test}/{descriptor} on {model}, {method.name} {encoding}: {exc}"
+                        ) from exc
+                if k == 0 and samples is not None and score and score.samples is not None:
+                    name = f"{method.name}|{descriptor}|{encoding}|{variant}"
+                    samples[name] = score.samples.astype(np.float32)
+                out.append(
+                    rows.make_row(
+                        method,
+                        key,
+                        score,
+                        primary=k == 0 and variant == method.variants[0],
+                        unit=method.unit or method_settings.unit,
+                        seed=seed,
+                        signature=signature,
+                        dropped=removed,
+                        sizes=None if score else {r: len(g) for r, g in used.items()},
+                        note=why,
+                    )
+                )
+    return rows.frame(out)
