@@ -100,3 +100,45 @@ def test_every_shipped_word_set_is_valid():
             ws = load_wordset(path, d, resolve)
             if path.stem in sizes and d == ("terms" if path.stem == "Dis" else "names"):
                 assert len(ws.sets["X"]) == sizes[path.stem], path.stem
+
+
+ROLES_SECTION = """
+roles:
+  N: {label: professions, words: [nurse, plumber]}
+  D: {label: definitional pairs, pairs: [[he, she], [man, woman]], template: attributes}
+"""
+
+
+def test_open_roles_word_lists_and_pairs(write, external):
+    external.add("ext1", {"targ1": {"examples": ["he"]}, "targ2": {"examples": ["she"]}})
+    ws = load_wordset(write("T1.yaml", GOOD + ROLES_SECTION), "names", external)
+    assert ws.roles == ("X", "Y", "A", "B", "N", "D.1", "D.2")
+    assert ws.sets["N"] == ("nurse", "plumber") and ws.pairs("D") == [
+        ("he", "she"),
+        ("man", "woman"),
+    ]
+    assert ws.template_group("D.2") == "attributes" and ws.template_group("N") == "targets"
+    assert ws.labels["D.1"] == "definitional pairs (1)"
+    assert WordSet.from_json(ws.to_json()) == ws
+    from biasbench.data.contexts import word_contexts
+
+    assert set(word_contexts(ws)["role"]) == set(ws.roles)
+
+
+@pytest.mark.parametrize(
+    "section, message",
+    [
+        ("roles:\n  X: {words: [a]}\n", "a role name is an identifier other than"),
+        (
+            "roles:\n  N: {words: [a], pairs: [[a, b]]}\n",
+            "must be a mapping with 'words' or 'pairs'",
+        ),
+        ("roles:\n  D: {pairs: [[a, b, c]]}\n", r"roles.D.pairs must be a non-empty list"),
+        ("roles:\n  N: {words: [a, a]}\n", r"roles.N.words: duplicate entries \['a'\]"),
+        ("roles:\n  N: {words: [a], template: middle}\n", "template must be 'targets' or"),
+    ],
+)
+def test_bad_roles_are_named(write, external, section, message):
+    external.add("ext1", {"targ1": {"examples": ["he"]}, "targ2": {"examples": ["she"]}})
+    with pytest.raises(InputError, match=message):
+        load_wordset(write("T1.yaml", GOOD + section), "names", external)

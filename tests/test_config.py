@@ -1,0 +1,134 @@
+"""The configuration: every key described, defaults only in the schema, errors that name the
+field."""
+
+import re
+
+import pytest
+import yaml
+
+from biasbench.config import (
+    SCHEMA,
+    model_entry,
+    read_schema,
+    schema_keys_without_description,
+    validate_config,
+)
+from biasbench.errors import InputError
+from biasbench.plan import make_plan
+
+from .conftest import ROOT
+
+
+def default_config():
+    return yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+
+
+def test_every_schema_key_has_a_description():
+    assert schema_keys_without_description(read_schema(SCHEMA)) == []
+
+
+def test_defaults_are_filled_in_from_the_schema():
+    config = validate_config(
+        {"seed": 1, "tests": ["C6"], "models": {"m": {"kind": "static", "source": "glove-pkg:x"}}}
+    )
+    assert config["scoring"]["ddof"] == 1 and config["sampling"]["per_stimulus"] == 100
+    assert config["models"]["m"] | {} == {
+        "kind": "static",
+        "source": "glove-pkg:x",
+        "lowercase": False,
+        "case": "any",
+        "layer": -1,
+        "tests": "all",
+    }
+    assert config["lpbs"] is None and config["corpora"] == {} and config["natural_source"] is None
+    assert model_entry(kind="static", source="glove-pkg:x")["case"] == "any"
+
+
+def test_no_defaults_outside_the_schema():
+    """Rules and workflow scripts read config keys directly: a ``.get(key, default)`` would be
+    a second default that can drift from the schema's."""
+    offenders = []
+    for path in [
+        *ROOT.glob("rules/*.smk"),
+        ROOT / "Snakefile",
+        *ROOT.glob("workflow_scripts/*.py"),
+    ]:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\.get\([^()]*,[^()]*\)", line):
+                offenders.append(f"{path.name}:{n}: {line.strip()}")
+    assert offenders == []
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda c: c["models"].update({"..": c["models"]["glove-6b-50d"]}),
+            r"config: models: '\.\.' does not match",
+        ),
+        (
+            lambda c: c["models"].update({".": c["models"]["glove-6b-50d"]}),
+            r"config: models: '\.' does not match",
+        ),
+        (
+            lambda c: c["corpora"]["reddit"].update(kind="reddit"),
+            r"config: corpora.reddit: Additional properties are not allowed \('column' was unexpected\)",
+        ),
+        (
+            lambda c: c["corpora"]["wikipedia"].update(column="text"),
+            r"config: corpora.wikipedia: Additional properties",
+        ),
+        (
+            lambda c: c["corpora"]["bug"].pop("column"),
+            r"config: corpora.bug: 'column' is a required property",
+        ),
+        (
+            lambda c: c["corpora"].update(templates={"kind": "sentences", "files": ["x"]}),
+            r"config: corpora: 'templates' does not match",
+        ),
+        (lambda c: c["scoring"].update(ddof=2), r"config: scoring.ddof: 2 is not one of \[0, 1\]"),
+        (
+            lambda c: c["models"]["minilm-l6"].update(sources=["reddit"]),
+            r"'sources' was unexpected",
+        ),
+    ],
+)
+def test_bad_values_name_the_field(edit, message):
+    config = default_config()
+    edit(config)
+    with pytest.raises(InputError, match=message):
+        validate_config(config)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda c: c["corpora"].update(natural={"pool": ["reddit", "nope"]}),
+            "corpora.natural.pool names 'nope'",
+        ),
+        (lambda c: c.update(natural_source="nope"), "natural_source 'nope' is not under 'corpora'"),
+        (
+            lambda c: c["models"]["minilm-l6"].update(tests={"nope": "all"}),
+            "models.minilm-l6.tests names the source 'nope'",
+        ),
+        (
+            lambda c: c["models"]["glove-6b-50d"].update(tests={"templates": "all"}),
+            "a static model reads \\['words'\\]",
+        ),
+        (lambda c: c["models"]["minilm-l6"].update(tests=["C6/nope"]), "C6 has descriptors"),
+    ],
+)
+def test_plan_checks_names_across_sections(edit, message):
+    config = validate_config(default_config())
+    edit(config)
+    with pytest.raises(InputError, match=re.escape(message) if "\\" not in message else message):
+        make_plan(config, ROOT)
+
+
+def test_one_model_runs_every_source_it_lists():
+    plan = make_plan(validate_config(default_config()), ROOT)
+    sources = {j.source for j in plan.jobs if j.model == "minilm-l6"}
+    assert sources == {"templates", "natural"}
+    assert len(plan.corpus_parts["natural"]) == 4  # the pool's members, read one after another
+    assert plan.corpus_files("natural")[0].endswith(".csv")

@@ -1,0 +1,161 @@
+"""The method contract, checked on every method in the registry: what swapping the target sets
+does, byte-identical rows from one seed, exactly the schema's columns, and an empty set that
+raises the documented error instead of giving NaN."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from biasbench import rows
+from biasbench.errors import EmptySetError
+from biasbench.methods.contract import ContextLogProbs, ContextVectors, Settings, TemplateLogProbs
+from biasbench.methods.registry import REGISTRY
+from biasbench.scoring.embeddings import score_file
+from biasbench.scoring.settings import ScoreSettings
+
+SETTINGS = Settings(exact_max=5000, n_samples=500, ceat_samples=300)
+SIZES = {"X": 4, "Y": 4, "A": 3, "B": 3}
+
+
+def context_vectors(rng) -> ContextVectors:
+    """One context per stimulus (a word), pointing somewhere between two directions, so that
+    X leans to A and Y to B with noise."""
+    lean = {"X": 0.8, "Y": 0.2, "A": 0.9, "B": 0.1}
+    groups = {}
+    for role, n in SIZES.items():
+        base = np.array([lean[role], 1 - lean[role], 0, 0, 0])
+        groups[role] = [base + rng.normal(scale=0.3, size=(1, 5)) for _ in range(n)]
+    return ContextVectors(groups)
+
+
+def template_log_probs(rng) -> TemplateLogProbs:
+    n_t, n_a = SIZES["X"] + SIZES["Y"], SIZES["A"] + SIZES["B"]
+    log_pt = rng.normal(-10, 3, size=(2, n_a, n_t))
+    return TemplateLogProbs(log_pt, log_pt - rng.uniform(0, 4, size=log_pt.shape), 4, 3)
+
+
+def context_log_probs(rng) -> ContextLogProbs:
+    sets = {r: tuple(f"{r.lower()}{i}" for i in range(n)) for r, n in SIZES.items()}
+    cells = {
+        (t, a): np.column_stack([v := rng.normal(-20, 4, size=k), v - rng.uniform(0, 3, k)])
+        for t in sets["X"] + sets["Y"]
+        for a in sets["A"] + sets["B"]
+        if (k := int(rng.integers(0, 4)))
+    }
+    for t, a in zip(sets["X"] + sets["Y"], (sets["A"] + sets["B"]) * 2, strict=False):
+        cells.setdefault((t, a), np.array([[-15.0, -16.0]]))
+    return ContextLogProbs(cells, sets)
+
+
+MAKE = {
+    ContextVectors: context_vectors,
+    TemplateLogProbs: template_log_probs,
+    ContextLogProbs: context_log_probs,
+}
+
+
+def emptied(inputs, role):
+    if isinstance(inputs, ContextVectors):
+        return ContextVectors({**inputs.groups, role: []})
+    if isinstance(inputs, ContextLogProbs):
+        return ContextLogProbs(inputs.cells, {**inputs.sets, role: ()})
+    n_t, n_attr = inputs.log_pt.shape[2], inputs.log_pt.shape[1]
+    keep_t = {"X": np.arange(inputs.n_x, n_t), "Y": np.arange(inputs.n_x)}.get(role)
+    keep_a = {"A": np.arange(inputs.n_a, n_attr), "B": np.arange(inputs.n_a)}.get(role)
+    pt, pp = inputs.log_pt, inputs.log_pp
+    if keep_t is not None:
+        pt, pp = pt[:, :, keep_t], pp[:, :, keep_t]
+        return TemplateLogProbs(pt, pp, 0 if role == "X" else inputs.n_x, inputs.n_a)
+    pt, pp = pt[:, keep_a], pp[:, keep_a]
+    return TemplateLogProbs(pt, pp, inputs.n_x, 0 if role == "A" else inputs.n_a)
+
+
+def row_of(method, score):
+    key = rows.RowKey("m", "templates", "T", "names", method.encodings[0])
+    return rows.make_row(method, key, score, primary=True, unit="u", seed=1, signature="s")
+
+
+METHODS = pytest.mark.parametrize("method", REGISTRY, ids=lambda m: m.name)
+
+
+@METHODS
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_swapping_the_target_sets(method, seed):
+    inputs = MAKE[method.consumes](np.random.default_rng(seed))
+    score = method(inputs, SETTINGS, 7)
+    swapped = method(inputs.swapped(), SETTINGS, 7)
+    assert math.isfinite(score.effect_size)
+    expected = -score.effect_size if method.swap == "negates" else score.effect_size
+    assert swapped.effect_size == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+@METHODS
+def test_same_seed_same_bytes(method):
+    inputs = MAKE[method.consumes](np.random.default_rng(3))
+    once = rows.frame([row_of(method, method(inputs, SETTINGS, 11))]).to_csv()
+    again = rows.frame([row_of(method, method(inputs, SETTINGS, 11))]).to_csv()
+    assert once == again
+
+
+@METHODS
+def test_rows_have_exactly_the_schema_columns(method):
+    inputs = MAKE[method.consumes](np.random.default_rng(4))
+    scored = rows.frame([row_of(method, method(inputs, SETTINGS, 1))])
+    assert list(scored.columns) == rows.COLUMNS
+    missing = rows.make_row(
+        method,
+        rows.RowKey("m", "templates", "T", "names", "e"),
+        None,
+        primary=False,
+        unit="u",
+        seed=1,
+        signature="s",
+        note="why",
+    )
+    assert list(rows.frame([missing]).columns) == rows.COLUMNS
+    with pytest.raises(ValueError, match="needs a note"):
+        row_of(method, None)
+
+
+@METHODS
+def test_an_empty_set_raises_the_documented_error(method):
+    inputs = MAKE[method.consumes](np.random.default_rng(5))
+    for role in method.roles:
+        with pytest.raises(EmptySetError, match=f"set {role}"):
+            method(emptied(inputs, role), SETTINGS, 1)
+
+
+def test_an_all_oov_set_gives_a_row_that_says_why_never_a_bare_nan():
+    groups = context_vectors(np.random.default_rng(6)).groups
+    records = [
+        (role, f"{role}{i}", v) for role, g in groups.items() for i, m in enumerate(g) for v in m
+    ]
+    frame = pd.DataFrame([(r, s) for r, s, _ in records], columns=["role", "stimulus"])
+    vectors = np.array([v for *_, v in records], np.float32)
+    valid = (frame["role"] != "X").to_numpy()  # every X stimulus out of vocabulary
+    arrays = {e: vectors for e in ("sent/cls", "sent/last", "sent/mean")}
+    arrays |= {e: vectors for e in ("word/mean", "word/first", "word/last")}
+    for kind in ("static", "transformer"):
+        out = score_file(
+            frame,
+            {**arrays, "valid": valid},
+            model="m",
+            kind=kind,
+            is_decoder=False,
+            source="templates",
+            test="T",
+            descriptor="d",
+            settings=ScoreSettings(exact_max=5000, n_samples=200, ceat_samples=50),
+            signature="s",
+            single_token=None if kind == "static" else {"x0", "Y0"},
+        )
+        nan = out["effect_size"].isna()
+        assert (out.loc[nan, "note"] != "").all() and nan.any()
+        word = out["encoding"].str.startswith("word/")
+        assert out.loc[word, "note"].str.startswith("coverage: set X lost 4 of 4").all()
+        assert out.loc[~word & ~nan, "effect_size"].notna().all()  # sentences are not OOV
