@@ -19,7 +19,9 @@ import argparse
 import numpy as np
 import pandas as pd
 
-KEYS = ["method", "model", "source", "test", "descriptor", "encoding", "variant"]
+from biasbench.rows import KEY_COLUMNS
+
+KEYS = KEY_COLUMNS
 VALUES = [
     "effect_size",
     "p_value",

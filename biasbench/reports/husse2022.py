@@ -76,7 +76,8 @@ def _published(ctx: TableContext, table: str, orig: bool = False) -> list[dict]:
 
 
 def table3(ctx: TableContext) -> pd.DataFrame:
-    """s-SEAT, w-SEAT (templates) and CEAT (natural contexts) per test and model."""
+    """s-SEAT, w-SEAT (templates) and CEAT (natural contexts) per test and model; a model
+    that does not run CEAT on the natural contexts gets "n/a" cells that say so."""
     selectors = [
         (
             {"method": method, "test": test, "column": label(ctx, model)},
@@ -86,7 +87,10 @@ def table3(ctx: TableContext) -> pd.DataFrame:
         for test in TABLE3_TESTS
         for model in _transformers(ctx)
     ]
-    return finish(our_cells(ctx, selectors) + _published(ctx, "table3", orig=True), ctx.alpha)
+    explained = [(labels, where) for labels, where in selectors if where["method"] == CEAT]
+    cells = our_cells(ctx, [s for s in selectors if s[1]["method"] != CEAT])
+    cells += our_cells(ctx, explained, explain_missing=bool(ctx.natural))
+    return finish(cells + _published(ctx, "table3", orig=True), ctx.alpha)
 
 
 def table11(ctx: TableContext) -> pd.DataFrame:

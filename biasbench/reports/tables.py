@@ -82,9 +82,13 @@ def _is_static(ctx: TableContext, model: str) -> bool:
     return bool(((ctx.scores["model"] == model) & (ctx.scores["source"] == "words")).any())
 
 
-def our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[dict]:
+def our_cells(
+    ctx: TableContext, selectors: list[tuple[dict, dict]], explain_missing: bool = False
+) -> list[dict]:
     """One record per (labels, score filter) whose filter matches exactly one score row; a
-    ``source`` of None means the method's source in the paper tables (:func:`method_source`)."""
+    ``source`` of None means the method's source in the paper tables (:func:`method_source`).
+    With ``explain_missing``, a filter that matches nothing gives an "n/a" cell whose note says
+    the configuration does not run it."""
     out = []
     for labels, where in selectors:
         if where.get("source", "") is None:
@@ -94,6 +98,21 @@ def our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[dic
             sel = sel[sel[key] == value]
         if len(sel) > 1:
             raise ValueError(f"ambiguous score selection {where}: {len(sel)} rows")
+        if len(sel) == 0 and explain_missing:
+            note = (
+                f"not run: this configuration has no {where['method']} scores of "
+                f"{where.get('model')} on {where['source']} (add the source to its tests)"
+            )
+            out.append(
+                {
+                    **labels,
+                    "origin": "ours",
+                    "source": where["source"],
+                    "effect_size": np.nan,
+                    "p_value": np.nan,
+                    "note": note,
+                }
+            )
         if len(sel) == 1:
             row = sel.iloc[0]
             out.append(
