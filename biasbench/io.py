@@ -55,11 +55,26 @@ def read_tsv(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def log_to(path: str | os.PathLike) -> None:
-    """Send this process' stderr (warnings, progress bars, tracebacks) to a log file."""
+    """Send this process' stderr (warnings, progress bars, tracebacks) to a log file; an
+    uncaught error also prints one line to the console: the message of a bad input (what to
+    fix, no traceback), or the error and where its traceback is."""
     import sys
+    import traceback
+
+    from biasbench.errors import InputError
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    console = sys.stderr
     sys.stderr = open(path, "w", buffering=1, encoding="utf-8")  # noqa: SIM115
+
+    def report(kind, error, tb):
+        traceback.print_exception(kind, error, tb, file=sys.stderr)
+        if isinstance(error, InputError):
+            print(f"biasbench: {error}", file=console)
+        else:
+            print(f"biasbench: {kind.__name__}: {error} (traceback in {path})", file=console)
+
+    sys.excepthook = report
 
 
 def sha256_of(path: str | os.PathLike) -> str:
@@ -70,10 +85,13 @@ def sha256_of(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def signature_of(paths: Iterable[str | os.PathLike]) -> str:
+def signature_of(paths: Iterable[str | os.PathLike], *checksums: str) -> str:
     """A score row's provenance: the first 12 hex digits of the sha256 over the sha256 of
-    each input file, in order. Any change to any input changes it."""
+    each input file, in order, and any further checksums (e.g. of the embeddings a score
+    was computed from). Any change to any input changes it."""
     digest = hashlib.sha256()
     for path in paths:
         digest.update(sha256_of(path).encode())
+    for checksum in checksums:
+        digest.update(checksum.encode())
     return digest.hexdigest()[:12]

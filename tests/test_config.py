@@ -72,7 +72,8 @@ def test_no_defaults_outside_the_schema():
         ),
         (
             lambda c: c["corpora"]["reddit"].update(kind="reddit"),
-            r"config: corpora.reddit: Additional properties are not allowed \('column' was unexpected\)",
+            r"config: corpora.reddit: Additional properties are not allowed "
+            r"\('column' was unexpected\)",
         ),
         (
             lambda c: c["corpora"]["wikipedia"].update(column="text"),

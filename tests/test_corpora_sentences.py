@@ -207,3 +207,14 @@ def test_json_and_records_are_corpus_kinds(tmp_path):
     (tmp_path / "empty.json").write_text("[]")
     with pytest.raises(InputError, match="json corpus .*: no documents"):
         list(iter_corpus("json", [tmp_path / "empty.json"]))
+
+
+def test_corrupt_bz2_sentence_file_names_the_file(tmp_path):
+    import bz2
+
+    path = tmp_path / "s.txt.bz2"
+    text = "".join(f"Sentence number {i * 7919 % 10007} is here.\n" for i in range(5000))
+    whole = bz2.compress(text.encode())
+    path.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(InputError, match=r"s.txt.bz2: corrupt or truncated file after line \d+"):
+        list(iter_corpus("sentences", [path]))

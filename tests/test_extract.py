@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from biasbench.data.contexts import fill
+from biasbench.errors import InputError
 from biasbench.models.extract import (
     batches_by_length,
     encode_transformer,
@@ -129,11 +130,50 @@ def test_hdf5_round_trip(tmp_path):
     write_embeddings(
         path, split_rows(frames, arrays), {"model": "m", "layer": -1, "revision": None}
     )
-    back, attrs = read_embeddings(path, "terms")
+    back, attrs, checksum = read_embeddings(path, "terms")
     np.testing.assert_array_equal(back["word/mean"], arrays["word/mean"][2:])
     np.testing.assert_array_equal(back["context_id"], [2, 3, 4])
     assert attrs["model"] == "m" and attrs["dtype"] == "float32" and "code_version" in attrs
     assert read_embeddings(path, "names")[0]["valid"].tolist() == [True, False]
     assert [p.name for p in tmp_path.iterdir()] == ["e.h5"]
-    with pytest.raises(KeyError, match="no group 'ages'"):
+    with pytest.raises(InputError, match="no group 'ages'"):
         read_embeddings(path, "ages")
+    assert read_embeddings(path, "terms")[2] == checksum != read_embeddings(path, "names")[2]
+
+
+def _write_example(path):
+    frames = {"terms": FRAME.iloc[:4]}
+    arrays = {"word/mean": np.linspace(0.1, 1, 12, dtype=np.float32).reshape(4, 3)}
+    write_embeddings(path, split_rows(frames, arrays), {"model": "m"})
+
+
+def test_a_corrupted_embeddings_file_is_detected_not_scored(tmp_path):
+    """8 bytes overwritten inside a dataset (an earlier probe changed an effect size from 0.918
+    to 1.017 this way, exit 0): the checksum stored with the dataset no longer matches."""
+    path = tmp_path / "e.h5"
+    _write_example(path)
+    raw = bytearray(path.read_bytes())
+    at = raw.find(np.float32(0.1).tobytes())  # the first vector's bytes
+    raw[at : at + 8] = b"\x00" * 8
+    path.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match=r"terms/word/mean does not match the checksum.*delete"):
+        read_embeddings(path, "terms")
+
+
+def test_a_truncated_embeddings_file_says_to_delete_it(tmp_path):
+    path = tmp_path / "e.h5"
+    _write_example(path)
+    path.write_bytes(path.read_bytes()[:1000])
+    with pytest.raises(InputError, match=r"e.h5: unreadable embeddings file .*delete .* and rerun"):
+        read_embeddings(path, "terms")
+
+
+def test_the_tokenizers_own_normaliser(tiny):
+    """An uncased tokenizer lowercases (so ``Man`` and ``man`` are one stimulus for it); a
+    byte-level BPE tokenizer keeps case."""
+    from biasbench.models.load import stimulus_normaliser
+
+    model, tokenizer = tiny
+    spec = ModelSpec("t", "transformer", "path", "x", None, False, -1, "any")
+    uncased = model.config.model_type == "bert"
+    assert stimulus_normaliser(spec, tokenizer)("Man") == ("man" if uncased else "Man")

@@ -1,6 +1,12 @@
 import pytest
 
-from biasbench.data.wordsets import WordSet, descriptors, external_ids, load_wordset
+from biasbench.data.wordsets import (
+    WordSet,
+    check_distinct_after,
+    descriptors,
+    external_ids,
+    load_wordset,
+)
 from biasbench.errors import InputError
 
 from .conftest import ROOT
@@ -142,3 +148,36 @@ def test_bad_roles_are_named(write, external, section, message):
     external.add("ext1", {"targ1": {"examples": ["he"]}, "targ2": {"examples": ["she"]}})
     with pytest.raises(InputError, match=message):
         load_wordset(write("T1.yaml", GOOD + section), "names", external)
+
+
+@pytest.mark.parametrize(
+    "sets, message",
+    [
+        ({"X": ["man", "Man"], "Y": ["woman"]}, "set X holds 'man' and 'Man', the same word 'man'"),
+        (
+            {"X": ["he", "she"], "Y": ["He", "She"], "A": ["a"], "B": ["b"]},
+            "sets X and Y share 'he'/'He', 'she'/'She'",
+        ),
+    ],
+)
+def test_stimuli_the_model_cannot_tell_apart_fail(sets, message):
+    with pytest.raises(InputError, match=message):
+        check_distinct_after(sets, str.lower, "T/terms on glove")
+    check_distinct_after(sets, str, "T/terms on a cased model")  # a cased model tells them apart
+
+
+def test_normalisers_of_the_models():
+    from biasbench.config import model_entry
+    from biasbench.models.load import corpus_normaliser, stimulus_normaliser
+    from biasbench.models.specs import ModelSpec
+
+    glove = ModelSpec.from_config(
+        "g", model_entry(kind="static", source="glove-pkg:x", lowercase=True)
+    )
+    assert stimulus_normaliser(glove)("Man") == "man"
+    cased = ModelSpec.from_config("c", model_entry(kind="transformer", source="hf:x", case="exact"))
+    assert stimulus_normaliser(cased, object())("Man") == "Man"  # no normaliser: as written
+    assert (
+        corpus_normaliser(str, "any")("Man") == "man"
+        and corpus_normaliser(str, "exact")("Man") == "Man"
+    )

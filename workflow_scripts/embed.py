@@ -1,4 +1,4 @@
-"""Adapter: rule embed -> biasbench.extract (static lookup or transformer forward passes).
+"""Adapter: rule embed -> biasbench.models (static lookup or transformer forward passes).
 
 All descriptors of a test are encoded in one pass: the model loads once, and the attribute
 sentences they share are encoded once.
@@ -10,9 +10,16 @@ from pathlib import Path
 import pandas as pd
 
 from biasbench.data.contexts import check_contexts
+from biasbench.data.wordsets import check_distinct_after
 from biasbench.io import log_to, read_tsv
 from biasbench.models.extract import encode_static, encode_transformer, split_rows, write_embeddings
-from biasbench.models.load import load_static, load_transformer, tokenizer_vocabulary_test
+from biasbench.models.load import (
+    corpus_normaliser,
+    load_static,
+    load_transformer,
+    stimulus_normaliser,
+    tokenizer_vocabulary_test,
+)
 from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
@@ -33,7 +40,21 @@ attrs = {
     "context_source": sm.wildcards.source,
     "test": sm.wildcards.test,
 }
+
+
+def check_stimuli(tokenizer=None):
+    """Stimuli the model cannot tell apart fail the job before any encoding."""
+    normalise = stimulus_normaliser(spec, tokenizer)
+    if sm.wildcards.source not in ("templates", "words"):
+        normalise = corpus_normaliser(normalise, spec.case)
+    for descriptor, frame in frames.items():
+        sets = {r: list(dict.fromkeys(g["stimulus"])) for r, g in frame.groupby("role", sort=False)}
+        where = f"{sm.wildcards.test}/{descriptor} on {spec.name} ({sm.wildcards.source})"
+        check_distinct_after(sets, normalise, where)
+
+
 if spec.kind == "static":
+    check_stimuli()
     arrays = encode_static(load_static(prepared, spec), contexts)
     attrs["is_decoder"] = False
 else:
@@ -41,6 +62,7 @@ else:
 
     torch.set_num_threads(sm.threads)
     model, tokenizer, is_decoder = load_transformer(spec, prepared)
+    check_stimuli(tokenizer)
     arrays = encode_transformer(
         model, tokenizer, contexts, layer=spec.layer, **sm.params.extraction
     )

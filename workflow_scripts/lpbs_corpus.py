@@ -6,9 +6,13 @@ import numpy as np
 import torch
 
 from biasbench.data.sampling import pair_list
-from biasbench.data.wordsets import read_wordset_files
+from biasbench.data.wordsets import check_distinct_after, read_wordset_files
 from biasbench.io import log_to, read_tsv, signature_of, write_npz, write_tsv
-from biasbench.models.load import load_language_model, tokenizer_vocabulary_test
+from biasbench.models.load import (
+    load_language_model,
+    stimulus_normaliser,
+    tokenizer_vocabulary_test,
+)
 from biasbench.models.logprobs import causal_context_log_probs, mlm_context_log_probs
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.corpus import probability_ceat_rows
@@ -25,6 +29,10 @@ contexts = pairs[[p in wanted for p in zip(pairs["target"], pairs["attribute"], 
 contexts = contexts.reset_index(drop=True)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)
+for ws in wordsets.values():  # stimuli the model cannot tell apart fail before any scoring
+    check_distinct_after(
+        ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"
+    )
 probe = mlm_context_log_probs if masked else causal_context_log_probs
 log_pt, log_pp = np.zeros(0), np.zeros(0)
 if len(contexts):

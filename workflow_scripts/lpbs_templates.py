@@ -6,9 +6,13 @@ from pathlib import Path
 import torch
 
 from biasbench.data.templates import load_double_templates
-from biasbench.data.wordsets import LpbsSpec, read_wordset_files
+from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
 from biasbench.io import log_to, signature_of, write_tsv
-from biasbench.models.load import load_language_model, tokenizer_vocabulary_test
+from biasbench.models.load import (
+    load_language_model,
+    stimulus_normaliser,
+    tokenizer_vocabulary_test,
+)
 from biasbench.models.logprobs import causal_log_probs, mlm_log_probs
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.settings import ScoreSettings
@@ -23,11 +27,16 @@ if masked:
     log_probs = partial(mlm_log_probs, model, tokenizer)
 else:
     log_probs = partial(causal_log_probs, model, tokenizer, batch=sm.params.batch)
+wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}
+for ws in wordsets.values():  # stimuli the model cannot tell apart fail before any scoring
+    check_distinct_after(
+        ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"
+    )
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
 frame = lpbs_rows(
     log_probs,
     tokenizer_vocabulary_test(tokenizer),
-    {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)},
+    wordsets,
     LpbsSpec.from_json(Path(sm.input.spec).read_text(encoding="utf-8")),
     load_double_templates(sm.input.templates, lambda i: Path("results/external") / i),
     model=spec.name,

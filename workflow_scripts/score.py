@@ -12,7 +12,7 @@ from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-arrays, attrs = read_embeddings(sm.input.embeddings, sm.wildcards.descriptor)
+arrays, attrs, checksum = read_embeddings(sm.input.embeddings, sm.wildcards.descriptor)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 single_token = None
 if spec.kind == "transformer":  # the reduced variants keep the targets that are one token
@@ -28,7 +28,7 @@ frame = score_file(
     test=sm.wildcards.test,
     descriptor=sm.wildcards.descriptor,
     settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
-    signature=signature_of([sm.input.contexts]),
+    signature=signature_of([sm.input.contexts], checksum),
     expected=WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8")).sets,
     single_token=single_token,
     samples=samples,

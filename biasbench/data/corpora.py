@@ -123,14 +123,18 @@ def iter_sentence_file(path: str | os.PathLike) -> Iterator[str]:
     """One sentence per line (UTF-8 text, optionally .bz2)."""
     path = Path(path)
     opener = bz2.open if path.suffix == ".bz2" else open
-    with opener(path, "rb") as fh:
-        for lineno, line in enumerate(fh, 1):
-            try:
-                text = line.decode("utf-8").strip()
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{path}: line {lineno} is not valid UTF-8") from exc
-            if text:
-                yield text
+    lineno = 0
+    try:
+        with opener(path, "rb") as fh:
+            for lineno, line in enumerate(fh, 1):
+                try:
+                    text = line.decode("utf-8").strip()
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"{path}: line {lineno} is not valid UTF-8") from exc
+                if text:
+                    yield text
+    except (OSError, EOFError) as exc:  # a corrupt or truncated compressed stream
+        raise InputError(f"{path}: corrupt or truncated file after line {lineno}: {exc}") from exc
 
 
 _TAB_SUFFIXES = (".tsv", ".tab")

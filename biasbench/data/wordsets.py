@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -296,3 +296,31 @@ def load_lpbs_spec(path: str | os.PathLike, resolve: Resolver) -> LpbsSpec:
             for r in ("A", "B")
         }
     return LpbsSpec(Path(path).stem, dict(templates), frozenset(plural), adjectives)
+
+
+def check_distinct_after(
+    sets: Mapping[str, Sequence[str]], normalise: Callable[[str], str], where: str
+) -> None:
+    """Fail when a model cannot tell stimuli apart: two stimuli of a role, or one of X and
+    one of Y (of A and one of B), that are the same after the model's normalisation (a
+    lowercasing vocabulary sees ``man`` and ``Man`` as one word, so they would count twice,
+    and X = [he], Y = [He] would score d = 0 as an ordinary row)."""
+    seen: dict[str, dict[str, str]] = {}
+    for role, words in sets.items():
+        seen[role] = {}
+        for word in words:
+            key = normalise(word)
+            if key in seen[role]:
+                raise InputError(
+                    f"{where}: set {role} holds {seen[role][key]!r} and {word!r}, the same "
+                    f"word {key!r} for this model"
+                )
+            seen[role][key] = word
+    for first, second in (("X", "Y"), ("A", "B")):
+        shared = sorted(set(seen.get(first, {})) & set(seen.get(second, {})))
+        if shared:
+            pairs = [f"{seen[first][k]!r}/{seen[second][k]!r}" for k in shared]
+            raise InputError(
+                f"{where}: sets {first} and {second} share {', '.join(pairs)} for this model "
+                f"(the same word after its normalisation)"
+            )

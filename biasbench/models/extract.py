@@ -10,6 +10,7 @@ sorted by length and batched so padding stays small.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ import pandas as pd
 
 from biasbench import __version__
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
+from biasbench.errors import InputError
 from biasbench.io import atomic_path
 from biasbench.models.load import StaticVectors
 
@@ -148,39 +150,72 @@ def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, n
     return {"word/mean": out, "valid": valid}
 
 
+def array_checksum(data: np.ndarray) -> str:
+    """sha256 of an array's dtype, shape and bytes: what a dataset must still hold on reading."""
+    data = np.ascontiguousarray(data)
+    digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode())
+    digest.update(data.tobytes())
+    return digest.hexdigest()
+
+
 def write_embeddings(
     path: str | os.PathLike,
     parts: dict[str, tuple[pd.DataFrame, dict[str, np.ndarray]]],
     attrs: dict,
 ) -> None:
     """One HDF5 file per (model, source, test): a group per descriptor holding one row per
-    context of that descriptor's table (``context_id`` + encodings), written atomically."""
+    context of that descriptor's table (``context_id`` + encodings), each dataset with the
+    sha256 of its contents (``sha256`` attribute), written atomically."""
     with atomic_path(path) as tmp, h5py.File(tmp, "w") as h5:
         for descriptor, (contexts, arrays) in parts.items():
             group = h5.create_group(descriptor)
-            group.create_dataset("context_id", data=contexts["context_id"].to_numpy(dtype=np.int64))
-            for name, data in arrays.items():
-                group.create_dataset(name, data=data)
+            ids = contexts["context_id"].to_numpy(dtype=np.int64)
+            for name, data in {"context_id": ids, **arrays}.items():
+                dataset = group.create_dataset(name, data=data)
+                dataset.attrs["sha256"] = array_checksum(np.asarray(data))
         for key, value in {**attrs, "code_version": __version__, "dtype": "float32"}.items():
             h5.attrs[key] = "" if value is None else value
 
 
 def read_embeddings(
     path: str | os.PathLike, descriptor: str
-) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The datasets of one descriptor's group (``word/mean``, ``valid``, ...) and the file's
-    attributes."""
+) -> tuple[dict[str, np.ndarray], dict[str, Any], str]:
+    """The datasets of one descriptor's group (``word/mean``, ``valid``, ...), the file's
+    attributes, and a checksum over the group's datasets (for score signatures). Every
+    dataset is checked against the checksum stored when it was written: a corrupted or
+    truncated file is an error that says to delete it, never a silently different score."""
     arrays: dict[str, np.ndarray] = {}
-    with h5py.File(path, "r") as h5:
-        if descriptor not in h5:
-            raise KeyError(f"{path}: no group {descriptor!r} (has {list(h5)})")
-        h5[descriptor].visititems(
-            lambda name, obj: (
-                arrays.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset) else None
-            )
-        )
-        attrs = dict(h5.attrs)
-    return arrays, attrs
+    sums = hashlib.sha256()
+    fix = f"delete {path} and rerun (the workflow rebuilds it)"
+    try:
+        with h5py.File(path, "r") as h5:
+            if descriptor not in h5:
+                raise InputError(f"{path}: no group {descriptor!r} (has {list(h5)}); {fix}")
+            group = h5[descriptor]
+            for name in sorted(_dataset_names(group)):
+                data = group[name][()]
+                stored = group[name].attrs.get("sha256")
+                if stored is None or array_checksum(data) != stored:
+                    raise InputError(
+                        f"{path}: dataset {descriptor}/{name} does not match the checksum "
+                        f"written with it: the file is corrupted; {fix}"
+                    )
+                arrays[name] = data
+                sums.update(stored.encode())
+            attrs = dict(h5.attrs)
+    except (OSError, KeyError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{path}: unreadable embeddings file ({exc}); {fix}") from exc
+    return arrays, attrs, sums.hexdigest()
+
+
+def _dataset_names(group: h5py.Group) -> list[str]:
+    names: list[str] = []
+    group.visititems(
+        lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset) else None
+    )
+    return names
 
 
 def split_rows(frames: dict[str, pd.DataFrame], arrays: dict[str, np.ndarray]):

@@ -110,3 +110,19 @@ def tokenizer_vocabulary_test(tokenizer) -> Callable[[str], bool]:
         return " " not in word and len(tokenizer(word, add_special_tokens=False)["input_ids"]) == 1
 
     return in_vocabulary
+
+
+def stimulus_normaliser(spec: ModelSpec, tokenizer=None) -> Callable[[str], str]:
+    """What a model makes of a word before it sees it: lowercased for a lowercase static
+    vocabulary, the fast tokenizer's own normaliser for a transformer (BERT uncased: lowercase
+    and strip accents), and lowercased on top where corpus contexts are matched in any case."""
+    if spec.kind == "static":
+        return str.lower if spec.lowercase else str
+    normalizer = getattr(getattr(tokenizer, "backend_tokenizer", None), "normalizer", None)
+    own = normalizer.normalize_str if normalizer is not None else str
+    return own
+
+
+def corpus_normaliser(normalise: Callable[[str], str], case: str) -> Callable[[str], str]:
+    """Under the ``any`` case policy a corpus gives ``man`` and ``Man`` the same contexts."""
+    return (lambda w: normalise(w).lower()) if case == "any" else normalise

@@ -1,0 +1,39 @@
+"""Outputs and messages of a job: atomic writes, errors on the console, provenance."""
+
+import subprocess
+import sys
+
+from biasbench.io import signature_of, write_text
+
+
+def run_script(tmp_path, body):
+    script = tmp_path / "job.py"
+    script.write_text(
+        "from biasbench.io import log_to\n"
+        "from biasbench.errors import InputError\n"
+        f"log_to({str(tmp_path / 'job.log')!r})\n" + body
+    )
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+
+
+def test_a_bad_input_reaches_the_console_without_a_traceback(tmp_path):
+    run = run_script(tmp_path, "raise InputError('config: scoring.ddof: 2 is not one of [0, 1]')\n")
+    assert run.returncode == 1
+    assert run.stderr == "biasbench: config: scoring.ddof: 2 is not one of [0, 1]\n"
+    assert "Traceback" in (tmp_path / "job.log").read_text()
+
+
+def test_another_error_names_its_log(tmp_path):
+    run = run_script(tmp_path, "print('working')\n1 / 0\n")
+    assert run.stdout == "working\n"
+    assert run.stderr.startswith("biasbench: ZeroDivisionError: division by zero (traceback in")
+
+
+def test_signature_covers_every_input(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    write_text(a, "one")
+    write_text(b, "two")
+    base = signature_of([a, b])
+    assert len(base) == 12 and base != signature_of([b, a]) != signature_of([a, b], "x")
+    write_text(b, "three")
+    assert signature_of([a, b]) != base
