@@ -15,6 +15,9 @@ from biasbench.reports.catalog import FIGURES, TABLES
 min_version("8.0")
 
 
+report: "resources/report/workflow.rst"
+
+
 configfile: "config.yaml"
 
 
@@ -25,6 +28,9 @@ TEMPLATE_FILE = f"resources/templates/{config['template_set']}.yaml"
 LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 LPBS_TEMPLATE_FILE = f"resources/templates/{LPBS.get('templates')}.yaml"
 ENV = "../envs/biasbench.yaml"
+#: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment)
+ELMO_MODELS = "|".join(m for m, s in PLAN.specs.items() if s.kind == "elmo") or "^$"
+OTHER_MODELS = "|".join(m for m, s in PLAN.specs.items() if s.kind != "elmo") or "^$"
 
 
 wildcard_constraints:
@@ -38,16 +44,34 @@ wildcard_constraints:
     figure="|".join(FIGURES),
 
 
+# small bookkeeping jobs run beside Snakemake, not as cluster jobs
+localrules:
+    all,
+    fetch_external,
+    wordset,
+    lpbs_spec,
+    template_contexts,
+    word_contexts,
+    corpus_contexts,
+    elmo_tokens,
+    collect_scores,
+    table,
+    figure,
+    provenance,
+
+
 include: "rules/common.smk"
 include: "rules/resources.smk"
 include: "rules/contexts.smk"
 include: "rules/corpora.smk"
 include: "rules/models.smk"
 include: "rules/embeddings.smk"
+include: "rules/elmo.smk"
 include: "rules/scores.smk"
 include: "rules/lpbs.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
+include: "rules/report.smk"
 
 
 rule all:
@@ -55,3 +79,4 @@ rule all:
     input:
         expand("results/tables/{table}.{ext}", table=TABLES, ext=["csv", "md"]),
         expand("results/figures/{figure}.{ext}", figure=FIGURES, ext=["png", "pdf"]),
+        "results/report/provenance.html",

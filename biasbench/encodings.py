@@ -15,5 +15,7 @@ def available_encodings(kind: str, is_decoder: bool) -> tuple[str, ...]:
     """The encodings a model of this kind provides, in the order of the HDF5 contract."""
     if kind == "static":
         return ("word/mean",)
+    if kind == "elmo":  # no [CLS]; the paper's sentence encoding is the mean over tokens
+        return ("sent/mean", *WORD_ENCODINGS)
     sent = SENT_ENCODINGS[1:] if is_decoder else SENT_ENCODINGS
     return (*sent, *WORD_ENCODINGS)

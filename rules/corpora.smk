@@ -9,8 +9,13 @@ rule sample_corpus:
         coverage="results/corpus/{corpus}/{case}/coverage.tsv",
     log:
         "results/logs/sample_corpus/{corpus}/{case}.log",
+    benchmark:
+        "results/benchmarks/sample_corpus/{corpus}/{case}.tsv"
     conda:
         ENV
+    resources:
+        mem_mb=2000,
+        runtime=15,
     params:
         parts=lambda w: PLAN.corpus_parts[w.corpus],
         sampling=config["sampling"],

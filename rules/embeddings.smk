@@ -11,9 +11,16 @@ rule embed:
         "results/embeddings/{model}/{source}/{test}.h5",
     log:
         "results/logs/embed/{model}/{source}/{test}.log",
+    benchmark:
+        "results/benchmarks/embed/{model}/{source}/{test}.tsv"
+    wildcard_constraints:
+        model=OTHER_MODELS,
     conda:
         ENV
     threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
     params:
         spec=lambda w: model_params(w.model),
         descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),

@@ -3,7 +3,12 @@ rule figure:
     input:
         lambda w: FIGURES[w.figure].inputs(PLAN),
     output:
-        png="results/figures/{figure}.png",
+        png=report(
+            "results/figures/{figure}.png",
+            caption="../resources/report/figure.rst",
+            category="Figures",
+            labels={"name": "{figure}"},
+        ),
         pdf="results/figures/{figure}.pdf",
     log:
         "results/logs/figure/{figure}.log",
@@ -11,5 +16,6 @@ rule figure:
         ENV
     params:
         settings=report_settings(),
+        caption=lambda w: FIGURES[w.figure].caption,
     script:
         "../workflow_scripts/make_figure.py"

@@ -28,9 +28,14 @@ rule lpbs_templates:
         "results/lpbs/{model}/templates/{test}.tsv",
     log:
         "results/logs/lpbs/{model}/templates/{test}.log",
+    benchmark:
+        "results/benchmarks/lpbs/{model}/templates/{test}.tsv"
     conda:
         ENV
     threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
     params:
         spec=lambda w: model_params(w.model),
         scoring=config["scoring"],
@@ -51,8 +56,13 @@ rule sample_pairs:
         "results/corpus/{corpus}/{case}/pairs.tsv",
     log:
         "results/logs/sample_pairs/{corpus}/{case}.log",
+    benchmark:
+        "results/benchmarks/sample_pairs/{corpus}/{case}.tsv"
     conda:
         ENV
+    resources:
+        mem_mb=2000,
+        runtime=15,
     params:
         parts=lambda w: PLAN.corpus_parts[w.corpus],
         lpbs=LPBS,
@@ -78,9 +88,14 @@ rule lpbs_corpus:
         samples="results/lpbs/{model}/{corpus}/{test}.samples.npz",
     log:
         "results/logs/lpbs/{model}/{corpus}/{test}.log",
+    benchmark:
+        "results/benchmarks/lpbs/{model}/{corpus}/{test}.tsv"
     conda:
         ENV
     threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
     params:
         spec=lambda w: model_params(w.model),
         lpbs=LPBS,

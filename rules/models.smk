@@ -4,9 +4,14 @@ rule prepare_model:
         "results/models/{model}/biasbench_model.json",
     log:
         "results/logs/prepare_model/{model}.log",
+    benchmark:
+        "results/benchmarks/prepare_model/{model}.tsv"
     conda:
         ENV
     threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=15,
     params:
         spec=lambda w: model_params(w.model),
     script:

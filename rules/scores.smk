@@ -10,8 +10,13 @@ rule score:
         samples="results/scores/{model}/{source}/{test}/{descriptor}.samples.npz",
     log:
         "results/logs/score/{model}/{source}/{test}/{descriptor}.log",
+    benchmark:
+        "results/benchmarks/score/{model}/{source}/{test}/{descriptor}.tsv"
     conda:
         ENV
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         scoring=config["scoring"],
         seed=config["seed"],

@@ -5,11 +5,18 @@ rule table:
     output:
         csv="results/tables/{table}.csv",
         md="results/tables/{table}.md",
+        html=report(
+            "results/tables/{table}.html",
+            caption="../resources/report/table.rst",
+            category="Tables",
+            labels={"name": "{table}"},
+        ),
     log:
         "results/logs/table/{table}.log",
     conda:
         ENV
     params:
         settings=report_settings(),
+        caption=lambda w: TABLES[w.table].caption,
     script:
         "../workflow_scripts/make_table.py"

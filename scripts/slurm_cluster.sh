@@ -40,7 +40,8 @@ log() { echo "slurm_cluster: $*" >&2; }
 die() { local code="$1"; shift; log "ERROR: $*"; exit "$code"; }
 
 pid_alive() { # pidfile -> true if the process in it is alive
-    [[ -s "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null
+    # /proc rather than `kill -0`, which fails for a non-root caller (EPERM).
+    [[ -s "$1" ]] && [[ -d "/proc/$(cat "$1")" ]]
 }
 
 munge_ok() { command -v munge >/dev/null && munge -n 2>/dev/null | unmunge >/dev/null 2>&1; }
@@ -259,12 +260,15 @@ cmd_start() {
 }
 
 cmd_stop() {
+    if [[ $EUID != 0 ]] && { pid_alive "$CTLD_PID" || pid_alive "$SLURMD_PID"; }; then
+        die 3 "stopping the test cluster needs root"
+    fi
     if pid_alive "$CTLD_PID"; then
         # Cancel every job of this private cluster so a later start is clean.
         local ids
         ids="$(timeout 10 squeue -h -o '%i' 2>/dev/null || true)"
         if [[ -n "$ids" ]]; then
-            log "cancelling jobs: $(echo $ids)"
+            log "cancelling jobs: ${ids//$'\n'/ }"
             # shellcheck disable=SC2086
             scancel $ids 2>/dev/null || true
             sleep 1

@@ -75,3 +75,14 @@ def test_missing_package(tmp_path):
     with pytest.raises(InputError, match="package 'no_such_pkg_xyz' is not installed"):
         prepare_model(spec, tmp_path / "model")
     assert not (tmp_path / "model").exists()  # nothing is written for a source that fails
+
+
+def test_hub_models_load_safetensors_at_the_pinned_revision():
+    from biasbench.models.load import hub_options
+
+    hub = ModelSpec.from_config(
+        "b", model_entry(kind="transformer", source="hf:bert-base-uncased", revision="86b5e09")
+    )
+    assert hub_options(hub) == {"revision": "86b5e09", "use_safetensors": True}
+    local = ModelSpec.from_config("l", model_entry(kind="transformer", source="path:/x"))
+    assert hub_options(local) == {}

@@ -88,8 +88,9 @@ def test_table13_levels():
 
 def test_every_table_builds_on_empty_scores():
     for table in TABLES.values():
-        csv, md = render_table(table, scores().iloc[:0], ReportSettings({}))
+        csv, md, html = render_table(table, scores().iloc[:0], ReportSettings({}))
         assert md.startswith(f"# {table.title}") and csv.startswith("method,test,column")
+        assert "No scores" in html
 
 
 def test_table5_correlations_hand_computed():
@@ -122,3 +123,13 @@ def test_table5_correlations_hand_computed():
     bert = long[(long["origin"] == "paper:BERT") & (long["method"] == "s-SEAT / w-SEAT")]
     assert sorted(bert["effect_size"]) == [-0.56, -0.44]
     assert "n/a" in to_markdown(long, "T5", "")
+
+
+def test_html_rendering_matches_the_markdown():
+    from biasbench.reports.tables import to_html
+
+    long = table3(context())
+    html = to_html(long, "T3", "Read me.")
+    assert "<b>0.50</b>†" in html and "<h2>T3</h2>" in html and "0.93" in html
+    assert html.count("<tr") == to_markdown(long, "T3", "").count("\n|") - 1  # header + rows
+    assert "<th>column</th>" not in html

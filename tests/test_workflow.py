@@ -201,3 +201,66 @@ def test_unknown_model_in_a_target(workdir):
     run = snakemake(workdir, "-n", "results/embeddings/nosuch/templates/C6.h5")
     assert run.returncode != 0
     assert "unknown model 'nosuch'" in run.stdout + run.stderr
+
+
+def browser():
+    """Headless Chromium driven by chromedriver (Debian's chromium and chromium-driver)."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("headless Chromium is not installed (apt-get install chromium chromium-driver)")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = shutil.which("chromium")
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,1000",
+    ):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def test_the_report_opens_in_a_browser_with_every_table_and_figure(workdir):
+    """`snakemake --report` writes one HTML file; in Chromium its Tables and Figures list every
+    table and figure target, and a figure renders (the screenshot is kept beside the report)."""
+    from selenium.webdriver.common.by import By
+
+    from biasbench.reports.catalog import FIGURES, TABLES
+
+    run = snakemake(workdir, "--report", "results/report.html")
+    assert run.returncode == 0, run.stderr[-3000:]
+    driver = browser()
+    try:
+        driver.get((workdir / "results/report.html").as_uri())
+        driver.implicitly_wait(10)
+
+        def open_(text):
+            driver.find_element(By.XPATH, f"//*[text()='{text}']").click()
+
+        def listed():
+            cells = driver.find_elements(By.XPATH, "//tr/td[1]")
+            return {c.text for c in cells if c.text}
+
+        open_("Results")
+        assert {"Tables", "Figures", "Provenance"} <= set(
+            driver.find_element(By.TAG_NAME, "body").text.split("\n")
+        )
+        open_("Tables")
+        assert listed() == set(TABLES)
+        open_("Results")
+        open_("Figures")
+        assert listed() == set(FIGURES)
+        row = driver.find_element(By.XPATH, "//td[text()='figure5_scatter']/ancestor::tr[1]")
+        row.find_element(By.XPATH, ".//a[@iconname='eye']").click()
+        image = driver.find_element(By.XPATH, "//img[contains(@src, 'figure5_scatter')]")
+        assert driver.execute_script("return arguments[0].naturalWidth", image) > 500
+        driver.save_screenshot(str(workdir / "results/report_screenshot.png"))
+    finally:
+        driver.quit()

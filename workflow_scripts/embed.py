@@ -17,6 +17,7 @@ from biasbench.models.load import (
     corpus_normaliser,
     load_static,
     load_transformer,
+    loaded_revision,
     stimulus_normaliser,
     tokenizer_vocabulary_test,
 )
@@ -62,6 +63,7 @@ else:
 
     torch.set_num_threads(sm.threads)
     model, tokenizer, is_decoder = load_transformer(spec, prepared)
+    attrs["revision"] = loaded_revision(spec, model) or attrs["revision"]
     check_stimuli(tokenizer)
     arrays = encode_transformer(
         model, tokenizer, contexts, layer=spec.layer, **sm.params.extraction

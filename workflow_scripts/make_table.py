@@ -8,6 +8,7 @@ from biasbench.reports.targets import render_table
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 table = TABLES[sm.wildcards.table]
-csv, md = render_table(table, read_tsv(sm.input[0]), ReportSettings(**sm.params.settings))
+csv, md, html = render_table(table, read_tsv(sm.input[0]), ReportSettings(**sm.params.settings))
 write_text(sm.output.csv, csv)
 write_text(sm.output.md, md)
+write_text(sm.output.html, html)

@@ -15,7 +15,7 @@ log_to(sm.log[0])
 arrays, attrs, checksum = read_embeddings(sm.input.embeddings, sm.wildcards.descriptor)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 single_token = None
-if spec.kind == "transformer":  # the reduced variants keep the targets that are one token
+if spec.kind != "static":  # the reduced variants keep the targets that are one token
     single_token = set(json.loads(attrs["single_token_stimuli"]))
 samples = {}
 frame = score_file(

@@ -102,6 +102,8 @@ class ContextLogProbs:
 
 
 INPUT_KINDS = (ContextVectors, TemplateLogProbs, ContextLogProbs)
+#: model kinds with contextual encodings (transformers, and ELMo's biLSTM)
+CONTEXTUAL = ("transformer", "elmo")
 
 
 @dataclass(frozen=True)

@@ -51,16 +51,31 @@ def transformer_location(spec: ModelSpec, prepared: Path) -> str:
     return spec.location
 
 
+def hub_options(spec: ModelSpec) -> dict:
+    """``from_pretrained`` options: the pinned revision, and for hub models safetensors
+    weights only (a pickled checkpoint from the network is not loaded)."""
+    options: dict = {"revision": spec.revision} if spec.revision else {}
+    if spec.scheme == "hf":
+        options["use_safetensors"] = True
+    return options
+
+
+def loaded_revision(spec: ModelSpec, model) -> str | None:
+    """What to record as the weights' revision: the pinned one, else the commit the hub
+    resolved (``None`` for local and packaged weights)."""
+    return spec.revision or getattr(model.config, "_commit_hash", None)
+
+
 def load_transformer(spec: ModelSpec, prepared: Path):
     """(model, tokenizer, is_decoder) in eval mode; any AutoModel architecture works."""
     from transformers import AutoModel, AutoTokenizer
 
     where = transformer_location(spec, prepared)
-    kwargs = {"revision": spec.revision} if spec.revision else {}
-    tokenizer = AutoTokenizer.from_pretrained(where, **kwargs)
+    revision = {"revision": spec.revision} if spec.revision else {}
+    tokenizer = AutoTokenizer.from_pretrained(where, **revision)
     if not getattr(tokenizer, "is_fast", False):
         raise InputError(f"model {spec.name}: a fast tokenizer is needed for character offsets")
-    model = AutoModel.from_pretrained(where, dtype="float32", **kwargs).eval()
+    model = AutoModel.from_pretrained(where, dtype="float32", **hub_options(spec)).eval()
     return model, tokenizer, is_decoder_type(model.config.model_type)
 
 
@@ -70,21 +85,21 @@ def load_language_model(spec: ModelSpec, prepared: Path):
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     where = transformer_location(spec, prepared)
-    kwargs = {"revision": spec.revision} if spec.revision else {}
-    model_type = AutoConfig.from_pretrained(where, **kwargs).model_type
+    revision = {"revision": spec.revision} if spec.revision else {}
+    model_type = AutoConfig.from_pretrained(where, **revision).model_type
     masked = not is_decoder_type(model_type)
     auto = AutoModelForMaskedLM if masked else AutoModelForCausalLM
     kind = "masked" if masked else "causal"
     try:
         model, info = auto.from_pretrained(
-            where, dtype="float32", output_loading_info=True, **kwargs
+            where, dtype="float32", output_loading_info=True, **hub_options(spec)
         )
     except ValueError as exc:
         raise InputError(f"model {spec.name}: no {kind} LM: {exc}") from exc
     if info["missing_keys"]:  # a randomly initialised head would give meaningless scores
         missing = sorted(info["missing_keys"])[:3]
         raise InputError(f"model {spec.name}: the weights hold no {kind} LM head ({missing} ...)")
-    model, tokenizer = model.eval(), AutoTokenizer.from_pretrained(where, **kwargs)
+    model, tokenizer = model.eval(), AutoTokenizer.from_pretrained(where, **revision)
     if not masked:
         check_output_head(model, tokenizer)
     return model, tokenizer, masked

@@ -11,6 +11,7 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 ``gguf-asm:<pkg>``     a package that assembles its GGUF file from chunk packages
 ``glove-pkg:<pkg>``    GloVe as ``data/*_emb.npy`` + ``data/*_index.parquet``
 ``w2v-pkg:<pkg>/<f>``  word2vec binary format file inside an installed package
+``elmo:original``      AllenNLP's ELMo (its own environment, ``envs/elmo.yaml``)
 =====================  ==========================================================
 """
 
@@ -22,10 +23,11 @@ from typing import Any
 from biasbench.data.sampling import CASE_POLICIES
 from biasbench.errors import InputError
 
-KINDS = ("static", "transformer")
+KINDS = ("static", "transformer", "elmo")
 SCHEMES = {
     "static": ("glove-pkg", "w2v-pkg"),
     "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm"),
+    "elmo": ("elmo",),  # elmo:original, or elmo:<options.json URL>|<weights.hdf5 URL>
 }
 
 

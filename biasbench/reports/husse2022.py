@@ -499,7 +499,7 @@ _CORRELATIONS = (
 )
 
 TABLES = tuple(
-    Table(name, title, build, PUBLISHED, note, PAPER_MODELS)
+    Table(name, title, build, PUBLISHED, note, PAPER_MODELS, PAPER)
     for name, title, build, note in (
         (
             "table3_seat",
@@ -553,22 +553,50 @@ TABLES = tuple(
     )
 )
 
+_SIGNIFICANCE = "Faint or hollow markers: not significant (p >= alpha, uncorrected, as the paper)."
 FIGURES = (
-    FigureTarget("figure1_scores", "Figure 1: effect sizes by model and parameter choice", figure1),
+    FigureTarget(
+        "figure1_scores",
+        "Figure 1: effect sizes by model and parameter choice",
+        figure1,
+        paper=PAPER,
+        reading="Each point is one score (primary encoding); left, by target description (names "
+        "vs group terms), bottom, by context (templates vs natural); right, histograms of the "
+        f"significant scores. {_SIGNIFICANCE}",
+    ),
     FigureTarget(
         "figure2_vocabulary",
         "Figure 2: target words kept by vocabulary reduction",
         figure2,
         _figure2_inputs,
+        paper=PAPER,
+        reading="Bars: the share of a test's target words the model's tokenizer keeps as one "
+        "token (the reduced sets of LPBS and CEAT); the number kept stands above each bar.",
     ),
     FigureTarget(
         "figure3_distributions",
         "Figure 3: C1 per-sample effect sizes, CEAT and p-CEAT",
         figure3,
         _figure3_inputs,
+        paper=PAPER,
+        reading="Histograms of the per-sample effect sizes that CEAT's random-effects model "
+        "combines, with simplified, reduced and full target sets.",
     ),
-    FigureTarget("figure4_window", "Figure 4: p-CEAT by window size", figure4, _figure4_inputs),
     FigureTarget(
-        "figure5_scatter", "Figure 5: the methods' effect sizes against each other", figure5
+        "figure4_window",
+        "Figure 4: p-CEAT by window size",
+        figure4,
+        _figure4_inputs,
+        paper=PAPER,
+        reading=f"Combined effect size by the largest word gap between target and attribute. "
+        f"{_SIGNIFICANCE}",
+    ),
+    FigureTarget(
+        "figure5_scatter",
+        "Figure 5: the methods' effect sizes against each other",
+        figure5,
+        paper=PAPER,
+        reading="Each point: one (model, test, descriptor) scored by two methods in their "
+        "paper-table settings; diagonal: histograms per model.",
     ),
 )

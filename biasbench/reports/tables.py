@@ -181,26 +181,35 @@ def correlation(x: pd.Series, y: pd.Series) -> float:
     return float(np.corrcoef(x[ok], y[ok])[0, 1])
 
 
-def _fmt(row: pd.Series, footnotes: dict[str, int]) -> str:
+def _fmt(row: pd.Series, footnotes: dict[str, int], bold: tuple[str, str]) -> str:
     if pd.isna(row["effect_size"]):
         note = row.get("note", "")
         return f"n/a[{footnotes[note]}]" if note else "n/a"
     text = f"{row['effect_size']:.2f}"
     if row["significant"]:
-        text = f"**{text}**"
+        text = f"{bold[0]}{text}{bold[1]}"
     if row["significant_holm"]:
         text += "†"
     return text
 
 
-def to_markdown(long: pd.DataFrame, title: str, note: str) -> str:
-    """Wide Markdown: one line per (method, test), one column per model/variant; ``note``
-    explains the cells, footnotes say why cells are n/a."""
+@dataclass(frozen=True)
+class Printed:
+    """A table as the paper prints it: one line per (method, test), one column per model or
+    variant, the cells formatted; the footnotes say why cells are n/a."""
+
+    wide: pd.DataFrame
+    footnotes: dict[str, int]
+    sources: str  # the context sources of our cells, per method
+
+
+def printed(long: pd.DataFrame, bold: tuple[str, str] = ("**", "**")) -> Printed | None:
+    """The wide layout of a long table (None when it holds none of our cells)."""
     if not (long["origin"] == "ours").any():
-        return f"# {title}\n\nNo scores for this table in the current configuration.\n"
+        return None
     missing = long["effect_size"].isna() & (long["note"].fillna("") != "")
     footnotes = {n: i + 1 for i, n in enumerate(dict.fromkeys(long.loc[missing, "note"]))}
-    long = long.assign(cell=long.apply(_fmt, axis=1, footnotes=footnotes))
+    long = long.assign(cell=long.apply(_fmt, axis=1, footnotes=footnotes, bold=bold))
     columns = list(dict.fromkeys(long.loc[long["origin"] == "ours", "column"]))
     columns += [c for c in dict.fromkeys(long["column"]) if c not in columns]
     rows = list(dict.fromkeys(zip(long["method"], long["test"], strict=True)))
@@ -209,12 +218,44 @@ def to_markdown(long: pd.DataFrame, title: str, note: str) -> str:
     )
     wide = wide.reindex(index=pd.MultiIndex.from_tuples(rows), columns=columns).fillna("")
     wide.index.names = ["method", "test"]
-    body = wide.reset_index().to_markdown(index=False)
+    wide.columns.name = None
     ours = long[long["origin"] == "ours"]
-    used = "; ".join(
+    sources = "; ".join(
         f"{m}: {', '.join(sorted(set(g['source'])))}" for m, g in ours.groupby("method", sort=False)
     )
-    text = f"# {title}\n\n{note} Context sources of our cells: {used}.\n\n{body}\n"
-    if footnotes:
-        text += "\n" + "\n".join(f"[{i}] {n}" for n, i in footnotes.items()) + "\n"
+    return Printed(wide.reset_index(), footnotes, sources)
+
+
+def to_markdown(long: pd.DataFrame, title: str, note: str) -> str:
+    """Wide Markdown; ``note`` explains the cells, footnotes say why cells are n/a."""
+    table = printed(long)
+    if table is None:
+        return f"# {title}\n\nNo scores for this table in the current configuration.\n"
+    body = table.wide.to_markdown(index=False)
+    text = f"# {title}\n\n{note} Context sources of our cells: {table.sources}.\n\n{body}\n"
+    if table.footnotes:
+        text += "\n" + "\n".join(f"[{i}] {n}" for n, i in table.footnotes.items()) + "\n"
     return text
+
+
+def to_html(long: pd.DataFrame, title: str, note: str) -> str:
+    """The same as a self-contained HTML page (for the report: readable in the browser)."""
+    from html import escape
+
+    table = printed(long, bold=("<b>", "</b>"))
+    head = f"<!doctype html><meta charset='utf-8'><title>{escape(title)}</title>"
+    style = (
+        "<style>body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse}"
+        " td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>"
+    )
+    if table is None:
+        return f"{head}{style}<h2>{escape(title)}</h2><p>No scores in this configuration.</p>\n"
+    cells = table.wide.map(lambda c: c if c.startswith("<b>") or "†" in c else escape(str(c)))
+    body = cells.to_html(index=False, escape=False, border=0)
+    notes = "".join(f"<li>[{i}] {escape(n)}</li>" for n, i in table.footnotes.items())
+    return (
+        f"{head}{style}<h2>{escape(title)}</h2><p>{escape(note)} Context sources of our cells: "
+        f"{escape(table.sources)}.</p>{body}"
+        + (f"<ol style='list-style:none'>{notes}</ol>" if notes else "")
+        + "\n"
+    )

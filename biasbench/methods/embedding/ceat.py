@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import unit_rows
 from biasbench.rows import Score
 from biasbench.stats import random_effects
@@ -121,7 +121,7 @@ CEAT = Method(
     score,
     encodings=("word/mean", *WORD_ENCODINGS[1:], *SENT_ENCODINGS),
     variants=("full", "reduced"),
-    model_kinds=("transformer",),
+    model_kinds=CONTEXTUAL,
     context="natural",
     unit="sampled context",
     description="Contextualized Embedding Association Test: WEAT effect sizes over sampled "

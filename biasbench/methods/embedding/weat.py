@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import set_items, unit_rows
 from biasbench.rows import Score
 from biasbench.stats import effect_size, permutation_test_mean_difference
@@ -114,7 +114,7 @@ S_SEAT = Method(
     ContextVectors,
     score,
     encodings=SENT_ENCODINGS,
-    model_kinds=("transformer",),
+    model_kinds=CONTEXTUAL,
     description="WEAT on sentence encodings of the stimuli in templates ([CLS] for encoders, "
     "the last token for decoders).",
 )
@@ -125,6 +125,6 @@ W_SEAT = Method(
     ContextVectors,
     score,
     encodings=WORD_ENCODINGS,
-    model_kinds=("transformer",),
+    model_kinds=CONTEXTUAL,
     description="WEAT on the stimulus' own subword tokens in templates (mean, first or last).",
 )

@@ -1,0 +1,61 @@
+rule elmo_tokens:
+    """ELMo's input: every distinct context sentence of a test as tokens, with offsets."""
+    input:
+        contexts=lambda w: [
+            PLAN.contexts_file(w.model, w.source, w.test, d)
+            for d in PLAN.descriptors_of(w.model, w.source, w.test)
+        ],
+    output:
+        "results/elmo/{model}/{source}/{test}.tokens.json",
+    log:
+        "results/logs/elmo_tokens/{model}/{source}/{test}.log",
+    conda:
+        ENV
+    script:
+        "../workflow_scripts/elmo_tokens.py"
+
+
+rule elmo_layers:
+    """The three ELMo layers of every token, in ELMo's own environment (AllenNLP)."""
+    input:
+        "results/elmo/{model}/{source}/{test}.tokens.json",
+    output:
+        "results/elmo/{model}/{source}/{test}.layers.npz",
+    log:
+        "results/logs/elmo_layers/{model}/{source}/{test}.log",
+    conda:
+        "../envs/elmo.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        source=lambda w: config["models"][w.model]["source"],
+    script:
+        "../workflow_scripts/elmo_layers.py"
+
+
+rule embed_elmo:
+    """ELMo's layers pooled into the embeddings contract (words: sum over layers; sentences:
+    mean over tokens, summed over layers), as the embed rule writes for other models."""
+    input:
+        contexts=lambda w: [
+            PLAN.contexts_file(w.model, w.source, w.test, d)
+            for d in PLAN.descriptors_of(w.model, w.source, w.test)
+        ],
+        tokens="results/elmo/{model}/{source}/{test}.tokens.json",
+        layers="results/elmo/{model}/{source}/{test}.layers.npz",
+        model="results/models/{model}/biasbench_model.json",
+    output:
+        "results/embeddings/{model}/{source}/{test}.h5",
+    log:
+        "results/logs/embed/{model}/{source}/{test}.log",
+    wildcard_constraints:
+        model=ELMO_MODELS,
+    conda:
+        ENV
+    params:
+        spec=lambda w: model_params(w.model),
+        descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),
+    script:
+        "../workflow_scripts/embed_elmo.py"

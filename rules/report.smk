@@ -1,0 +1,22 @@
+rule provenance:
+    """The report's provenance page: the config, each model's source and version, and every
+    score's seed and input signature."""
+    input:
+        scores="results/scores/all.tsv",
+        models=expand(
+            "results/models/{model}/biasbench_model.json", model=config["models"]
+        ),
+    output:
+        report(
+            "results/report/provenance.html",
+            caption="../resources/report/provenance.rst",
+            category="Provenance",
+        ),
+    log:
+        "results/logs/provenance.log",
+    conda:
+        ENV
+    params:
+        config=config,
+    script:
+        "../workflow_scripts/provenance.py"
