@@ -126,6 +126,44 @@ def permutation_test_mean_difference(
     return PermutationResult((1 + hits) / (1 + n_samples), n_samples, False)
 
 
+def permutation_test_statistic(
+    statistic_of,
+    n: int,
+    k: int,
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+    alternative: str = "greater",
+    block: int = 4096,
+) -> PermutationResult:
+    """Permutation test of any statistic of a split of ``n`` items into a first group of ``k``
+    and the rest: ``statistic_of(subsets)`` maps an (m, k) array of first-group members to m
+    statistics; the observed split is ``range(k)``. Partitions as in
+    :func:`permutation_test_mean_difference` (all when few, else seeded distinct samples; ``>=``
+    with the same tolerance; a sampled p counts the observed split)."""
+    if alternative not in ("greater", "two-sided"):
+        raise ValueError(f"alternative must be 'greater' or 'two-sided', got {alternative!r}")
+    if not 0 < k < n:
+        raise ValueError(f"permutation test needs two non-empty groups, got {k} and {n - k}")
+    fold = np.abs if alternative == "two-sided" else (lambda v: v)
+    observed = float(fold(statistic_of(np.arange(k, dtype=np.int32)[None]))[0])
+    tol = TIE_RTOL * max(1.0, abs(observed))
+    count = n_partitions(k, n - k)
+    exact = count <= max(exact_max, n_samples)
+    if exact:
+        subsets = _exact_subsets(n, k)
+    else:
+        subsets = _sampled_subsets(n, k, n_samples, seed, count < 1000 * n_samples**2)
+    hits = sum(
+        int(np.count_nonzero(fold(statistic_of(subsets[i : i + block])) >= observed - tol))
+        for i in range(0, len(subsets), block)
+    )
+    if exact:
+        return PermutationResult(hits / count, count, True)
+    return PermutationResult((1 + hits) / (1 + n_samples), n_samples, False)
+
+
 def holm_bonferroni(p_values: np.ndarray) -> np.ndarray:
     """Holm's step-down adjusted p-values (monotone, capped at 1); NaN stays NaN."""
     p = np.asarray(p_values, dtype=np.float64)

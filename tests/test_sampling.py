@@ -211,3 +211,16 @@ def test_sample_pairs_under_the_exact_case_policy():
     exact = sample_pairs(docs, [("Bill", "kind")], per_pair=5, seed=1, max_gap=3, case="exact")
     assert len(every) == 3  # both stimuli must pass: "bill ... KIND" does not
     assert sorted(exact["context"]) == ["Bill is kind", "Kind, said Bill"]  # word windows
+
+
+def test_multi_word_stimuli_match_only_with_spaces_between_their_words():
+    """'a " deaf person' holds the words of "a deaf person" but is not the stimulus: the span
+    written to a context must read as the stimulus (an earlier run failed its check)."""
+    matcher = StimulusMatcher(["a deaf person", "deaf"])
+    text = 'Described as that of a " deaf person, then as a deaf  person.'
+    hits = matcher.find(text)
+    assert [(s, text[a:b]) for s, a, b in hits] == [
+        ("deaf", "deaf"),
+        ("a deaf person", "a deaf  person"),
+        ("deaf", "deaf"),
+    ]

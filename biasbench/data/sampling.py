@@ -75,8 +75,11 @@ class StimulusMatcher:
                     found = list(TOKEN.finditer(text))
                     spans = [(t.start(), t.end()) for t in found]
                     words = [t.group().lower() for t in found]
-                if tuple(words[i : i + len(toks)]) == toks:
-                    hits.append((stimulus, m.start(), spans[i + len(toks) - 1][1]))
+                last = i + len(toks) - 1
+                if tuple(words[i : last + 1]) == toks and all(
+                    text[spans[j][1] : spans[j + 1][0]].isspace() for j in range(i, last)
+                ):  # the words in sequence, nothing but spaces between them
+                    hits.append((stimulus, m.start(), spans[last][1]))
         if self.exact:
             return [h for h in hits if case_matches(h[0], text[h[1] : h[2]])]
         return hits

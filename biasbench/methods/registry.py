@@ -4,7 +4,7 @@ figures find methods here, by name or by family; a method is declared in its own
 from __future__ import annotations
 
 from biasbench.methods.contract import Method
-from biasbench.methods.embedding import ceat, mac, weat
+from biasbench.methods.embedding import ceat, direct_bias, mac, ripa, rnd, same, weat
 from biasbench.methods.probability import lpbs, pceat
 
 REGISTRY: tuple[Method, ...] = (
@@ -13,6 +13,12 @@ REGISTRY: tuple[Method, ...] = (
     weat.W_SEAT,
     ceat.CEAT,
     mac.MAC,
+    direct_bias.DIRECT_BIAS,
+    same.SAME,
+    same.SAME_SKEW,
+    same.SAME_STEREOTYPE,
+    ripa.RIPA,
+    rnd.RND,
     lpbs.LPBS,
     pceat.P_CEAT,
 )

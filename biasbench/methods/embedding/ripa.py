@@ -1,0 +1,73 @@
+"""RIPA, the relational inner product association (Ethayarajh et al., 2019).
+
+The relation vector b is the first principal component of the pair differences a_i - b_i
+(pairs (A[i], B[i]) in order; for one pair, (a - b)/||a - b||), oriented towards A. A word's
+association is the inner product with its raw vector (not normalised: RIPA scales with ||w||,
+which Ethayarajh et al. argue is the word's frequency signal):
+
+    RIPA(w) = <w, b>.
+
+Set level: mean_X RIPA - mean_Y RIPA, with a two-sided permutation p over splits of X u Y.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.embedding.vectors import set_items
+from biasbench.rows import Score
+from biasbench.stats import permutation_test_mean_difference
+
+
+def relation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The unit relation vector of the pairs (A[i], B[i]), pointing from B to A."""
+    n = min(len(a), len(b))
+    if n == 0:
+        raise ValueError("RIPA needs at least one pair")
+    diffs = np.asarray(a[:n], np.float64) - np.asarray(b[:n], np.float64)
+    if n == 1:
+        norm = np.linalg.norm(diffs[0])
+        if not norm > 0:
+            raise ValueError("RIPA: the pair's vectors are equal")
+        return diffs[0] / norm
+    _, _, vt = np.linalg.svd(diffs, full_matrices=False)
+    direction = vt[0]
+    return direction if diffs.sum(axis=0) @ direction >= 0 else -direction
+
+
+def word_association(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.asarray(w, np.float64) @ relation(a, b)
+
+
+def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
+    items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XYAB"}
+    values = word_association(np.concatenate([items["X"], items["Y"]]), items["A"], items["B"])
+    n_x = len(items["X"])
+    test = permutation_test_mean_difference(
+        values,
+        n_x,
+        exact_max=settings.exact_max,
+        n_samples=settings.n_samples,
+        seed=seed,
+        alternative="two-sided",
+    )
+    return Score(
+        float(values[:n_x].mean() - values[n_x:].mean()),
+        test.p_value,
+        n_partitions=test.n_partitions,
+        exact=test.exact,
+        sizes={r: len(items[r]) for r in "XYAB"},
+    )
+
+
+RIPA = Method(
+    "RIPA",
+    "Ethayarajh et al. (2019)",
+    "embedding",
+    ContextVectors,
+    score,
+    encodings=("word/mean",),
+    description="Inner product of the raw word vectors with the relation vector of the "
+    "attribute pairs; mean over X minus mean over Y.",
+)

@@ -1,0 +1,58 @@
+"""Relative norm distance (Garg et al., 2018).
+
+With v_A, v_B the means of the unit vectors of A and B, a word's relative distance is
+
+    rnd(w) = ||ŵ - v_B|| - ||ŵ - v_A||      (> 0: w is nearer A)
+
+Garg et al. sum it over a set of neutral words (occupations); as a test of X vs Y the set
+level here is mean_X rnd - mean_Y rnd, with a two-sided permutation p over splits of X u Y.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.embedding.vectors import set_items, unit_rows
+from biasbench.rows import Score
+from biasbench.stats import permutation_test_mean_difference
+
+
+def word_distance(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """rnd(w) per row of ``w``."""
+    wu = unit_rows(w, "targets")
+    v_a, v_b = unit_rows(a, "A").mean(axis=0), unit_rows(b, "B").mean(axis=0)
+    return np.linalg.norm(wu - v_b, axis=1) - np.linalg.norm(wu - v_a, axis=1)
+
+
+def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
+    items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XYAB"}
+    values = word_distance(np.concatenate([items["X"], items["Y"]]), items["A"], items["B"])
+    n_x = len(items["X"])
+    test = permutation_test_mean_difference(
+        values,
+        n_x,
+        exact_max=settings.exact_max,
+        n_samples=settings.n_samples,
+        seed=seed,
+        alternative="two-sided",
+    )
+    return Score(
+        float(values[:n_x].mean() - values[n_x:].mean()),
+        test.p_value,
+        n_partitions=test.n_partitions,
+        exact=test.exact,
+        sizes={r: len(items[r]) for r in "XYAB"},
+    )
+
+
+RND = Method(
+    "RND",
+    "Garg et al. (2018)",
+    "embedding",
+    ContextVectors,
+    score,
+    encodings=("word/mean",),
+    description="Relative norm distance of the target words to the mean vectors of A and B; "
+    "mean over X minus mean over Y.",
+)
