@@ -177,3 +177,10 @@ def test_the_tokenizers_own_normaliser(tiny):
     spec = ModelSpec("t", "transformer", "path", "x", None, False, -1, "any")
     uncased = model.config.model_type == "bert"
     assert stimulus_normaliser(spec, tokenizer)("Man") == ("man" if uncased else "Man")
+
+
+def test_no_contexts_give_empty_encodings(tiny):
+    """A corpus that holds none of a test's stimuli: nothing to encode, no error."""
+    model, tokenizer = tiny
+    out = encode_transformer(model, tokenizer, FRAME.iloc[:0], progress=False)
+    assert out["word/mean"].shape == (0, model.config.hidden_size) and len(out["valid"]) == 0

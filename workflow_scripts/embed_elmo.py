@@ -17,7 +17,9 @@ spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 frames = {}
 for descriptor, path in zip(sm.params.descriptors, sm.input.contexts, strict=True):
     frames[descriptor] = read_tsv(path)
-    check_contexts(frames[descriptor], path)
+    check_contexts(
+        frames[descriptor], path, allow_empty=sm.wildcards.source not in ("templates", "words")
+    )
 contexts = pd.concat(frames.values(), ignore_index=True)
 tokens = json.loads(Path(sm.input.tokens).read_text(encoding="utf-8"))
 layers = read_layers(sm.input.layers)

@@ -90,6 +90,10 @@ def encode_transformer(
     import torch
     from tqdm.auto import tqdm
 
+    dim = model.config.hidden_size
+    if contexts.empty:  # a corpus without any of a test's stimuli
+        empty = {k: np.zeros((0, dim), np.float32) for k in (*SENT_ENCODINGS, *WORD_ENCODINGS)}
+        return {**empty, "valid": np.zeros(0, bool)}
     sentences, inverse = np.unique(contexts["sentence"].to_numpy(dtype=object), return_inverse=True)
     tok = tokenize(tokenizer, [str(s) for s in sentences], max_length)
     lengths = np.array([len(ids) for ids in tok.ids])
@@ -97,7 +101,6 @@ def encode_transformer(
     if pad_id is None:
         pad_id = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
     unk_id = tokenizer.unk_token_id
-    dim = model.config.hidden_size
     n_sent = len(sentences)
     sent = {k: np.zeros((n_sent, dim), dtype=np.float32) for k in SENT_ENCODINGS}
     rows_of = pd.Series(np.arange(len(contexts))).groupby(inverse).apply(list).to_dict()
