@@ -112,7 +112,8 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         default = "words" if specs[name].kind == "static" else "templates"
         wanted = cfg["tests"] if isinstance(cfg["tests"], dict) else {default: cfg["tests"]}
         for source, entries in wanted.items():
-            allowed = {default} if default == "words" else {"templates", *corpora}
+            # a contextual model reads words alone too ("[CLS] w [SEP]": Schröder et al.)
+            allowed = {default} if default == "words" else {"templates", "words", *corpora}
             if source not in allowed:
                 raise InputError(
                     f"config: models.{name}.tests names the source {source!r}; a "

@@ -17,7 +17,7 @@ ALLOWED = {
     "models": {FOUNDATION, "data", "models"},
     "scoring": {FOUNDATION, "data", "methods", "scoring"},
     "studies": {FOUNDATION, "data", "methods", "models", "scoring", "studies"},
-    "reports": {FOUNDATION, "methods", "reports"},
+    "reports": {FOUNDATION, "methods", "studies", "reports"},
     "plan": {FOUNDATION, "data", "models", "plan"},
 }
 HEAVY = ("torch", "h5py", "transformers", "snakemake")

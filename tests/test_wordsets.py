@@ -76,31 +76,26 @@ def test_unknown_descriptor(write, external):
         load_wordset(write("T1.yaml", GOOD), "ages", external)
 
 
-def test_every_shipped_word_set_is_valid():
+def test_every_shipped_word_set_is_valid(tmp_path):
     """The committed resources load (external lists stubbed) and have the published sizes."""
+    import json
+
     sizes = {"C1": 25, "C3": 32, "C6": 8, "Occ": 26, "I1": 12, "I2": 12, "Dis": 23}
-    stub = {}
+    lists = {
+        k: {"singular": [f"{k}{i}" for i in range(4)], "examples": [f"{k}{i}" for i in range(4)]}
+        for k in ("targ1", "targ2", "attr1", "attr2")
+    }
+    pairs = [[f"f{i}", f"m{i}"] for i in range(10)]
 
     def resolve(file_id):
-        import json
-        import tempfile
-        from pathlib import Path
-
-        if file_id not in stub:
-            fake = {
-                k: {
-                    "singular": [f"{k}{i}" for i in range(4)],
-                    "examples": [f"{k}{i}" for i in range(4)],
-                }
-                for k in ("targ1", "targ2", "attr1", "attr2")
-            }
-            p = Path(tempfile.mkdtemp()) / file_id
-            p.write_text(json.dumps(fake))
-            stub[file_id] = p
-        return stub[file_id]
+        path = tmp_path / file_id
+        if not path.exists():
+            fake = pairs if file_id == "debiaswe_definitional_pairs" else lists
+            path.write_text(json.dumps(fake))
+        return path
 
     files = sorted((ROOT / "resources" / "wordsets").glob("*.yaml"))
-    assert len(files) >= 17
+    assert len(files) >= 18
     for path in files:
         for d in descriptors(path):
             ws = load_wordset(path, d, resolve)
@@ -181,3 +176,18 @@ def test_normalisers_of_the_models():
         corpus_normaliser(str, "any")("Man") == "man"
         and corpus_normaliser(str, "exact")("Man") == "Man"
     )
+
+
+def test_external_key_paths_with_indexes_and_wildcards(write, external):
+    external.add("pairs", [["woman", "man"], ["girl", "boy"]])
+    text = GOOD.replace(
+        "  A: {words: [career, office]}\n  B: {words: [home, family]}",
+        "  A: {words: {external: pairs, key: '*.1'}}\n  B: {words: {external: pairs, key: '*.0'}}",
+    )
+    text = text.replace("ext1, key: targ1.examples", "pairs, key: '0'")
+    text = text.replace("ext1, key: targ2.examples", "pairs, key: '1'")
+    ws = load_wordset(write("T1.yaml", text), "terms", external)
+    assert ws.sets["A"] == ("man", "boy") and ws.sets["B"] == ("woman", "girl")
+    assert ws.sets["X"] == ("woman", "man") and ws.sets["Y"] == ("girl", "boy")
+    with pytest.raises(InputError, match="key '5' not found"):
+        load_wordset(write("T1.yaml", text.replace("key: '0'", "key: '5'")), "terms", external)

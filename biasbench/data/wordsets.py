@@ -59,6 +59,21 @@ def external_ids(path: str | os.PathLike) -> list[str]:
     return sorted({spec["external"] for spec in _walk_specs(read_yaml(path))})
 
 
+def _walk(node: Any, parts: list[str]) -> Any:
+    """Follow a dotted key path: a mapping key, a list index, or ``*`` for every element of a
+    list (``*.1`` on a list of pairs: each pair's second word)."""
+    if not parts:
+        return node
+    head, rest = parts[0], parts[1:]
+    if head == "*" and isinstance(node, list):
+        return [_walk(item, rest) for item in node]
+    if isinstance(node, list):
+        return _walk(node[int(head)], rest)
+    if isinstance(node, dict):
+        return _walk(node[head], rest)
+    raise TypeError(f"cannot descend into {type(node).__name__} with {head!r}")
+
+
 def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
     """A written-out list of strings, or the list an external pointer designates."""
     if isinstance(spec, dict) and "external" in spec:
@@ -67,11 +82,11 @@ def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
             node: Any = json.loads(Path(source).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise InputError(f"{where}: cannot read external file {source}: {exc}") from exc
-        for part in str(spec.get("key", "")).split("."):
-            if not isinstance(node, dict) or part not in node:
-                raise InputError(f"{where}: key {spec.get('key')!r} not found in {source}")
-            node = node[part]
-        spec = node
+        key = str(spec.get("key", ""))
+        try:
+            spec = _walk(node, key.split(".") if key else [])
+        except (KeyError, IndexError, TypeError) as exc:
+            raise InputError(f"{where}: key {key!r} not found in {source}") from exc
     if not isinstance(spec, list) or not all(isinstance(w, str) for w in spec):
         raise InputError(f"{where}: expected a list of strings")
     words = [w.strip() for w in spec]

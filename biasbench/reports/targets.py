@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 from matplotlib.figure import Figure
 
+from biasbench.io import read_tsv
 from biasbench.reports.tables import (
     ReportSettings,
     TableContext,
@@ -21,13 +22,18 @@ SCORES = "results/scores/all.tsv"
 
 @dataclass(frozen=True)
 class Table:
+    """A table target. Most are built from the tidy scores (``build``, with the paper's
+    published numbers beside); a study's table reads other files (``make`` and ``reads``)."""
+
     name: str  # file stem under results/tables/
     title: str
-    build: Callable[[TableContext], pd.DataFrame]
+    build: Callable[[TableContext], pd.DataFrame] | None
     published: str | None  # resources/published/<file> with the paper's numbers
     note: str  # how to read the cells (Markdown, under the title)
     paper_models: tuple[str, ...] = ()  # the paper's models, in its order
     paper: str = ""  # the paper whose table this reproduces
+    make: Callable[[list[str], ReportSettings], pd.DataFrame] | None = None
+    reads: Callable[[object], list[str]] | None = None  # the files ``make`` reads
 
     @property
     def caption(self) -> str:
@@ -36,7 +42,17 @@ class Table:
         return f"{source}{self.note}"
 
     def inputs(self, plan) -> list[str]:
+        if self.reads is not None:
+            return self.reads(plan)
         return [SCORES, *([self.published] if self.published else [])]
+
+    def long(self, inputs: list[str], settings: ReportSettings) -> pd.DataFrame:
+        """The table in long form (one row per cell, ours and published)."""
+        if self.make is not None:
+            return self.make(inputs, settings)
+        published = load_published(self.published) if self.published else pd.DataFrame()
+        scores = read_tsv(inputs[0])
+        return self.build(TableContext(scores, published, settings, self.paper_models))
 
 
 @dataclass(frozen=True)
@@ -54,11 +70,8 @@ class FigureTarget:
         return f"{source}{self.title.split(': ', 1)[-1].capitalize()}. {self.reading}".strip()
 
 
-def render_table(
-    table: Table, scores: pd.DataFrame, settings: ReportSettings
-) -> tuple[str, str, str]:
-    """(long CSV, Markdown as printed, the same as an HTML page) of a table from the scores."""
-    published = load_published(table.published) if table.published else pd.DataFrame()
-    long = table.build(TableContext(scores, published, settings, table.paper_models))
+def render_table(table: Table, inputs: list[str], settings: ReportSettings) -> tuple[str, str, str]:
+    """(long CSV, Markdown as printed, the same as an HTML page) of a table."""
+    long = table.long(inputs, settings)
     csv = long.to_csv(index=False, float_format="%.6g", lineterminator="\n")
     return csv, to_markdown(long, table.title, table.note), to_html(long, table.title, table.note)

@@ -1,0 +1,70 @@
+"""SAME and its skew and stereotype: hand-computed cases and the attribute-split test."""
+
+import numpy as np
+import pytest
+
+from biasbench.methods.contract import ContextVectors, Settings
+from biasbench.methods.embedding.same import (
+    SAME,
+    SAME_SKEW,
+    SAME_STEREOTYPE,
+    basis,
+    word_bias,
+    word_same,
+)
+
+A = np.array([[1.0, 0.0, 0.0]])
+B = np.array([[0.0, 1.0, 0.0]])
+
+
+def test_hand_computed_word_bias():
+    # â - b̂ = (1, -1, 0); w = (1, 0, 0): cos = 1/sqrt(2); w = (0, 0, 1): 0; w = (1, -1, 0): 1
+    w = np.array([[1.0, 0, 0], [0, 0, 2.0], [1.0, -1.0, 0]])
+    np.testing.assert_allclose(word_bias(w, A, B), [1 / np.sqrt(2), 0, 1], atol=1e-12)
+
+
+def test_multi_attribute_basis_is_gram_schmidt():
+    groups = [A, B, np.array([[0.0, 0.0, 1.0]])]
+    np.testing.assert_allclose(basis(groups) @ basis(groups).T, np.eye(2), atol=1e-12)
+    # (1, 1, 1) projects on the plane through e1, e2, e3 as (1,1,1) - its normal part: 0
+    assert word_same(np.array([[1.0, 1.0, 1.0]]), groups)[0] == pytest.approx(0, abs=1e-12)
+    assert word_same(np.array([[1.0, -1.0, 0.0]]), groups)[0] == pytest.approx(1)
+
+
+def groups(x, y):
+    return ContextVectors(
+        {"X": [r[None] for r in x], "Y": [r[None] for r in y], "A": [A], "B": [B]}
+    )
+
+
+def test_set_scores_hand_computed():
+    x = np.array([[1.0, 0, 0], [1.0, -1.0, 0]])  # b = 1/sqrt2, 1
+    y = np.array([[0.0, 1.0, 0], [0, 0, 1.0]])  # b = -1/sqrt2, 0
+    b = np.array([1 / np.sqrt(2), 1, -1 / np.sqrt(2), 0])
+    inputs = groups(x, y)
+    settings = Settings(exact_max=1000, n_samples=100)
+    assert SAME(inputs, settings, 0).effect_size == pytest.approx(np.abs(b).mean())
+    assert SAME_SKEW(inputs, settings, 0).effect_size == pytest.approx(b.mean())
+    stereo = SAME_STEREOTYPE(inputs, settings, 0)
+    assert stereo.effect_size == pytest.approx(np.std(b)) and np.isnan(stereo.p_value)
+
+
+def test_attribute_split_test_equals_a_loop_over_every_split():
+    """p = share of the splits of A u B into groups of the observed sizes whose SAME is at
+    least the observed one, recomputed here one split at a time."""
+    import itertools
+
+    rng = np.random.default_rng(0)
+    a = [rng.normal(size=(1, 3)) + [1, 0, 0] for _ in range(4)]
+    b = [rng.normal(size=(1, 3)) + [0, 1, 0] for _ in range(3)]
+    x = [rng.normal(size=(1, 3)) + [1, -1, 0] for _ in range(3)]
+    y = [rng.normal(size=(1, 3)) for _ in range(2)]
+    res = SAME(ContextVectors({"X": x, "Y": y, "A": a, "B": b}), Settings(exact_max=100), 1)
+    words, attributes = np.vstack(x + y), np.vstack(a + b)
+    stats = []
+    for first in itertools.combinations(range(7), 4):
+        rest = [i for i in range(7) if i not in first]
+        stats.append(np.abs(word_bias(words, attributes[list(first)], attributes[rest])).mean())
+    assert res.exact and res.n_partitions == 35
+    assert res.effect_size == pytest.approx(stats[0])
+    assert res.p_value == pytest.approx(np.mean(np.array(stats) >= stats[0] - 1e-12))
