@@ -52,3 +52,22 @@ def test_s31_word_scores_and_effect_sizes(tmp_path):
     assert d.set_index("test").loc[S31_SETS["XY"], "effect_size"] == pytest.approx(expected)
     paper = cells[cells["origin"] == "paper:BERT"].set_index(["method", "test"])["effect_size"]
     assert paper[("WEAT d, population sd", "X', Y'")] == pytest.approx(1.6448e-05)
+
+
+def test_the_property_matrix_from_running_the_checks():
+    """Tables 1/4 as the checks find them: the paper's table, except that SAME's skew and
+    stereotype parts are not trustworthy (biased words of opposite leanings score 0), as the
+    paper's own Theorem 1 implies."""
+    import yaml
+
+    from biasbench.reports.schroeder2021 import PAPER_ROWS
+    from biasbench.studies.properties import property_matrix
+
+    paper = yaml.safe_load((ROOT / "resources/published/schroeder2021.yaml").read_text())
+    rows = paper["property_matrix"]["rows"]
+    differ = {
+        (r["score"], r["property"])
+        for r in property_matrix()
+        if r["verdict"] != rows[PAPER_ROWS[r["score"]]][r["property"]].replace("blank", "")
+    }
+    assert differ == {("SAME skew", "trustworthy"), ("SAME stereotype", "trustworthy")}

@@ -34,6 +34,8 @@ class Table:
     paper: str = ""  # the paper whose table this reproduces
     make: Callable[[list[str], ReportSettings], pd.DataFrame] | None = None
     reads: Callable[[object], list[str]] | None = None  # the files ``make`` reads
+    #: a table that is not a grid of effect sizes renders itself: (csv, markdown, html)
+    render: Callable[[list[str], ReportSettings], tuple[str, str, str]] | None = None
 
     @property
     def caption(self) -> str:
@@ -72,6 +74,8 @@ class FigureTarget:
 
 def render_table(table: Table, inputs: list[str], settings: ReportSettings) -> tuple[str, str, str]:
     """(long CSV, Markdown as printed, the same as an HTML page) of a table."""
+    if table.render is not None:
+        return table.render(inputs, settings)
     long = table.long(inputs, settings)
     csv = long.to_csv(index=False, float_format="%.6g", lineterminator="\n")
     return csv, to_markdown(long, table.title, table.note), to_html(long, table.title, table.note)
