@@ -31,10 +31,17 @@ ENV = "../envs/biasbench.yaml"
 #: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment)
 ELMO_MODELS = "|".join(m for m, s in PLAN.specs.items() if s.kind == "elmo") or "^$"
 OTHER_MODELS = "|".join(m for m, s in PLAN.specs.items() if s.kind != "elmo") or "^$"
+#: models whose masked-LM head is trained here (rules/mlm_head.smk), and the models prepared
+HEAD_MODELS = (
+    "|".join(m for m, s in PLAN.specs.items() if s.scheme == "mlm-head") or "^$"
+)
+PREPARED_MODELS = (
+    "|".join(m for m, s in PLAN.specs.items() if s.scheme != "mlm-head") or "^$"
+)
 
 
 wildcard_constraints:
-    model="[A-Za-z0-9_.-]+",
+    model="[A-Za-z0-9_.+-]+",
     source="|".join(["templates", "words", *PLAN.corpus_parts]),
     corpus="|".join(PLAN.corpus_parts) or "^$",
     test="[A-Za-z0-9_]+",
@@ -65,6 +72,7 @@ include: "rules/resources.smk"
 include: "rules/contexts.smk"
 include: "rules/corpora.smk"
 include: "rules/models.smk"
+include: "rules/mlm_head.smk"
 include: "rules/embeddings.smk"
 include: "rules/elmo.smk"
 include: "rules/scores.smk"

@@ -6,6 +6,8 @@ rule prepare_model:
         "results/logs/prepare_model/{model}.log",
     benchmark:
         "results/benchmarks/prepare_model/{model}.tsv"
+    wildcard_constraints:
+        model=PREPARED_MODELS,
     conda:
         ENV
     threads: 1

@@ -130,6 +130,6 @@ def test_plan_checks_names_across_sections(edit, message):
 def test_one_model_runs_every_source_it_lists():
     plan = make_plan(validate_config(default_config()), ROOT)
     sources = {j.source for j in plan.jobs if j.model == "minilm-l6"}
-    assert sources == {"templates", "natural"}
+    assert sources == {"templates", "natural", "words"}
     assert len(plan.corpus_parts["natural"]) == 4  # the pool's members, read one after another
     assert plan.corpus_files("natural")[0].endswith(".csv")

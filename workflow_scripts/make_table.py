@@ -1,6 +1,6 @@
 """Adapter: rule table -> biasbench.reports (the table's paper module builds it)."""
 
-from biasbench.io import log_to, read_tsv, write_text
+from biasbench.io import log_to, write_text
 from biasbench.reports.catalog import TABLES
 from biasbench.reports.tables import ReportSettings
 from biasbench.reports.targets import render_table
@@ -8,7 +8,7 @@ from biasbench.reports.targets import render_table
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
 table = TABLES[sm.wildcards.table]
-csv, md, html = render_table(table, read_tsv(sm.input[0]), ReportSettings(**sm.params.settings))
+csv, md, html = render_table(table, list(sm.input), ReportSettings(**sm.params.settings))
 write_text(sm.output.csv, csv)
 write_text(sm.output.md, md)
 write_text(sm.output.html, html)

@@ -11,6 +11,7 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 ``gguf-asm:<pkg>``     a package that assembles its GGUF file from chunk packages
 ``glove-pkg:<pkg>``    GloVe as ``data/*_emb.npy`` + ``data/*_index.parquet``
 ``w2v-pkg:<pkg>/<f>``  word2vec binary format file inside an installed package
+``mlm-head:<model>``   a configured encoder with a masked-LM head trained here (its body frozen)
 ``elmo:original``      AllenNLP's ELMo (its own environment, ``envs/elmo.yaml``)
 =====================  ==========================================================
 """
@@ -26,7 +27,7 @@ from biasbench.errors import InputError
 KINDS = ("static", "transformer", "elmo")
 SCHEMES = {
     "static": ("glove-pkg", "w2v-pkg"),
-    "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm"),
+    "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm", "mlm-head"),
     "elmo": ("elmo",),  # elmo:original, or elmo:<options.json URL>|<weights.hdf5 URL>
 }
 

@@ -1,0 +1,137 @@
+"""An offline masked LM: a pretrained encoder without its masked-LM head (all-MiniLM-L6-v2 ships
+none) given a BERT-style head trained here, the encoder frozen.
+
+The head is BERT's: a dense layer with GELU and LayerNorm (the "transform"), then a decoder to
+the vocabulary with a bias. The encoder's last hidden states at masked positions are computed
+once; only the head learns. The decoder starts from the word embeddings and learns as well (a
+decoder tied to the frozen embeddings left too little capacity on this encoder, whose top layer
+was tuned for sentence similarity; see the README for the accuracies). The result is saved as a
+``BertForMaskedLM`` directory, labelled ``<encoder>+mlm-head`` everywhere: it is not BERT.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from biasbench.io import write_text
+
+
+@dataclass(frozen=True)
+class HeadSettings:
+    train_sentences: int = 8000
+    heldout_sentences: int = 1500
+    mask_share: float = 0.15
+    epochs: int = 3
+    learning_rate: float = 1e-3
+    batch: int = 256
+    max_length: int = 64
+    seed: int = 0
+
+
+def masked_positions(tokenizer, texts: list[str], settings: HeadSettings, seed: int):
+    """Batches of (input ids with [MASK] at a seeded 15% of the word pieces, attention mask,
+    the masked positions, their original ids)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    special = {tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id}
+    for start in range(0, len(texts), 64):
+        enc = tokenizer(
+            texts[start : start + 64],
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=settings.max_length,
+        )
+        ids = enc["input_ids"]
+        maskable = ~torch.isin(ids, torch.tensor(sorted(special)))
+        chosen = (torch.rand(ids.shape, generator=generator) < settings.mask_share) & maskable
+        yield ids.masked_fill(chosen, tokenizer.mask_token_id), enc["attention_mask"], chosen, ids
+
+
+def cached_states(encoder, tokenizer, texts, settings: HeadSettings, seed: int):
+    """(last hidden states at the masked positions, the original token ids) of ``texts``."""
+    import torch
+
+    states, labels = [], []
+    with torch.inference_mode():
+        for ids, attention, chosen, original in masked_positions(tokenizer, texts, settings, seed):
+            hidden = encoder(input_ids=ids, attention_mask=attention).last_hidden_state
+            states.append(hidden[chosen].clone())
+            labels.append(original[chosen].clone())
+    return torch.cat(states), torch.cat(labels)
+
+
+def accuracy(head, states, labels) -> float:
+    import torch
+
+    with torch.inference_mode():
+        predicted = torch.cat(
+            [head(states[i : i + 2048]).argmax(-1) for i in range(0, len(states), 2048)]
+        )
+    return float((predicted == labels).float().mean())
+
+
+def train_mlm_head(
+    base: str, sentences: list[str], out: str | Path, settings: HeadSettings
+) -> dict[str, Any]:
+    """Train the head on ``sentences`` (a seeded split into training and held-out sentences),
+    save the masked LM to ``out`` and return its report: held-out masked-token accuracy, and
+    the accuracy of always predicting the most frequent training token (the unigram baseline)."""
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import AutoModel, AutoTokenizer, BertForMaskedLM
+
+    torch.manual_seed(settings.seed)
+    texts = list(dict.fromkeys(sentences))
+    random.Random(settings.seed).shuffle(texts)
+    n_train, n_held = settings.train_sentences, settings.heldout_sentences
+    if len(texts) < n_train + n_held:
+        raise ValueError(f"{len(texts)} distinct sentences; the head needs {n_train + n_held}")
+    train, held = texts[:n_train], texts[n_train : n_train + n_held]
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    encoder = AutoModel.from_pretrained(base, dtype="float32").eval()
+    model = BertForMaskedLM(encoder.config)
+    model.config.tie_word_embeddings = False  # the decoder learns; the embeddings stay
+    model.bert.load_state_dict(encoder.state_dict(), strict=False)
+    head = model.cls.predictions
+    with torch.no_grad():
+        head.decoder.weight.copy_(model.bert.embeddings.word_embeddings.weight)
+        head.bias.zero_()
+    for p in model.bert.parameters():
+        p.requires_grad_(False)
+    x_train, y_train = cached_states(model.bert, tokenizer, train, settings, settings.seed + 1)
+    x_held, y_held = cached_states(model.bert, tokenizer, held, settings, settings.seed + 2)
+    optimiser = torch.optim.Adam(head.parameters(), lr=settings.learning_rate)
+    generator = torch.Generator().manual_seed(settings.seed)
+    losses = []
+    for _ in tqdm(range(settings.epochs), desc="MLM head"):
+        order = torch.randperm(len(x_train), generator=generator)
+        total = 0.0
+        for start in range(0, len(order), settings.batch):
+            batch = order[start : start + settings.batch]
+            loss = torch.nn.functional.cross_entropy(head(x_train[batch]), y_train[batch])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            total += float(loss) * len(batch)
+        losses.append(total / len(order))
+    counts = torch.bincount(y_train, minlength=tokenizer.vocab_size)
+    report = {
+        "base": str(base),
+        "settings": asdict(settings),
+        "masked_tokens": {"train": int(len(y_train)), "heldout": int(len(y_held))},
+        "train_loss_per_epoch": [round(v, 4) for v in losses],
+        "heldout_accuracy": round(accuracy(head, x_held, y_held), 4),
+        "unigram_baseline_accuracy": round(float((y_held == counts.argmax()).float().mean()), 4),
+        "most_frequent_token": tokenizer.convert_ids_to_tokens(int(counts.argmax())),
+    }
+    model.eval()
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    write_text(Path(out) / "mlm_head_report.json", json.dumps(report, indent=1) + "\n")
+    return report

@@ -1,0 +1,31 @@
+rule train_mlm_head:
+    """A masked-LM head for an encoder that has none, trained on corpus sentences with the
+    encoder frozen: a model of its own (``mlm-head:<encoder>``), labelled as such."""
+    input:
+        base=lambda w: f"results/models/{PLAN.specs[w.model].location}/biasbench_model.json",
+        files=lambda w: [
+            f for c in config["mlm_head"]["corpora"] for f in PLAN.corpus_files(c)
+        ],
+    output:
+        "results/models/{model}/biasbench_model.json",
+    log:
+        "results/logs/train_mlm_head/{model}.log",
+    benchmark:
+        "results/benchmarks/train_mlm_head/{model}.tsv"
+    wildcard_constraints:
+        model=HEAD_MODELS,
+    conda:
+        ENV
+    threads: 2
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        base=lambda w: model_params(PLAN.specs[w.model].location),
+        parts=lambda w: [
+            p for c in config["mlm_head"]["corpora"] for p in PLAN.corpus_parts[c]
+        ],
+        settings=config["mlm_head"],
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/train_mlm_head.py"

@@ -1,0 +1,40 @@
+"""Adapter: rule train_mlm_head -> biasbench.models.mlm_head."""
+
+import json
+from pathlib import Path
+
+import torch
+
+from biasbench.data.corpora import iter_corpus_parts
+from biasbench.data.sampling import sentence_spans
+from biasbench.io import log_to, write_text
+from biasbench.models.load import transformer_location
+from biasbench.models.mlm_head import HeadSettings, train_mlm_head
+from biasbench.models.specs import ModelSpec
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+torch.set_num_threads(sm.threads)
+base_name = Path(sm.input.base).parent.name
+base = ModelSpec.from_config(base_name, dict(sm.params.base))
+sentences = [
+    doc[a:b]
+    for doc in iter_corpus_parts(sm.params.parts)
+    for a, b in sentence_spans(doc)
+    if 40 <= b - a <= 200
+]
+options = {k: v for k, v in sm.params.settings.items() if k != "corpora"}
+settings = HeadSettings(seed=sm.params.seed, **options)
+out = Path(sm.output[0]).parent
+report = train_mlm_head(
+    transformer_location(base, Path(sm.input.base).parent), sentences, out, settings
+)
+print(json.dumps(report, indent=1))
+provenance = {
+    "name": sm.wildcards.model,
+    "kind": "transformer",
+    "source": f"mlm-head:{base_name}",
+    "weights": f"{base_name}'s encoder (frozen) with a masked-LM head trained here",
+    "mlm_head": report,
+}
+write_text(sm.output[0], json.dumps(provenance, indent=1, sort_keys=True) + "\n")
