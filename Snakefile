@@ -3,6 +3,8 @@
 Run `snakemake --cores 2`; one table: `snakemake --cores 2 results/tables/table3_seat.md`.
 """
 
+import re
+
 from snakemake.utils import min_version
 
 from biasbench.config import validate_config
@@ -28,16 +30,15 @@ TEMPLATE_FILE = f"resources/templates/{config['template_set']}.yaml"
 LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 LPBS_TEMPLATE_FILE = f"resources/templates/{LPBS.get('templates')}.yaml"
 ENV = "../envs/biasbench.yaml"
-#: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment)
-ELMO_MODELS = "|".join(m for m, s in PLAN.specs.items() if s.kind == "elmo") or "^$"
-OTHER_MODELS = "|".join(m for m, s in PLAN.specs.items() if s.kind != "elmo") or "^$"
-#: models whose masked-LM head is trained here (rules/mlm_head.smk), and the models prepared
-HEAD_MODELS = (
-    "|".join(m for m, s in PLAN.specs.items() if s.scheme == "mlm-head") or "^$"
-)
-PREPARED_MODELS = (
-    "|".join(m for m, s in PLAN.specs.items() if s.scheme != "mlm-head") or "^$"
-)
+#: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment);
+#: models whose masked-LM head is trained here: rules/mlm_head.smk prepares them. A name no
+#: rule claims (a typo in a target) still reaches the ordinary rules, which name the models.
+ELMO = [m for m, s in PLAN.specs.items() if s.kind == "elmo"]
+HEADS = [m for m, s in PLAN.specs.items() if s.scheme == "mlm-head"]
+ELMO_MODELS = "|".join(re.escape(m) for m in ELMO) or "^$"
+OTHER_MODELS = f"(?!({'|'.join(map(re.escape, ELMO)) or '^$'})$)[A-Za-z0-9_.+-]+"
+HEAD_MODELS = "|".join(re.escape(m) for m in HEADS) or "^$"
+PREPARED_MODELS = f"(?!({'|'.join(map(re.escape, HEADS)) or '^$'})$)[A-Za-z0-9_.+-]+"
 
 
 wildcard_constraints:

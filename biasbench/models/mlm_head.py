@@ -11,6 +11,7 @@ was tuned for sentence similarity; see the README for the accuracies). The resul
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from dataclasses import asdict, dataclass
@@ -95,8 +96,9 @@ def train_mlm_head(
     train, held = texts[:n_train], texts[n_train : n_train + n_held]
     tokenizer = AutoTokenizer.from_pretrained(base)
     encoder = AutoModel.from_pretrained(base, dtype="float32").eval()
-    model = BertForMaskedLM(encoder.config)
-    model.config.tie_word_embeddings = False  # the decoder learns; the embeddings stay
+    config = copy.deepcopy(encoder.config)
+    config.tie_word_embeddings = False  # the decoder learns; the embeddings stay as they are
+    model = BertForMaskedLM(config)
     model.bert.load_state_dict(encoder.state_dict(), strict=False)
     head = model.cls.predictions
     with torch.no_grad():
