@@ -50,6 +50,7 @@ wildcard_constraints:
     case="any|exact",
     table="|".join(TABLES),
     figure="|".join(FIGURES),
+    mu="[0-9.]+",
 
 
 # small bookkeeping jobs run beside Snakemake, not as cluster jobs
@@ -78,6 +79,7 @@ include: "rules/embeddings.smk"
 include: "rules/elmo.smk"
 include: "rules/scores.smk"
 include: "rules/lpbs.smk"
+include: "rules/groundtruth.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
 include: "rules/report.smk"

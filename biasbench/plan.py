@@ -42,6 +42,8 @@ class Plan:
     lpbs_jobs: tuple[tuple[str, str], ...] = ()  # (model, test) of LPBS
     lpbs_corpora: tuple[str, ...] = ()  # corpora of probability-based CEAT
     lpbs_corpus_models: tuple[str, ...] = ()  # the models that run it
+    groundtruth: tuple[str, ...] = ()  # the ground-truth study's model files, one per mu
+    groundtruth_model: str | None = None  # the masked LM it fine-tunes
 
     def corpus_files(self, corpus: str) -> list[str]:
         return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
@@ -140,7 +142,23 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         _lpbs_jobs(config, specs, root),
         lpbs_corpora,
         corpus_models,
+        _groundtruth_files(config, specs),
+        (config["groundtruth"] or {}).get("model"),
     )
+
+
+def groundtruth_file(mu: float) -> str:
+    return f"results/studies/groundtruth/mu{mu:.2f}.json"
+
+
+def _groundtruth_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:
+    study = config["groundtruth"]
+    if not study:
+        return ()
+    model = study["model"]
+    if model not in specs or specs[model].kind != "transformer":
+        raise InputError(f"config: groundtruth.model {model!r} is not a transformer under 'models'")
+    return tuple(groundtruth_file(mu) for mu in dict.fromkeys(study["mu"]))
 
 
 def _lpbs_jobs(

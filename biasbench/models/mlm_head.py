@@ -120,7 +120,7 @@ def train_mlm_head(
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-            total += float(loss) * len(batch)
+            total += float(loss.detach()) * len(batch)
         losses.append(total / len(order))
     counts = torch.bincount(y_train, minlength=tokenizer.vocab_size)
     report = {

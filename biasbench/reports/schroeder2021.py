@@ -3,14 +3,17 @@ each declared with the files it reads."""
 
 from __future__ import annotations
 
-from html import escape
+import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
-from biasbench.reports.tables import ReportSettings, finish
-from biasbench.reports.targets import Table
+from biasbench.reports.figures import no_data
+from biasbench.reports.tables import ReportSettings, finish, plain_table
+from biasbench.reports.targets import FigureTarget, Table
+from biasbench.studies import groundtruth as gt
 from biasbench.studies.properties import PROPERTIES, property_matrix
 from biasbench.studies.schroeder2021 import S31, S31_SETS, s31_cells
 
@@ -73,8 +76,6 @@ def properties(inputs: list[str], settings: ReportSettings) -> tuple[str, str, s
         },
         index=list(dict.fromkeys(found["score"])),
     )
-    wide.index.name = "score"
-    title = "Tables 1 and 4: properties of the bias scores, from running the checks"
     differ = found[~found["agrees"]]
     note = (
         "Each cell is decided by running the score on constructed inputs under several "
@@ -85,18 +86,17 @@ def properties(inputs: list[str], settings: ReportSettings) -> tuple[str, str, s
         + ". The paper's Theorem 1 (a trustworthy score is skew- and stereotype-sensitive) "
         "agrees with these cells and contradicts its own table."
     )
-    md = f"# {title}\n\n{note}\n\n{wide.reset_index().to_markdown(index=False)}\n"
-    html = (
-        f"<!doctype html><meta charset='utf-8'><h2>{escape(title)}</h2><p>{escape(note)}</p>"
-        + wide.to_html(border=0)
-    )
-    return found.to_csv(index=False, lineterminator="\n"), md, html + "\n"
+    _, md, html = plain_table(wide.rename_axis("score").reset_index(), PROPERTIES_TITLE, note)
+    return found.to_csv(index=False, lineterminator="\n"), md, html
+
+
+PROPERTIES_TITLE = "Tables 1 and 4: properties of the bias scores, from running the checks"
 
 
 TABLES = (
     Table(
         "schroeder2021_properties",
-        "Tables 1 and 4: properties of the bias scores, from running the checks",
+        PROPERTIES_TITLE,
         None,
         None,
         "Comparable, trustworthy, skew- and stereotype-sensitive, decided by running each "
@@ -120,4 +120,295 @@ TABLES = (
         reads=_s31_reads,
     ),
 )
-FIGURES = ()
+
+
+# --- the ground-truth study (section 5) ---------------------------------------------------
+
+
+def _study_reads(plan) -> list[str]:
+    """The published numbers, the masked LM's provenance (its head's accuracy), and the
+    records of every model of the study; nothing when the study is not configured."""
+    if not plan.groundtruth:
+        return [PUBLISHED]
+    return [
+        PUBLISHED,
+        f"results/models/{plan.groundtruth_model}/biasbench_model.json",
+        *plan.groundtruth,
+    ]
+
+
+def _records(inputs: list[str]) -> tuple[dict, dict, list[dict], str]:
+    """(published numbers, masked-LM provenance, every model's record, the representation)."""
+    published = yaml.safe_load(Path(inputs[0]).read_text(encoding="utf-8"))
+    if len(inputs) == 1:
+        return published, {}, [], "alone"
+    model = json.loads(Path(inputs[1]).read_text(encoding="utf-8"))
+    files = [json.loads(Path(p).read_text(encoding="utf-8")) for p in inputs[2:]]
+    records = [r for f in files for r in f["models"]]
+    return published, model, records, files[0]["settings"]["representation"]
+
+
+NOT_RUN = "The configuration does not run the ground-truth study (groundtruth: null)."
+
+
+def study_summary(inputs, settings):
+    published, model, records, _ = _records(inputs)
+    title = "Section 5: the ground-truth models, how many learned the bias, and their cost"
+    if not records:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    frame = pd.DataFrame(records)
+    summary = (
+        frame.groupby(["mu", "sigma"])
+        .agg(
+            models=("kept", "size"),
+            kept=("kept", "sum"),
+            r2_unmasking_training=("r2_unmasking_training", "mean"),
+            heldout_accuracy=("heldout_accuracy", "mean"),
+            seconds_per_model=("seconds", "mean"),
+        )
+        .reset_index()
+    )
+    head = model.get("mlm_head", {})
+    note = (
+        f"{len(records)} models of {model.get('name', 'the masked LM')} "
+        f"({model.get('weights', '')}); "
+        f"{int(frame['kept'].sum())} learned the bias (R² of unmasking vs training bias > "
+        f"the threshold) and count in the other tables. The masked LM's head: held-out "
+        f"masked-token accuracy {head.get('heldout_accuracy', float('nan')):.3f} against "
+        f"{head.get('unigram_baseline_accuracy', float('nan')):.3f} for always predicting "
+        f"'{head.get('most_frequent_token', '?')}'. The paper fine-tunes all of BERT, 330 "
+        "models; here the top layer of a small encoder, so compare shapes, not values."
+    )
+    return plain_table(summary, title, note)
+
+
+def study_angles(inputs, settings):
+    published, _, records, rep = _records(inputs)
+    title = "Section 5.2.1: angle between the PCA bias direction and SAME's mean direction"
+    if not records:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    ours = pd.DataFrame(gt.angles(records, rep))
+    paper = published["section_5_2_1_angles"]
+    ours["paper (degrees)"] = [paper["similar_correlation"], paper["worse_correlation"]]
+    note = (
+        "Mean angle in degrees over the kept models whose SAME word-level R² with the training "
+        "bias is at least 0.6, split by how much worse Direct Bias correlates; 'n/a' (no models) "
+        f"when no model reaches 0.6. Word vectors: {rep}."
+    )
+    return plain_table(ours, title, note)
+
+
+def study_table2(inputs, settings):
+    published, _, records, rep = _records(inputs)
+    title = "Table 2: robustness of the word-level scores across repeats of a distribution"
+    if not records:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    ours = gt.robustness(records, rep)
+    paper = published["table_2"]["values"]
+    names = {"Direct Bias": "DirectBias", "WEAT": "WEAT", "SAME": "SAME", "unmasking": "unmask"}
+    frame = pd.DataFrame(
+        [{"score": k, "ours": ours[k], "paper": paper[v]} for k, v in names.items()]
+    )
+    note = (
+        "Per model the sd of its word scores; within each distribution the mean percentage "
+        "difference of these sds over pairs of repeats; the mean over the distributions "
+        f"(lower: more robust). Word vectors: {rep}."
+    )
+    return plain_table(frame, title, note)
+
+
+def study_table3(inputs, settings):
+    published, _, records, rep = _records(inputs)
+    title = "Table 3: robustness of the set-level scores to the choice of words"
+    if not records:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    ours = gt.subset_robustness(records, rep)
+    paper = published["table_3"]["values"]
+    names = {
+        "MAC": "MAC",
+        "WEAT": "WEAT",
+        "Direct Bias": "DirectBias",
+        "SAME": "SAME",
+        "SAME stereotype": "SAME_stereo",
+        "SAME skew": "SAME_skew",
+    }
+    frame = pd.DataFrame(
+        [{"score": k, "ours": ours[k], "paper": paper[v]} for k, v in names.items()]
+    )
+    note = (
+        "Mean over the kept models of the mean |b(W_i) - b(W)| over 100 random half-size "
+        "subsets of the occupations, divided by the width of the score's interval (WEAT d 4, "
+        f"MAC and skew 2, the others 1). Word vectors: {rep}."
+    )
+    return plain_table(frame, title, note)
+
+
+def study_fig9_table(inputs, settings):
+    _, _, records, rep = _records(inputs)
+    title = "Figure 9: R² of the set-level scores with the unmasking bias across models"
+    if not records:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    frame = pd.DataFrame(gt.set_level_r2(records, rep))
+    note = (
+        "Pearson r², across the kept models, of each set score with the mean, the sd and the "
+        "absolute sum |0.5 - p| of the models' unmasking bias; p < 0.05 is significant as in the "
+        f"paper (uncorrected). Word vectors: {rep}."
+    )
+    return plain_table(frame, title, note)
+
+
+def figure6(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    published, _, records, _ = _records(inputs)
+    if not records:
+        return no_data(NOT_RUN)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    paper = published["figure_6"]["mean_r2_approx"]
+    paper_of = {
+        "WEAT": paper["WEAT_SAME"],
+        "SAME": paper["WEAT_SAME"],
+        "MAC": paper["MAC"],
+        "Direct Bias": paper["DirectBias"],
+    }
+    for ax, against in zip(axes, ("training bias", "unmasking bias"), strict=True):
+        for k, rep in enumerate(("alone", "in templates")):
+            rows = [r for r in gt.word_r2(records, rep) if r["against"] == against]
+            x = np.arange(len(rows)) + (k - 0.5) * 0.35
+            ax.bar(
+                x,
+                [r["mean"] for r in rows],
+                0.35,
+                yerr=[r["sd"] for r in rows],
+                capsize=3,
+                label=f"words {rep}",
+            )
+        ax.scatter(
+            range(len(rows)),
+            [paper_of[r["score"]] for r in rows],
+            marker="_",
+            s=400,
+            color="k",
+            label="paper (approx., vs training bias)" if against == "training bias" else None,
+        )
+        ax.set_xticks(range(len(rows)), [r["score"] for r in rows])
+        ax.set_title(f"R² of word scores with the {against}")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("mean ± sd over kept models")
+    fig.suptitle("Word-level scores against the injected bias (cf. Schröder et al. Figure 6)")
+    return fig
+
+
+def figure9(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    _, _, records, rep = _records(inputs)
+    if not records:
+        return no_data(NOT_RUN)
+    frame = pd.DataFrame(gt.set_level_r2(records, rep))
+    grid = frame.pivot(index="score", columns="summary", values="r2").reindex(
+        index=list(gt.WIDTHS), columns=["mean", "sd", "absolute"]
+    )
+    pvals = frame.pivot(index="score", columns="summary", values="p").reindex_like(grid)
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.imshow(grid.to_numpy(dtype=float), vmin=0, vmax=1, cmap="Blues")
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            value, p = grid.iat[i, j], pvals.iat[i, j]
+            text = "n/a" if np.isnan(value) else f"{value:.2f}" + ("*" if p < 0.05 else "")
+            ax.text(
+                j, i, text, ha="center", va="center", fontweight="bold" if p < 0.05 else "normal"
+            )
+    ax.set_xticks(range(3), [f"unmasking {c}" for c in grid.columns])
+    ax.set_yticks(range(len(grid)), grid.index)
+    ax.set_title(f"R² across models (* and bold: p < 0.05); word vectors {rep}", fontsize=9)
+    return fig
+
+
+def figure5(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    _, _, records, rep = _records(inputs)
+    models = gt.kept(records)
+    if not models:
+        return no_data(NOT_RUN if not records else "no model learned the bias")
+    model = models[0]
+    p = np.array(model["training_bias"])
+    fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
+    for ax, score in zip(axes, gt.WORD_SCORES, strict=True):
+        y = np.array(model["representations"][rep]["word_scores"][score])
+        ax.scatter(p, y, s=8)
+        ax.set_xlabel("training bias (share of male pronouns)")
+        ax.set_title(f"{score} (R² {model['representations'][rep]['r2_training'][score]:.2f})")
+    axes[0].set_ylabel("word score")
+    fig.suptitle(
+        f"One model (mu {model['mu']}, sigma {model['sigma']}, repeat {model['repeat']}): "
+        "word scores against the injected bias (cf. Figure 5)"
+    )
+    return fig
+
+
+def _study_table(name, title, render, note):
+    return Table(name, title, None, None, note, paper=PAPER, reads=_study_reads, render=render)
+
+
+TABLES = TABLES + (
+    _study_table(
+        "schroeder2021_groundtruth",
+        "Section 5: the ground-truth models",
+        study_summary,
+        "How many models learned the injected bias, their cost, and the masked LM's head.",
+    ),
+    _study_table(
+        "schroeder2021_angles",
+        "Section 5.2.1: PCA vs mean bias direction",
+        study_angles,
+        "Mean angle between Direct Bias' PCA direction and SAME's mean direction.",
+    ),
+    _study_table(
+        "schroeder2021_table2",
+        "Table 2: robustness of word-level scores",
+        study_table2,
+        "Percentage difference of the word scores' spread between repeats.",
+    ),
+    _study_table(
+        "schroeder2021_table3",
+        "Table 3: robustness to the choice of words",
+        study_table3,
+        "Deviation of set scores on random half subsets of the occupations.",
+    ),
+    _study_table(
+        "schroeder2021_fig9",
+        "Figure 9 as a table: set-level R² with unmasking bias",
+        study_fig9_table,
+        "R² and p of each set score with the unmasking bias' mean, sd and absolute sum.",
+    ),
+)
+FIGURES = (
+    FigureTarget(
+        "schroeder2021_fig5",
+        "Figure 5: one model's word scores against the training bias",
+        figure5,
+        _study_reads,
+        paper=PAPER,
+        reading="One point per occupation.",
+    ),
+    FigureTarget(
+        "schroeder2021_fig6",
+        "Figure 6: word-level R² against the injected bias",
+        figure6,
+        _study_reads,
+        paper=PAPER,
+        reading="Bars: mean over the kept models, whiskers: sd; both word representations; black "
+        "ticks: the paper's approximate means.",
+    ),
+    FigureTarget(
+        "schroeder2021_fig9",
+        "Figure 9: set-level R² with the unmasking bias",
+        figure9,
+        _study_reads,
+        paper=PAPER,
+        reading="Bold with an asterisk: p < 0.05 (uncorrected, as the paper).",
+    ),
+)

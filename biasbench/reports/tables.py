@@ -259,3 +259,21 @@ def to_html(long: pd.DataFrame, title: str, note: str) -> str:
         + (f"<ol style='list-style:none'>{notes}</ol>" if notes else "")
         + "\n"
     )
+
+
+def plain_table(frame: pd.DataFrame, title: str, note: str) -> tuple[str, str, str]:
+    """(CSV, Markdown, HTML) of a table that is not a grid of effect sizes (a study's summary,
+    a property matrix): ``frame`` as it should print, ``note`` under the title."""
+    from html import escape
+
+    csv = frame.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+    md = f"# {title}\n\n{note}\n\n{frame.to_markdown(index=False, floatfmt='.4g')}\n"
+    html = (
+        f"<!doctype html><meta charset='utf-8'><title>{escape(title)}</title>"
+        "<style>body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse}"
+        " td,th{border:1px solid #ccc;padding:2px 6px}</style>"
+        f"<h2>{escape(title)}</h2><p>{escape(note)}</p>"
+        + frame.to_html(index=False, border=0, float_format=lambda v: f"{v:.4g}")
+        + "\n"
+    )
+    return csv, md, html

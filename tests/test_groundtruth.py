@@ -1,0 +1,131 @@
+"""The ground-truth study of Schröder et al.: the cheap fine-tuning equals the plain one where it
+is computed, the draws and summaries by hand, and the whole study end to end on a tiny random
+masked LM (a code-path check, never a result)."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoTokenizer, BertForMaskedLM
+
+from biasbench.studies import groundtruth as gt
+
+from .tiny_models import tiny_bert
+
+OCCUPATIONS = ["nurse", "plumber", "teacher", "pilot", "clerk", "judge"]
+TRAIN = {
+    "subject": ["[MASK] is a OCCUPATION", "[MASK] likes being a OCCUPATION"],
+    "possessive": ["the OCCUPATION loves [MASK] job"],
+}
+TEST = {"subject": ["[MASK] was a OCCUPATION"], "possessive": ["the OCCUPATION lost [MASK] job"]}
+WORDS = OCCUPATIONS + [
+    "he",
+    "she",
+    "his",
+    "her",
+    "man",
+    "woman",
+    "boy",
+    "girl",
+    "likes",
+    "being",
+    "loves",
+    "job",
+    "was",
+    "lost",
+]
+
+
+@pytest.fixture(scope="module")
+def masked_lm(tmp_path_factory):
+    return str(tiny_bert(tmp_path_factory.mktemp("mlm"), tuple(WORDS), mlm_head=True))
+
+
+def data():
+    return gt.StudyData(
+        OCCUPATIONS,
+        TRAIN,
+        TEST,
+        "OCCUPATION",
+        "[MASK]",
+        ["man", "boy", "he"],
+        ["woman", "girl", "she"],
+        np.array([-0.5, 0.6, -0.2, 0.7, 0.0, 0.3]),
+    )
+
+
+def test_the_top_layer_at_a_few_positions_equals_the_full_layer(masked_lm):
+    """Queries only where asked, keys and values from every position: the same output there
+    as the model's own layer."""
+    tokenizer = AutoTokenizer.from_pretrained(masked_lm)
+    model = BertForMaskedLM.from_pretrained(masked_lm).eval()
+    texts = ["[MASK] is a nurse", "the plumber loves [MASK] job here"]
+    enc = tokenizer(texts, return_tensors="pt", padding=True)
+    with torch.inference_mode():
+        out = model.bert(**enc, output_hidden_states=True)
+        frozen = gt.frozen_states(model, tokenizer, texts, trainable=1)
+        width = enc["attention_mask"].shape[1]
+        full = gt.top_layer(
+            model.bert.encoder.layer[-1],
+            frozen.states,
+            frozen.attention,
+            torch.arange(width).expand(2, width),
+        )
+        at_slot = gt.top_layer(
+            model.bert.encoder.layer[-1], frozen.states, frozen.attention, frozen.slot[:, None]
+        )
+    real = enc["attention_mask"].bool()
+    torch.testing.assert_close(full[real], out.last_hidden_state[real], atol=1e-5, rtol=1e-5)
+    expected = out.last_hidden_state[torch.arange(2), frozen.slot]
+    torch.testing.assert_close(at_slot[:, 0], expected, atol=1e-5, rtol=1e-5)
+
+
+def test_draws_split_and_training_bias_by_hand():
+    p = gt.male_probabilities(1000, 0.5, 0.4, seed=3)
+    assert p.min() == 0 and p.max() == 1  # clipped to [0, 1]
+    sentences = gt.fill(OCCUPATIONS, TRAIN, "OCCUPATION", "[MASK]", "[MASK]")
+    assert sentences.texts[0] == "[MASK] is a nurse" and sentences.spans[0] == (12, 17)
+    assert len(sentences.texts) == 18 and list(sentences.kind[-6:]) == [1] * 6
+    male, train, held = gt.draw_labels(np.full(6, 0.5), sentences, 0.5, 0.1, 0, gt.StudySettings())
+    assert len(held) == round(0.3 * 18) and sorted(np.r_[train, held]) == list(range(18))
+    toy = gt.Sentences(["a", "b", "c", "d"], np.array([0, 0, 1, 1]), np.zeros(4, int), [(0, 1)] * 4)
+    bias = gt.training_bias(np.array([True, False, True, True]), np.array([0, 1, 2]), toy, 3)
+    np.testing.assert_array_equal(bias[:2], [0.5, 1.0])
+    assert np.isnan(bias[2])  # no training sentence
+
+
+def test_summaries_by_hand():
+    def record(mu, sigma, sd, kept=True, r2_same=0.7, r2_db=0.1, angle=20.0):
+        rep = {
+            "sd": {"WEAT": sd, "SAME": sd, "MAC": sd, "Direct Bias": sd, "unmasking": sd},
+            "r2_training": {"SAME": r2_same, "Direct Bias": r2_db, "WEAT": r2_same, "MAC": 0.0},
+            "angle_degrees": angle,
+            "subset_deviation": dict.fromkeys(gt.WIDTHS, 0.4),
+        }
+        return {"mu": mu, "sigma": sigma, "kept": kept, "representations": {"alone": rep}}
+
+    records = [record(0.5, 0.1, 1.0), record(0.5, 0.1, 3.0), record(0.3, 0.1, 2.0, angle=10.0)]
+    # one group with two repeats: |1 - 3| / 2 = 1; the other has no pair
+    assert gt.robustness(records, "alone")["WEAT"] == pytest.approx(1.0)
+    angles = {r["group"]: r for r in gt.angles(records, "alone")}
+    assert angles["worse (> 0.4)"]["models"] == 3 and angles["worse (> 0.4)"][
+        "mean angle"
+    ] == pytest.approx(50 / 3)
+    assert angles["similar (< 0.25)"]["models"] == 0
+    subsets = gt.subset_robustness(records, "alone")
+    assert subsets["WEAT"] == pytest.approx(0.1) and subsets["SAME"] == pytest.approx(0.4)
+
+
+def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
+    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3)
+    models = gt.grid([0.3], [0.2], 2)
+    first = gt.run_grid(masked_lm, data(), models, settings)
+    again = gt.run_grid(masked_lm, data(), models, settings)
+    assert json.dumps(first[0] | {"seconds": 0}) == json.dumps(again[0] | {"seconds": 0})
+    assert [(r["mu"], r["repeat"]) for r in first] == [(0.3, 0), (0.3, 1)]
+    rep = first[0]["representations"]
+    assert set(rep) == {"alone", "in templates"}
+    assert len(rep["alone"]["word_scores"]["WEAT"]) == len(OCCUPATIONS)
+    assert 0 <= first[0]["heldout_accuracy"] <= 1 and np.isfinite(first[0]["unmasking_bias"]).all()
+    assert set(rep["alone"]["set_scores"]) == set(gt.WIDTHS)
