@@ -30,8 +30,9 @@ from biasbench.errors import EmptySetError
 from biasbench.rows import Score
 
 FAMILIES = ("embedding", "probability", "distribution")
-#: what swapping the two target sets X and Y does to a method's effect size
-SWAPS = ("negates", "keeps")
+#: what swapping the two target sets X and Y (or the two sides of a pair) does to a method's
+#: effect size
+SWAPS = ("negates", "keeps", "complements")  # complements: a percentage p becomes 100 - p
 TARGETS = ("X", "Y")
 
 
@@ -101,7 +102,84 @@ class ContextLogProbs:
         return replace(self, sets={**self.sets, "X": self.sets["Y"], "Y": self.sets["X"]})
 
 
-INPUT_KINDS = (ContextVectors, TemplateLogProbs, ContextLogProbs)
+@dataclass(frozen=True)
+class PairScores:
+    """Per sentence pair, a model's score of the sentence that is more and the one that is less
+    stereotyping of a group, whether the "more" one is the stereotype (or the
+    anti-stereotype), and the pair's category (CrowS-Pairs; AUL)."""
+
+    more: np.ndarray
+    less: np.ndarray
+    stereo: np.ndarray  # bool
+    category: np.ndarray  # str
+
+    def require(self, roles: Sequence[str]) -> None:
+        if len(self.more) == 0:
+            raise EmptySetError("set of sentence pairs has no pair")
+
+    def swapped(self) -> PairScores:
+        """The two sentences' roles exchanged: the stereotype becomes the anti-stereotype."""
+        return replace(self, more=self.less, less=self.more)
+
+
+@dataclass(frozen=True)
+class TripleScores:
+    """Per StereoSet item, the scores of its stereotype, anti-stereotype and unrelated
+    candidates."""
+
+    stereotype: np.ndarray
+    anti: np.ndarray
+    unrelated: np.ndarray
+
+    def require(self, roles: Sequence[str]) -> None:
+        if len(self.stereotype) == 0:
+            raise EmptySetError("set of StereoSet items has no item")
+
+    def swapped(self) -> TripleScores:
+        return replace(self, stereotype=self.anti, anti=self.stereotype)
+
+
+@dataclass(frozen=True)
+class Associations:
+    """Per sentence, a person word's prior-corrected association with a profession
+    (BEC-Pro), paired: ``male[i]`` and ``female[i]`` come from the same template and
+    profession with the male and the female person word."""
+
+    male: np.ndarray
+    female: np.ndarray
+
+    def require(self, roles: Sequence[str]) -> None:
+        if len(self.male) == 0:
+            raise EmptySetError("set of person-profession pairs has no pair")
+
+    def swapped(self) -> Associations:
+        return replace(self, male=self.female, female=self.male)
+
+
+@dataclass(frozen=True)
+class FillCounts:
+    """Per template, how often each fill of the [MASK] slot came up with the male and with
+    the female filler of the other slot (DisCo), as integer counts."""
+
+    counts: Sequence[Mapping[str, tuple[int, int]]]  # per template: fill -> (male, female)
+
+    def require(self, roles: Sequence[str]) -> None:
+        if not self.counts:
+            raise EmptySetError("set of templates has no template")
+
+    def swapped(self) -> FillCounts:
+        return FillCounts([{w: (f, m) for w, (m, f) in t.items()} for t in self.counts])
+
+
+INPUT_KINDS = (
+    ContextVectors,
+    TemplateLogProbs,
+    ContextLogProbs,
+    PairScores,
+    TripleScores,
+    Associations,
+    FillCounts,
+)
 #: model kinds with contextual encodings (transformers, and ELMo's biLSTM)
 CONTEXTUAL = ("transformer", "elmo")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from biasbench.methods.contract import Method
 from biasbench.methods.embedding import ceat, direct_bias, mac, ripa, rnd, same, weat
-from biasbench.methods.probability import lpbs, pceat
+from biasbench.methods.probability import becpro, crows_pairs, disco, lpbs, pceat, stereoset
 
 REGISTRY: tuple[Method, ...] = (
     weat.WEAT,
@@ -21,6 +21,13 @@ REGISTRY: tuple[Method, ...] = (
     rnd.RND,
     lpbs.LPBS,
     pceat.P_CEAT,
+    crows_pairs.CROWS_PAIRS,
+    crows_pairs.AUL,
+    stereoset.STEREOSET_SS,
+    stereoset.STEREOSET_LMS,
+    stereoset.STEREOSET_ICAT,
+    becpro.BEC_PRO,
+    disco.DISCO,
 )
 
 _BY_NAME = {m.name: m for m in REGISTRY}

@@ -1,0 +1,184 @@
+"""Sentence-pair and sentence-set data sets: CrowS-Pairs, StereoSet, BEC-Pro and WinoBias, each
+read into one small record type, with the file and line named when a row is unusable."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from biasbench.errors import InputError
+
+
+@dataclass(frozen=True)
+class SentencePair:
+    """A minimal pair: ``more`` and ``less`` differ in the group mentioned; ``stereo`` says
+    whether ``more`` is the stereotype (CrowS-Pairs' "stereo") or the anti-stereotype."""
+
+    more: str
+    less: str
+    stereo: bool
+    category: str
+
+
+def read_crows_pairs(path: str | os.PathLike) -> list[SentencePair]:
+    """CrowS-Pairs (Nangia et al., 2020): ``sent_more``, ``sent_less``, ``stereo_antistereo``,
+    ``bias_type`` columns."""
+    out = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        for line, row in enumerate(csv.DictReader(fh), 2):
+            direction = row.get("stereo_antistereo")
+            if (
+                direction not in ("stereo", "antistereo")
+                or not row.get("sent_more")
+                or not row.get("sent_less")
+            ):
+                raise InputError(f"{path}: line {line}: not a CrowS-Pairs row ({direction!r})")
+            out.append(
+                SentencePair(
+                    row["sent_more"], row["sent_less"], direction == "stereo", row["bias_type"]
+                )
+            )
+    if not out:
+        raise InputError(f"{path}: no CrowS-Pairs rows")
+    return out
+
+
+@dataclass(frozen=True)
+class StereoSetItem:
+    """One StereoSet item: a context and its three candidates (sentences, or for the
+    intrasentence task the filled-in context), by gold label."""
+
+    id: str
+    task: str  # intrasentence | intersentence
+    domain: str  # bias_type: gender, profession, race, religion
+    context: str
+    candidates: dict[str, str]  # stereotype / anti-stereotype / unrelated -> sentence
+
+
+LABELS = ("stereotype", "anti-stereotype", "unrelated")
+
+
+def read_stereoset(path: str | os.PathLike) -> list[StereoSetItem]:
+    """StereoSet (Nadeem et al., 2021) JSON: ``data.intrasentence`` and ``data.intersentence``."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = doc["data"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise InputError(f"{path}: not a StereoSet file ({exc})") from exc
+    out = []
+    for task in ("intrasentence", "intersentence"):
+        for item in data.get(task, []):
+            candidates = {s["gold_label"]: s["sentence"] for s in item["sentences"]}
+            if set(candidates) != set(LABELS):
+                raise InputError(
+                    f"{path}: {task} item {item.get('id')}: labels {sorted(candidates)}"
+                )
+            out.append(
+                StereoSetItem(item["id"], task, item["bias_type"], item["context"], candidates)
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class BecProRow:
+    """A BEC-Pro sentence (Bartl et al., 2020) with its masked variants: the person masked
+    (``target_masked``), the person and the profession masked (``both_masked``)."""
+
+    sentence: str
+    target_masked: str
+    both_masked: str
+    person: str
+    gender: str  # of the person word: male | female
+    profession: str
+    profession_group: str  # male | female | balanced (by the share of women)
+
+
+def read_becpro(path: str | os.PathLike) -> list[BecProRow]:
+    out = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        for line, row in enumerate(csv.DictReader(fh, delimiter="\t"), 2):
+            try:
+                out.append(
+                    BecProRow(
+                        row["Sentence"],
+                        row["Sent_TM"],
+                        row["Sent_TAM"],
+                        row["Person"],
+                        row["Gender"],
+                        row["Profession"],
+                        row["Prof_Gender"],
+                    )
+                )
+            except KeyError as exc:
+                raise InputError(f"{path}: line {line}: no column {exc}") from exc
+    if not out:
+        raise InputError(f"{path}: no BEC-Pro rows")
+    return out
+
+
+@dataclass(frozen=True)
+class WinoBiasItem:
+    """A WinoBias sentence: the two occupations, which of them the pronoun refers to (in
+    brackets in the file), and the pronoun with its span."""
+
+    sentence: str
+    referent: str  # the bracketed noun phrase the pronoun refers to
+    other: str  # the other occupation's noun phrase
+    pronoun: str
+    pronoun_span: tuple[int, int]
+
+
+_BRACKETS = re.compile(r"\[([^\]]+)\]")
+
+
+def read_winobias(path: str | os.PathLike, occupations: list[str]) -> list[WinoBiasItem]:
+    """WinoBias (Zhao et al., 2018) lines: ``N [The developer] argued ... because [he] ...``;
+    ``occupations`` (the file's two lists) find the other occupation's noun phrase."""
+    out = []
+    for line, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        text = re.sub(r"^\d+\s+", "", text.strip())
+        if not text:
+            continue
+        marked = _BRACKETS.findall(text)
+        if len(marked) < 2:  # the referent, then its pronoun (a second pronoun may follow)
+            raise InputError(f"{path}: line {line}: expected [bracketed] referent and pronoun")
+        plain = _BRACKETS.sub(r"\1", text)
+        referent, pronoun = marked[:2]
+        start = _find_bracket(text, 1)
+        other = _other_occupation(plain, referent, occupations)
+        if other is None:
+            raise InputError(f"{path}: line {line}: no second occupation in {plain!r}")
+        out.append(WinoBiasItem(plain, referent, other, pronoun, (start, start + len(pronoun))))
+    return out
+
+
+def _find_bracket(text: str, k: int) -> int:
+    """Character offset of the k-th bracketed phrase in the text with the brackets removed."""
+    removed = 0
+    for i, m in enumerate(_BRACKETS.finditer(text)):
+        if i == k:
+            return m.start() - removed
+        removed += 2
+    raise ValueError(k)
+
+
+def _other_occupation(sentence: str, referent: str, occupations: list[str]) -> str | None:
+    lowered = sentence.lower()
+    for occupation in sorted(occupations, key=len, reverse=True):
+        for article in ("the ", "a ", "an "):
+            phrase = article + occupation.lower()
+            at = lowered.find(phrase)
+            if at >= 0 and phrase not in referent.lower():
+                return sentence[at : at + len(phrase)]
+    return None
+
+
+def iter_lines(path: str | os.PathLike) -> Iterator[str]:
+    for text in Path(path).read_text(encoding="utf-8").splitlines():
+        if text.strip():
+            yield text.strip()

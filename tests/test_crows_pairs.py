@@ -1,0 +1,37 @@
+"""CrowS-Pairs and AUL: hand-computed scores, ties, and the roles of the pair."""
+
+import numpy as np
+import pytest
+
+from biasbench.methods.contract import PairScores, Settings
+from biasbench.methods.probability.crows_pairs import CROWS_PAIRS, stereotype_preferred
+
+
+def pairs(more, less, stereo):
+    return PairScores(
+        np.array(more, float), np.array(less, float), np.array(stereo), np.array(["c"] * len(more))
+    )
+
+
+def test_hand_computed_with_antistereo_rows_and_a_tie():
+    # stereo rows: the stereotype is "more"; antistereo rows: it is "less"
+    inputs = pairs([-3.0, -1.0, -2.0, -5.0], [-4.0, -0.5, -1.0, -5.0], [True, True, False, True])
+    preferred, tie = stereotype_preferred(inputs)
+    assert preferred.tolist() == [True, False, True, False] and tie.tolist() == [
+        False,
+        False,
+        False,
+        True,
+    ]
+    res = CROWS_PAIRS(inputs, Settings(), 0)
+    assert res.effect_size == pytest.approx(50.0)  # 2 of 4
+    assert "1 tied pairs" in res.note
+    assert res.p_value == pytest.approx(1.0)  # 2 of 3 untied: binomial p = 1
+
+
+def test_swapping_the_roles_gives_100_minus_the_score():
+    rng = np.random.default_rng(0)
+    inputs = pairs(rng.normal(size=50), rng.normal(size=50), rng.random(50) < 0.7)
+    assert CROWS_PAIRS(inputs.swapped(), Settings(), 0).effect_size == pytest.approx(
+        100 - CROWS_PAIRS(inputs, Settings(), 0).effect_size
+    )
