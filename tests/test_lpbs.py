@@ -168,3 +168,53 @@ def test_output_head_check_refuses_logits_it_cannot_reproduce(tmp_path):
     model.config.final_logit_softcapping = 0.5  # GPT-2's forward never caps: a mismatch
     with pytest.raises(InputError, match="not supported"):
         check_output_head(model, tok)
+
+
+def tiny_mlm(path):
+    where = tiny_bert(path, mlm_head=True)
+    return AutoModelForMaskedLM.from_pretrained(where).eval(), AutoTokenizer.from_pretrained(where)
+
+
+def test_shared_positions_of_a_minimal_pair():
+    from biasbench.models.logprobs import shared_token_positions
+
+    a = [101, 7, 8, 9, 10, 102]  # [CLS] the poor are ignorant [SEP]
+    b = [101, 7, 11, 9, 10, 102]  # [CLS] the rich are ignorant [SEP]
+    assert shared_token_positions(a, b) == ([1, 3, 4], [1, 3, 4])
+
+
+def test_pseudo_log_likelihood_equals_masking_one_token_at_a_time(tmp_path):
+    from biasbench.models.logprobs import mlm_pseudo_log_likelihood
+
+    model, tok = tiny_mlm(tmp_path)
+    ids = tok(["this is a person .", "that is the thing ."])["input_ids"]
+    positions = [[1, 2, 4], [2, 3]]
+    got = mlm_pseudo_log_likelihood(model, tok, ids, positions, batch=2)
+    for i, pos in enumerate(positions):
+        total = 0.0
+        for j in pos:
+            masked = list(ids[i])
+            masked[j] = tok.mask_token_id
+            with torch.inference_mode():
+                logits = model(input_ids=torch.tensor([masked])).logits
+            total += float(torch.log_softmax(logits[0, j].double(), -1)[ids[i][j]])
+        assert got[i] == pytest.approx(total, abs=1e-5)  # float32 logits, batched
+
+
+def test_masked_slot_with_a_prior_mask_realigned_to_word_pieces(tmp_path):
+    """BEC-Pro's prior: the person's slot with the profession masked as well, one [MASK] per
+    word piece of the profession ("anastasia" is three pieces here)."""
+    from biasbench.models.logprobs import mlm_masked_slot_log_probs
+
+    model, tok = tiny_mlm(tmp_path)
+    text = ("", "john", " is anastasia .")
+    with_prior = mlm_masked_slot_log_probs(model, tok, [text], masked_too=[[(8, 17)]])
+    plain = mlm_masked_slot_log_probs(model, tok, [text])
+    enc = tok("[MASK] is [MASK] [MASK] [MASK] .", return_tensors="pt")
+    with torch.inference_mode():
+        logits = model(**enc).logits
+    expected = float(
+        torch.log_softmax(logits[0, 1].double(), -1)[tok.convert_tokens_to_ids("john")]
+    )
+    assert with_prior[0] == pytest.approx(expected, abs=1e-9)
+    assert plain[0] != pytest.approx(expected, abs=1e-9)  # the profession in view changes it

@@ -148,19 +148,19 @@ def check_output_head(model: Any, tokenizer: Any) -> None:
         )
 
 
-def _continuation_ids(
+def _continuation_tokens(
     model: Any, tokenizer: Any, head: list[list[int]], tail: list[list[int]], batch: int
-) -> np.ndarray:
-    """Summed log-probabilities of the ``tail`` token ids after the ``head`` ids, per row.
+) -> list[np.ndarray]:
+    """Per row, log P of each ``tail`` token given the ``head`` ids and the tail before it.
 
     Rows are sorted by length and left-padded (position ids from the mask), so every tail
-    ends at the last position; the head scores only the tail's tokens.
+    ends at the last position; the output head scores only the tail's tokens.
     """
     import torch
 
     pad = _pad_id(tokenizer)
     order = np.argsort([len(h) + len(t) for h, t in zip(head, tail, strict=True)], kind="stable")
-    out = np.zeros(len(head))
+    out: list[np.ndarray] = [np.zeros(0)] * len(head)
     for start in range(0, len(order), batch):
         rows = order[start : start + batch]
         ids, mask = _padded([head[i] + tail[i] for i in rows], pad, left=True)
@@ -175,8 +175,29 @@ def _continuation_ids(
             lengths = torch.tensor([len(tail[i]) for i in rows])
             width = hidden.shape[1]
             scored = torch.arange(width)[None, :] >= width - lengths[:, None]
-            out[rows] = _scored_sums(model, hidden, ids[:, 1:], scored).numpy()
+            r, c = scored.nonzero(as_tuple=True)  # row-major: each row's tail in order
+            flat = _next_token_log_probs(model, hidden[r, c], ids[:, 1:][r, c]).numpy()
+        for row, piece in zip(rows, np.split(flat, np.cumsum(lengths.numpy())[:-1]), strict=True):
+            out[row] = piece
     return out
+
+
+def _continuation_ids(
+    model: Any, tokenizer: Any, head: list[list[int]], tail: list[list[int]], batch: int
+) -> np.ndarray:
+    """Summed log-probabilities of the ``tail`` token ids after the ``head`` ids, per row."""
+    return np.array([t.sum() for t in _continuation_tokens(model, tokenizer, head, tail, batch)])
+
+
+def sentence_token_log_probs(
+    model: Any, tokenizer: Any, sentences: list[str], batch: int = 64
+) -> tuple[list[list[int]], list[np.ndarray]]:
+    """(each sentence's token ids, log P of each token after the first given those before
+    it) under a causal LM: what CrowS-Pairs and StereoSet sum or average."""
+    ids = tokenizer(sentences)["input_ids"]
+    return ids, _continuation_tokens(
+        model, tokenizer, [i[:1] for i in ids], [i[1:] for i in ids], batch
+    )
 
 
 def continuation_log_probs(
@@ -362,3 +383,191 @@ def causal_context_log_probs(
         sentence_log_probs(model, tokenizer, texts, batch),
         sentence_log_probs(model, tokenizer, without, batch),
     )
+
+
+def shared_token_positions(a: list[int], b: list[int]) -> tuple[list[int], list[int]]:
+    """Positions of the tokens two sentences share (CrowS-Pairs' unmodified tokens: the
+    matching blocks of difflib over the token ids, the first and last token left out as the
+    [CLS]/[SEP] or BOS they are)."""
+    import difflib
+
+    inner_a, inner_b = a[1:-1], b[1:-1]
+    pa, pb = [], []
+    for block in difflib.SequenceMatcher(
+        None, inner_a, inner_b, autojunk=False
+    ).get_matching_blocks():
+        pa += [1 + block.a + k for k in range(block.size)]
+        pb += [1 + block.b + k for k in range(block.size)]
+    return pa, pb
+
+
+def mlm_pseudo_log_likelihood(
+    model: Any, tokenizer: Any, ids: list[list[int]], positions: list[list[int]], batch: int = 128
+) -> np.ndarray:
+    """Per sentence, the sum over ``positions`` of log P(the token there | the sentence with
+    that token masked): the pseudo-log-likelihood of Salazar et al., over the given tokens."""
+    import torch
+
+    copies = [(i, j) for i, pos in enumerate(positions) for j in pos]
+    out = np.zeros(len(ids))
+    pad = _pad_id(tokenizer)
+    for start in range(0, len(copies), batch):
+        chunk = copies[start : start + batch]
+        rows = [list(ids[i]) for i, _ in chunk]
+        for row, (_, j) in zip(rows, chunk, strict=True):
+            row[j] = tokenizer.mask_token_id
+        tensor, mask = _padded(rows, pad, left=False)
+        with torch.inference_mode():
+            logits = model(input_ids=tensor, attention_mask=mask).logits
+        at = torch.arange(len(chunk))
+        cols = torch.tensor([j for _, j in chunk])
+        truth = torch.tensor([ids[i][j] for i, j in chunk])
+        lp = torch.log_softmax(logits[at, cols].double(), dim=-1)[at, truth].numpy()
+        np.add.at(out, [i for i, _ in chunk], lp)
+    return out
+
+
+def mlm_unmasked_log_probs(
+    model: Any, tokenizer: Any, sentences: list[str], attention: bool = False, batch: int = 64
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """Per sentence, log P(w_i | the whole sentence, nothing masked) of every non-special
+    token (AUL) and, with ``attention``, the mean attention each of them receives over all
+    layers and heads (AULA's weights)."""
+    import torch
+
+    out = []
+    for start in range(0, len(sentences), batch):
+        enc = tokenizer(
+            sentences[start : start + batch],
+            return_tensors="pt",
+            padding=True,
+            return_special_tokens_mask=True,
+        )
+        special = enc.pop("special_tokens_mask").bool()
+        with torch.inference_mode():
+            result = model(**enc, output_attentions=attention)
+            lp = torch.log_softmax(result.logits.double(), -1).gather(
+                2, enc["input_ids"][:, :, None]
+            )[:, :, 0]
+            received = None
+            if attention:  # (layers, batch, heads, query, key) -> mean over layers, heads, queries
+                stacked = torch.stack(result.attentions)
+                received = (
+                    (stacked * enc["attention_mask"][None, :, None, :, None]).sum(3).mean((0, 2))
+                )
+        for r in range(len(lp)):
+            keep = (enc["attention_mask"][r].bool() & ~special[r]).numpy()
+            out.append(
+                (lp[r].numpy()[keep], received[r].double().numpy()[keep] if attention else None)
+            )
+    return out
+
+
+def mlm_masked_slot_log_probs(
+    model: Any,
+    tokenizer: Any,
+    pieces: list[tuple[str, str, str]],
+    masked_too: list[list[tuple[int, int]]] | None = None,
+    batch: int = 64,
+) -> np.ndarray:
+    """log P(the word's word pieces at its slot) for (before, word, after) texts: the word's
+    pieces masked, one [MASK] per piece, and with ``masked_too`` other character ranges of
+    before + word + after masked as well, one [MASK] per word piece (a prior: BEC-Pro's
+    profession masked too, as its Sent_TAM with the masks realigned to word pieces)."""
+    import torch
+
+    texts, targets = [], []
+    for k, (before, word, after) in enumerate(pieces):
+        word_ids = tokenizer(word, add_special_tokens=False)["input_ids"]
+        text, extra = before + word + after, (masked_too[k] if masked_too else [])
+        spans = sorted(
+            [(len(before), len(before) + len(word), True)] + [(a, b, False) for a, b in extra]
+        )
+        built, cursor = "", 0
+        for a, b, is_word in spans:
+            n = (
+                len(word_ids)
+                if is_word
+                else len(tokenizer(text[a:b], add_special_tokens=False)["input_ids"])
+            )
+            built += text[cursor:a] + " ".join([tokenizer.mask_token] * n)
+            cursor = b
+        texts.append(built + text[cursor:])
+        targets.append(word_ids)
+    out = np.zeros(len(texts))
+    for start in range(0, len(texts), batch):
+        rows = range(start, min(start + batch, len(texts)))
+        enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True)
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(**enc).logits.double(), dim=-1)
+        for r, i in enumerate(rows):
+            masks = (enc["input_ids"][r] == tokenizer.mask_token_id).nonzero().flatten().tolist()
+            first = _word_mask_offset(pieces[i], masked_too[i] if masked_too else [], tokenizer)
+            slots = masks[first : first + len(targets[i])]
+            out[i] = sum(float(logp[r, p, t]) for p, t in zip(slots, targets[i], strict=True))
+    return out
+
+
+def _word_mask_offset(piece: tuple[str, str, str], extra: list[tuple[int, int]], tokenizer) -> int:
+    """How many [MASK]s of other spans stand before the word's own."""
+    before = piece[0]
+    return sum(
+        len(tokenizer((before + piece[1] + piece[2])[a:b], add_special_tokens=False)["input_ids"])
+        for a, b in extra
+        if b <= len(before)
+    )
+
+
+class Engine:
+    """One model's log-probabilities for the probability-based measures: what a masked LM
+    says of masked slots and of whole sentences, what a causal LM says of sentences and
+    continuations. The scoring layer asks it for numbers and never touches the model."""
+
+    def __init__(self, model: Any, tokenizer: Any, masked: bool, batch: int = 64):
+        self.model, self.tokenizer, self.masked, self.batch = model, tokenizer, masked, batch
+
+    def ids(self, sentences: list[str]) -> list[list[int]]:
+        return self.tokenizer(sentences)["input_ids"]
+
+    def shared(self, a: list[int], b: list[int]) -> tuple[list[int], list[int]]:
+        return shared_token_positions(a, b)
+
+    def pll(self, ids: list[list[int]], positions: list[list[int]]) -> np.ndarray:
+        return mlm_pseudo_log_likelihood(self.model, self.tokenizer, ids, positions, 2 * self.batch)
+
+    def unmasked(self, sentences: list[str], attention: bool = False):
+        return mlm_unmasked_log_probs(self.model, self.tokenizer, sentences, attention, self.batch)
+
+    def masked_slot(self, pieces, masked_too=None) -> np.ndarray:
+        return mlm_masked_slot_log_probs(self.model, self.tokenizer, pieces, masked_too, self.batch)
+
+    def sentence_tokens(self, sentences: list[str]):
+        return sentence_token_log_probs(self.model, self.tokenizer, sentences, self.batch)
+
+    def continuation_tokens(
+        self, prefixes: list[str], continuations: list[str]
+    ) -> list[np.ndarray]:
+        head = self.tokenizer(prefixes)["input_ids"]
+        tail = self.tokenizer(continuations, add_special_tokens=False)["input_ids"]
+        return _continuation_tokens(self.model, self.tokenizer, head, tail, self.batch)
+
+    def top_fills(
+        self, texts: list[str], k: int = 3, threshold: float | None = None
+    ) -> list[list[str]]:
+        """A masked LM's fills of the [MASK] of each text: the ``k`` likeliest, or every one
+        with P > ``threshold`` (Lauscher et al.)."""
+        import torch
+
+        out = []
+        for start in range(0, len(texts), self.batch):
+            enc = self.tokenizer(
+                texts[start : start + self.batch], return_tensors="pt", padding=True
+            )
+            with torch.inference_mode():
+                logits = self.model(**enc).logits
+            at = (enc["input_ids"] == self.tokenizer.mask_token_id).nonzero()
+            probs = torch.softmax(logits[at[:, 0], at[:, 1]].double(), -1)
+            for row in probs:
+                chosen = (row > threshold).nonzero().flatten() if threshold else row.topk(k).indices
+                out.append(self.tokenizer.convert_ids_to_tokens(chosen.tolist()))
+        return out
