@@ -18,6 +18,7 @@ from biasbench.methods.contract import (
     ContextVectors,
     FillCounts,
     PairScores,
+    Resolutions,
     Settings,
     TemplateLogProbs,
     TripleScores,
@@ -87,6 +88,12 @@ def fill_counts(rng) -> FillCounts:
     )
 
 
+def resolutions(rng) -> Resolutions:
+    n = 80
+    pro, male = np.arange(n) % 2 == 0, np.arange(n) % 4 < 2
+    return Resolutions(rng.random(n) < np.where(pro, 0.8, 0.6), pro, male)
+
+
 MAKE = {
     ContextVectors: context_vectors,
     TemplateLogProbs: template_log_probs,
@@ -95,11 +102,12 @@ MAKE = {
     TripleScores: triple_scores,
     Associations: associations,
     FillCounts: fill_counts,
+    Resolutions: resolutions,
 }
 
 
 def emptied(inputs, role):
-    if isinstance(inputs, PairScores | TripleScores | Associations):
+    if isinstance(inputs, PairScores | TripleScores | Associations | Resolutions):
         return type(inputs)(*(np.array(v)[:0] for v in vars(inputs).values()))
     if isinstance(inputs, FillCounts):
         return FillCounts([])

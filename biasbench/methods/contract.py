@@ -15,6 +15,11 @@ Input kinds, one dataclass each (what the scoring layer extracts for the family)
                       attribute and target (LPBS, eqs. 8-10)
 ``ContextLogProbs``   probability family on natural contexts: per (target, attribute) pair,
                       the log p_t / log p_p of each sampled context (probability-based CEAT)
+``PairScores``        a model's score of both sentences of each sentence pair (CrowS-Pairs)
+``TripleScores``      of the three candidates of each StereoSet item
+``Associations``      paired prior-corrected associations of male and female words (BEC-Pro)
+``FillCounts``        per template, integer counts of each fill of the slot (DisCo)
+``Resolutions``       extrinsic: per coreference item, whether the model chose the referent
 
 A role with no usable item raises :class:`~biasbench.errors.EmptySetError`, never NaN.
 """
@@ -29,7 +34,7 @@ import numpy as np
 from biasbench.errors import EmptySetError
 from biasbench.rows import Score
 
-FAMILIES = ("embedding", "probability", "distribution")
+FAMILIES = ("embedding", "probability", "distribution", "extrinsic")
 #: what swapping the two target sets X and Y (or the two sides of a pair) does to a method's
 #: effect size
 SWAPS = ("negates", "keeps", "complements")  # complements: a percentage p becomes 100 - p
@@ -171,6 +176,30 @@ class FillCounts:
         return FillCounts([{w: (f, m) for w, (m, f) in t.items()} for t in self.counts])
 
 
+@dataclass(frozen=True)
+class Resolutions:
+    """Per coreference item (WinoBias), whether the model resolved the pronoun to its
+    referent, whether the item is pro-stereotypical (or anti-) and whether the pronoun is male
+    (or female)."""
+
+    correct: np.ndarray  # bool
+    pro: np.ndarray  # bool
+    male: np.ndarray  # bool
+
+    def require(self, roles: Sequence[str]) -> None:
+        for pro in (True, False):
+            for male in (True, False):
+                if not np.any((self.pro == pro) & (self.male == male)):
+                    raise EmptySetError(
+                        f"set of {'pro' if pro else 'anti'}-stereotypical items with a "
+                        f"{'male' if male else 'female'} pronoun is empty"
+                    )
+
+    def swapped(self) -> Resolutions:
+        """Pro- and anti-stereotypical items exchanged."""
+        return replace(self, pro=~np.asarray(self.pro, bool))
+
+
 INPUT_KINDS = (
     ContextVectors,
     TemplateLogProbs,
@@ -179,6 +208,7 @@ INPUT_KINDS = (
     TripleScores,
     Associations,
     FillCounts,
+    Resolutions,
 )
 #: model kinds with contextual encodings (transformers, and ELMo's biLSTM)
 CONTEXTUAL = ("transformer", "elmo")
@@ -190,7 +220,7 @@ class Method:
 
     name: str  # as in score rows and tables
     paper: str  # who defined it
-    family: str  # embedding | probability | distribution
+    family: str  # embedding | probability | distribution | extrinsic
     consumes: type  # one of INPUT_KINDS
     compute: Callable[..., Score]  # compute(inputs, settings, seed) -> Score
     encodings: tuple[str, ...]  # representations it runs on, the paper's default first

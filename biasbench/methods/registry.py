@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from biasbench.methods.contract import Method
 from biasbench.methods.embedding import ceat, direct_bias, mac, ripa, rnd, same, weat
-from biasbench.methods.probability import becpro, crows_pairs, disco, lpbs, pceat, stereoset
+from biasbench.methods.extrinsic import winobias
+from biasbench.methods.probability import (
+    becpro,
+    crows_pairs,
+    disco,
+    lpbs,
+    lpbs_pronoun,
+    pceat,
+    stereoset,
+)
 
 REGISTRY: tuple[Method, ...] = (
     weat.WEAT,
@@ -20,6 +29,7 @@ REGISTRY: tuple[Method, ...] = (
     ripa.RIPA,
     rnd.RND,
     lpbs.LPBS,
+    lpbs_pronoun.LPBS_PRONOUN,
     pceat.P_CEAT,
     crows_pairs.CROWS_PAIRS,
     crows_pairs.AUL,
@@ -28,6 +38,9 @@ REGISTRY: tuple[Method, ...] = (
     stereoset.STEREOSET_ICAT,
     becpro.BEC_PRO,
     disco.DISCO,
+    winobias.WINOBIAS_GAP,
+    winobias.WINOBIAS_SKEW,
+    winobias.WINOBIAS_STEREOTYPE,
 )
 
 _BY_NAME = {m.name: m for m in REGISTRY}

@@ -1,0 +1,1 @@
+"""Extrinsic measures: bias in what a model does on a downstream task (coreference)."""

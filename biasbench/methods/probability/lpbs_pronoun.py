@@ -1,0 +1,42 @@
+"""Delobelle et al.'s (2022) LPBS variant: Kurita et al.'s prior-corrected log-probability
+bias of "he" against "she" in "GGG is a XXX", over the professions of a salary file.
+
+Per profession x, with GGG's probability read at GGG's slot (the prior with XXX masked too,
+read at GGG's slot as well, not at the last mask as Kurita et al.'s code does):
+
+    b(x) = log P(he | x) / P(he | [MASK]) - log P(she | x) / P(she | [MASK])
+
+The paper reports the mean and the standard deviation of b over the professions; the row
+holds the mean, its standard error (sd / sqrt n) and a two-sided Wilcoxon signed-rank test of
+b against 0. Swapping he and she negates it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import wilcoxon
+
+from biasbench.methods.contract import Associations, Method, Settings
+from biasbench.rows import Score
+
+
+def score(inputs: Associations, settings: Settings, seed: int) -> Score:
+    b = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
+    p = wilcoxon(b).pvalue if np.any(b != 0) else 1.0
+    se = float(b.std(ddof=1) / np.sqrt(len(b))) if len(b) > 1 else np.nan
+    return Score(float(b.mean()), float(p), se=se, sizes={"X": len(b), "Y": len(b)})
+
+
+LPBS_PRONOUN = Method(
+    "LPBS he/she",
+    "Delobelle et al. (2022), after Kurita et al. (2019)",
+    "probability",
+    Associations,
+    score,
+    encodings=("mlm", "causal"),
+    model_kinds=("transformer",),
+    roles=("items",),
+    unit="profession",
+    description="Mean prior-corrected log-probability bias of he over she in 'GGG is a XXX' "
+    "over a salary file's professions.",
+)
