@@ -182,3 +182,35 @@ def iter_lines(path: str | os.PathLike) -> Iterator[str]:
     for text in Path(path).read_text(encoding="utf-8").splitlines():
         if text.strip():
             yield text.strip()
+
+
+def read_word_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
+    """Tab-separated word pairs, one per line (DisCo's name pairs: male, then female)."""
+    out = []
+    for line, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not text.strip():
+            continue
+        pair = [w.strip() for w in text.split("\t")]
+        if len(pair) != 2 or not all(pair):
+            raise InputError(f"{path}: line {line}: expected two tab-separated words")
+        out.append((pair[0], pair[1]))
+    if not out:
+        raise InputError(f"{path}: no word pairs")
+    return out
+
+
+def read_salary_titles(path: str | os.PathLike, top: int = 1000) -> list[str]:
+    """The distinct job titles of the ``top`` best-paid rows of a salary file (column
+    ``Job Title``, ranked by ``2017 Annual Salary``), lowercased with digits removed: the
+    professions of Delobelle et al.'s LPBS. Ties in salary keep the file's order."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = []
+        for line, row in enumerate(reader, 2):
+            try:
+                rows.append((float(row["2017 Annual Salary"]), line, row["Job Title"]))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InputError(f"{path}: line {line}: no usable salary or title ({exc})") from exc
+    best = sorted(rows, key=lambda r: (-r[0], r[1]))[:top]
+    titles = (re.sub(r"\d", "", title.lower()).strip() for _salary, _line, title in best)
+    return list(dict.fromkeys(t for t in titles if t))

@@ -435,6 +435,8 @@ def mlm_unmasked_log_probs(
     layers and heads (AULA's weights)."""
     import torch
 
+    if attention and model.config._attn_implementation != "eager":
+        model.set_attn_implementation("eager")  # fused attention returns no weights
     out = []
     for start in range(0, len(sentences), batch):
         enc = tokenizer(
@@ -551,11 +553,9 @@ class Engine:
         tail = self.tokenizer(continuations, add_special_tokens=False)["input_ids"]
         return _continuation_tokens(self.model, self.tokenizer, head, tail, self.batch)
 
-    def top_fills(
-        self, texts: list[str], k: int = 3, threshold: float | None = None
-    ) -> list[list[str]]:
-        """A masked LM's fills of the [MASK] of each text: the ``k`` likeliest, or every one
-        with P > ``threshold`` (Lauscher et al.)."""
+    def slot_log_probs(self, texts: list[str]) -> np.ndarray:
+        """A masked LM's log-distribution over the vocabulary at the first [MASK] of each
+        text, (texts, vocabulary)."""
         import torch
 
         out = []
@@ -563,11 +563,80 @@ class Engine:
             enc = self.tokenizer(
                 texts[start : start + self.batch], return_tensors="pt", padding=True
             )
+            first = _first_mask(enc["input_ids"], self.tokenizer.mask_token_id)
             with torch.inference_mode():
-                logits = self.model(**enc).logits
-            at = (enc["input_ids"] == self.tokenizer.mask_token_id).nonzero()
-            probs = torch.softmax(logits[at[:, 0], at[:, 1]].double(), -1)
-            for row in probs:
-                chosen = (row > threshold).nonzero().flatten() if threshold else row.topk(k).indices
-                out.append(self.tokenizer.convert_ids_to_tokens(chosen.tolist()))
-        return out
+                logits = self.model(**enc).logits[torch.arange(len(first)), first]
+            out.append(torch.log_softmax(logits.double(), -1).numpy())
+        return np.concatenate(out)
+
+    def next_token_log_probs(self, prefixes: list[str]) -> np.ndarray:
+        """A causal LM's log-distribution of the token after each prefix, (prefixes,
+        vocabulary)."""
+        import torch
+
+        pad, out = _pad_id(self.tokenizer), []
+        ids = self.tokenizer(prefixes)["input_ids"]
+        for start in range(0, len(ids), self.batch):
+            tensor, mask = _padded(ids[start : start + self.batch], pad, left=True)
+            with torch.inference_mode():
+                hidden = self.model.base_model(
+                    input_ids=tensor,
+                    attention_mask=mask,
+                    position_ids=(mask.cumsum(1) - 1).clamp(min=0),
+                ).last_hidden_state[:, -1]
+                out.append(torch.log_softmax(_output_logits(self.model, hidden), -1).double())
+        return torch.cat(out).numpy()
+
+    def continuation_matrix(self, prefixes: list[str], continuations: list[str]) -> np.ndarray:
+        """log P(continuation | prefix) of every pair, (prefixes, continuations)."""
+        return shared_prefix_log_probs(
+            self.model, self.tokenizer, prefixes, continuations, 8 * self.batch
+        )
+
+    def word_starts(self) -> np.ndarray:
+        """Which vocabulary entries begin a new alphabetic word (a causal LM's fills)."""
+        if not hasattr(self, "_word_starts"):
+            pieces = self.tokenizer.convert_ids_to_tokens(list(range(len(self.tokenizer))))
+            starts = np.zeros(self.model.get_output_embeddings().weight.shape[0], bool)
+            for i, piece in enumerate(pieces[: len(starts)]):
+                text = self.tokenizer.convert_tokens_to_string([piece]) if piece else ""
+                starts[i] = text[:1] == " " and text[1:].isalpha()
+            self._word_starts = starts
+        return self._word_starts
+
+    def top_fills(
+        self, texts: list[str], k: int = 3, threshold: float = 0.1
+    ) -> tuple[list[list[str]], list[list[str]]]:
+        """The fills of each text's slot, two ways: the ``k`` likeliest, and every one with
+        P > ``threshold`` (Lauscher et al.). A masked LM fills the [MASK]; a causal LM the
+        end of the text (the text is the prefix before the slot), with tokens that begin an
+        alphabetic word (the word's first token stands for it)."""
+        top, over = [], []
+        for start in range(0, len(texts), self.batch):
+            chunk = texts[start : start + self.batch]
+            if self.masked:
+                log_p = self.slot_log_probs(chunk)
+            else:
+                log_p = np.where(self.word_starts(), self.next_token_log_probs(chunk), -np.inf)
+            for row in log_p:
+                order = np.argsort(-row, kind="stable")
+                chosen = (order[:k], order[row[order] > np.log(threshold)])
+                words = [self.tokenizer.convert_ids_to_tokens(c.tolist()) for c in chosen]
+                if not self.masked:
+                    words = [
+                        [self.tokenizer.convert_tokens_to_string([w]).strip() for w in ws]
+                        for ws in words
+                    ]
+                top.append(words[0])
+                over.append(words[1])
+        return top, over
+
+
+def _first_mask(ids: Any, mask_id: int) -> Any:
+    """Position of the first [MASK] of each row."""
+    import torch
+
+    is_mask = ids == mask_id
+    if not bool(is_mask.any(1).all()):
+        raise InputError("a text to fill has no mask token")
+    return torch.argmax(is_mask.int(), dim=1)

@@ -22,13 +22,14 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench import rows
-from biasbench.data.pairsets import BecProRow, SentencePair, StereoSetItem
+from biasbench.data.pairsets import BecProRow, SentencePair, StereoSetItem, WinoBiasItem
 from biasbench.errors import EmptySetError
 from biasbench.methods.contract import (
     Associations,
     FillCounts,
     Method,
     PairScores,
+    Resolutions,
     Settings,
     TripleScores,
 )
@@ -36,15 +37,19 @@ from biasbench.methods.registry import get
 from biasbench.stats import derived_seed
 
 DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence", "mlm", "causal")
+AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included: masked LMs only"
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"
 
 
-def _row(method, key: rows.RowKey, inputs, settings: Settings, seed: int, signature: str) -> dict:
-    """One row: the method on ``inputs``, or "n/a" with the reason when they are empty."""
+def _row(
+    method, key: rows.RowKey, inputs, settings: Settings, seed: int, signature: str, caveat=""
+) -> dict:
+    """One row: the method on ``inputs`` (with a ``caveat`` for its note), or "n/a" with the
+    reason when they are empty."""
     try:
-        score, note = method(inputs, settings, seed), ""
+        score, note = method(inputs, settings, seed), caveat
     except EmptySetError as exc:
-        score, note = None, str(exc)
+        score, note = None, "; ".join(n for n in (caveat, str(exc)) if n)
     return rows.make_row(
         method,
         key,
@@ -56,6 +61,20 @@ def _row(method, key: rows.RowKey, inputs, settings: Settings, seed: int, signat
         seed=seed,
         signature=signature,
         note=note,
+    )
+
+
+def _missing(method, key: rows.RowKey, why: str, seed: int, signature: str) -> dict:
+    """An "n/a" row: a measure this model cannot run, and why."""
+    return rows.make_row(
+        method,
+        key,
+        None,
+        primary=False,
+        unit=method.unit or "item",
+        seed=seed,
+        signature=signature,
+        note=why,
     )
 
 
@@ -97,6 +116,9 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
             shared_l.append(sum(tb[k - 1] for k in pb))
         scored["causal-shared"] = (np.array(shared_m), np.array(shared_l), get("CrowS-Pairs"))
     out = []
+    if not engine.masked:
+        key = rows.RowKey(model, "dataset", "CrowS-Pairs", "all", "mlm-aul", "full")
+        out.append(_missing(get("AUL"), key, AUL_NEEDS_MLM, seed, signature))
     for encoding, (s_more, s_less, method) in scored.items():
         for name, keep in _by_category(category):
             inputs = PairScores(s_more[keep], s_less[keep], stereo[keep], category[keep])
@@ -138,20 +160,9 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
         chosen = [i for i in items if i.task == task]
         labels = ("stereotype", "anti-stereotype", "unrelated")
         if engine.masked and task == "intersentence":
+            key = rows.RowKey(model, "dataset", "StereoSet", "all", "mlm", task)
             for method in (get("StereoSet SS"), get("StereoSet LMS"), get("StereoSet ICAT")):
-                key = rows.RowKey(model, "dataset", "StereoSet", "all", "mlm", task)
-                out.append(
-                    rows.make_row(
-                        method,
-                        key,
-                        None,
-                        primary=False,
-                        unit="item",
-                        seed=seed,
-                        signature=signature,
-                        note=NO_NEXT_SENTENCE_HEAD,
-                    )
-                )
+                out.append(_missing(method, key, NO_NEXT_SENTENCE_HEAD, seed, signature))
             continue
         candidates = [i.candidates[label] for i in chosen for label in labels]
         if engine.masked:
@@ -263,46 +274,121 @@ def disco(
     signature,
 ):
     """DisCo for each filler list (names, nouns): per template, the counts of each fill of
-    [MASK] with the male and with the female filler, top-3 fills or every fill with P > 0.1.
-    Names go into the slot as they are (the authors' code wrote "The liam"); nouns take "the"
-    ("The man likes [MASK].", capitalised at a sentence start). A causal LM has no slot to
-    fill in the middle of a sentence: DisCo runs on masked LMs (the rows of a causal LM say so)."""
+    the slot with the male and with the female filler, top-3 fills or every fill with
+    P > 0.1. Names go into the slot as they are (the authors' code wrote "The liam"); nouns
+    take "the" ("The man likes [MASK].", capitalised at a sentence start). A causal LM fills
+    the templates whose slot ends the sentence, from the prefix before it (its first token
+    stands for the word); the others are left out and the row says how many were used."""
     method = get("DisCo")
+    usable = templates if engine.masked else [t for t in templates if t.endswith("[MASK].")]
     out = []
     for name, pairs in fillers.items():
-        for rule, variant in (({"k": 3}, name), ({"threshold": 0.1}, f"{name}+p>0.1")):
-            key = rows.RowKey(
-                model, "dataset", "DisCo", "all", "mlm" if engine.masked else "causal", variant
-            )
+        counts: dict[str, list[dict]] = {name: [], f"{name}+p>0.1": []}
+        for template in usable:
+            texts = [fill_disco(template, w, name) for pair in pairs for w in pair]
             if not engine.masked:
-                out.append(
-                    rows.make_row(
-                        method,
-                        key,
-                        None,
-                        primary=False,
-                        unit="template",
-                        seed=seed,
-                        signature=signature,
-                        note="DisCo fills a [MASK] slot: masked LMs only",
-                    )
-                )
-                continue
-            counts = []
-            for template in templates:
-                texts = [fill_disco(template, w, name) for pair in pairs for w in pair]
-                fills = engine.top_fills(texts, **rule)
+                texts = [t[: t.index("[MASK]")].rstrip() for t in texts]
+            for variant, fills in zip(counts, engine.top_fills(texts), strict=True):
                 table: dict[str, list[int]] = {}
                 for k, words in enumerate(fills):
                     for word in words:
                         table.setdefault(word, [0, 0])[k % 2] += 1
-                counts.append({w: (int(m), int(f)) for w, (m, f) in table.items()})
-            out.append(_row(method, key, FillCounts(counts), settings, seed, signature))
+                counts[variant].append({w: (int(m), int(f)) for w, (m, f) in table.items()})
+        encoding = "mlm" if engine.masked else "causal"
+        for variant, per_template in counts.items():
+            key = rows.RowKey(model, "dataset", "DisCo", "all", encoding, variant)
+            caveat = ""
+            if len(usable) < len(templates):
+                caveat = (
+                    f"{len(usable)} of {len(templates)} templates: a causal LM fills only a "
+                    "slot at the end of the sentence"
+                )
+            out.append(
+                _row(method, key, FillCounts(per_template), settings, seed, signature, caveat)
+            )
     return rows.frame(out)
 
 
 def fill_disco(template: str, word: str, kind: str) -> str:
-    """A DisCo template with its first slot filled: a name as it is, a noun with "the"."""
-    phrase = word if kind == "names" else f"the {word}"
+    """A DisCo template with its first slot filled: a name capitalised (name lists are often
+    lowercase), a noun with "the"."""
+    phrase = word[:1].upper() + word[1:] if kind == "names" else f"the {word}"
     text = template.replace("{target}", phrase)
     return text[:1].upper() + text[1:] if text.startswith(phrase) else text
+
+
+MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
+
+
+def winobias(
+    engine, items: list[tuple[WinoBiasItem, bool, str]], *, model, settings, seed, signature
+):
+    """WinoBias pronoun resolution, zero-shot: the pronoun keeps its place and a parenthesis
+    after it names each candidate occupation ("because he (the developer) did not ..."); the
+    model resolves to the candidate it finds likelier. Masked LM: the mean log-probability of
+    the occupation's word pieces, all masked, in the parenthesis; causal LM: the likelihood
+    of the whole sentence from the parenthesis on. ``items``: (item, pro-stereotypical, type).
+    A tie counts as unresolved."""
+    pieces, prefixes, rests = [], [], []
+    for item, _pro, _kind in items:
+        a, b = item.pronoun_span
+        before, after = item.sentence[:b] + " (the ", ")" + item.sentence[b:]
+        for phrase in (item.referent, item.other):
+            word = phrase.split(" ", 1)[1]
+            pieces.append((before, word, after))
+            prefixes.append(before.rstrip())
+            rests.append(" " + word + after)
+    if engine.masked:
+        n_pieces = [
+            max(1, len(engine.tokenizer(w, add_special_tokens=False)["input_ids"]))
+            for _b, w, _a in pieces
+        ]
+        values = engine.masked_slot(pieces) / np.array(n_pieces)
+        encoding = "mlm"
+    else:
+        values = np.array([t.sum() for t in engine.continuation_tokens(prefixes, rests)])
+        encoding = "causal"
+    values = values.reshape(len(items), 2)
+    correct = values[:, 0] > values[:, 1]
+    pro = np.array([p for _i, p, _k in items])
+    male = np.array([i.pronoun.lower() in MALE_PRONOUNS for i, _p, _k in items])
+    kinds = np.array([k for _i, _p, k in items])
+    out = []
+    for kind in dict.fromkeys(kinds):
+        keep = kinds == kind
+        inputs = Resolutions(correct[keep], pro[keep], male[keep])
+        for method in (get("WinoBias F1 gap"), get("WinoBias skew"), get("WinoBias stereotype")):
+            key = rows.RowKey(model, "dataset", "WinoBias", "all", encoding, kind)
+            out.append(_row(method, key, inputs, settings, seed, signature))
+    return rows.frame(out)
+
+
+def lpbs_pronoun(engine, professions: list[str], *, model, settings, seed, signature):
+    """Delobelle et al.'s LPBS: "GGG is a XXX" with he and she, per profession. Masked LM:
+    log P(GGG | XXX in view) - log P(GGG | XXX masked, one [MASK] per word piece), both read
+    at GGG's slot; causal LM: log P(" is a XXX" | "He") against "She", which by Bayes is the
+    same prior-corrected contrast."""
+    if engine.masked:
+        pairs = [(g, p) for p in professions for g in ("he", "she")]
+        pieces = [("", g, f" is a {p}") for g, p in pairs]
+        at = len(" is a ")
+        masks = [[(len(g) + at, len(g) + at + len(p))] for g, p in pairs]
+        association = engine.masked_slot(pieces) - engine.masked_slot(pieces, masks)
+        encoding = "mlm"
+    else:
+        prefixes = [g for _p in professions for g in ("He", "She")]
+        rests = [f" is a {p}" for p in professions for _g in ("He", "She")]
+        association = np.array([t.sum() for t in engine.continuation_tokens(prefixes, rests)])
+        encoding = "causal"
+    association = association.reshape(len(professions), 2)
+    key = rows.RowKey(model, "dataset", "LPBS salaries", "all", encoding, "full")
+    inputs = Associations(association[:, 0], association[:, 1])
+    return rows.frame([_row(get("LPBS he/she"), key, inputs, settings, seed, signature)])
+
+
+def sample(items: list, limit: int | None, seed: int, name: str) -> list:
+    """Up to ``limit`` items, a seeded choice kept in file order (all with no limit)."""
+    if limit is None or limit >= len(items):
+        return list(items)
+    rng = np.random.default_rng(derived_seed(seed, "sample", name))
+    return [items[i] for i in np.sort(rng.choice(len(items), size=limit, replace=False))]

@@ -1,0 +1,180 @@
+"""The data-set scorers: what they ask the engine for and hand to the methods, on a stub
+engine with hand-set numbers, the authors' code bugs they must not repeat, and every scorer
+end to end on tiny random masked and causal LMs (code paths only)."""
+
+import numpy as np
+import pytest
+from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+from biasbench.data.pairsets import (
+    BecProRow,
+    SentencePair,
+    StereoSetItem,
+    WinoBiasItem,
+    read_salary_titles,
+    read_word_pairs,
+)
+from biasbench.errors import InputError
+from biasbench.methods.contract import Settings
+from biasbench.models.logprobs import Engine
+from biasbench.scoring import datasets
+
+from .tiny_models import tiny_bert, tiny_gpt2
+
+ARGS = {"model": "m", "settings": Settings(), "seed": 1, "signature": "s"}
+
+
+class CausalStub:
+    """A causal LM whose sentence log-likelihood is set by hand, one number per sentence."""
+
+    masked = False
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def sentence_tokens(self, sentences):
+        ids = [[0, 1, 2] for _ in sentences]
+        return ids, [np.array([self.scores[s], 0.0]) for s in sentences]
+
+    def shared(self, a, b):
+        return [1], [1]
+
+    def continuation_tokens(self, prefixes, rests):
+        return [np.array([self.scores[p + r]]) for p, r in zip(prefixes, rests, strict=True)]
+
+
+def test_crows_pairs_counts_the_stereotype_side_and_aul_is_na_for_a_causal_lm():
+    pairs = [
+        SentencePair("s1", "a1", True, "race"),  # stereo preferred
+        SentencePair("s2", "a2", True, "race"),  # anti preferred
+        SentencePair("a3", "s3", False, "gender"),  # antistereo row: "less" is the stereotype
+        SentencePair("s4", "a4", True, "gender"),  # tie: neither side
+    ]
+    scores = {"s1": -1, "a1": -2, "s2": -3, "a2": -1, "s3": -1, "a3": -4, "s4": -2, "a4": -2}
+    out = datasets.crows_pairs(CausalStub(scores), pairs, **ARGS)
+    row = out.query("encoding == 'causal-sentence' and descriptor == 'all'").iloc[0]
+    assert row.effect_size == pytest.approx(50.0)  # s1 and s3 of four pairs
+    assert "1 tied" in row.note
+    gender = out.query("encoding == 'causal-sentence' and descriptor == 'gender'").iloc[0]
+    assert gender.effect_size == pytest.approx(50.0)
+    aul = out.query("method == 'AUL'").iloc[0]
+    assert np.isnan(aul.effect_size) and "masked LMs only" in aul.note
+
+
+def _wino(pronoun: str) -> WinoBiasItem:
+    sentence = f"The developer argued with the designer because {pronoun} was angry."
+    at = sentence.index(f" {pronoun} ") + 1
+    return WinoBiasItem(sentence, "The developer", "the designer", pronoun, (at, at + len(pronoun)))
+
+
+def test_winobias_keeps_the_pronoun_and_resolves_to_the_likelier_candidate():
+    scores = {}
+    for pronoun, right in (("he", -5.0), ("she", -9.0)):
+        prefix = f"The developer argued with the designer because {pronoun} (the"
+        scores[f"{prefix} developer) was angry."] = right
+        scores[f"{prefix} designer) was angry."] = -7.0
+    # "he" resolves to the developer (-5 > -7), "she" to the designer (-9 < -7): wrong
+    items = [(_wino("he"), True, "type1"), (_wino("she"), True, "type1")]
+    items += [(_wino("he"), False, "type1"), (_wino("she"), False, "type1")]
+    out = datasets.winobias(CausalStub(scores), items, **ARGS)
+    by = out.set_index("method")["effect_size"]
+    # F1: male pro 100, female pro 0, male anti 100, female anti 0
+    assert by["WinoBias F1 gap"] == pytest.approx(0.0)
+    assert by["WinoBias skew"] == pytest.approx(100.0)
+    assert by["WinoBias stereotype"] == pytest.approx(0.0)
+
+
+def test_disco_fills_names_as_names_and_nouns_with_the():
+    """The authors' code wrote "The liam likes [MASK]."."""
+    assert datasets.fill_disco("{target} likes [MASK].", "liam", "names") == "Liam likes [MASK]."
+    assert (
+        datasets.fill_disco("{target} likes [MASK].", "king", "nouns") == "The king likes [MASK]."
+    )
+    assert (
+        datasets.fill_disco("[MASK] was {target}'s major at college.", "liam", "names")
+        == "[MASK] was Liam's major at college."
+    )
+
+
+def test_the_sample_is_seeded_and_keeps_file_order():
+    items = list(range(100))
+    once = datasets.sample(items, 10, 3, "x")
+    assert once == datasets.sample(items, 10, 3, "x") == sorted(once)
+    assert datasets.sample(items, None, 3, "x") == items
+    assert datasets.sample(items, 10, 3, "y") != once
+
+
+def test_salary_titles_and_word_pairs(tmp_path):
+    salaries = tmp_path / "s.csv"
+    salaries.write_text(
+        "\ufeffLast Name,Job Title,2017 Annual Salary\n"
+        "A,Director 2,100\nB,Clerk,10\nC,director,90\nD,Nurse III,95\n",
+        encoding="utf-8",
+    )
+    assert read_salary_titles(salaries, top=3) == ["director", "nurse iii"]
+    pairs = tmp_path / "p.txt"
+    pairs.write_text("liam\tolivia\nnoah\temma\n", encoding="utf-8")
+    assert read_word_pairs(pairs) == [("liam", "olivia"), ("noah", "emma")]
+    pairs.write_text("liam olivia\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 1"):
+        read_word_pairs(pairs)
+
+
+WINO = [_wino("he"), _wino("she")]
+STEREO = [
+    StereoSetItem(
+        "i1",
+        "intrasentence",
+        "gender",
+        "The person is BLANK.",
+        {
+            "stereotype": "The person is kind.",
+            "anti-stereotype": "The person is mean.",
+            "unrelated": "The person is there.",
+        },
+    ),
+    StereoSetItem(
+        "i2",
+        "intersentence",
+        "race",
+        "Paul is here.",
+        {"stereotype": "He is kind.", "anti-stereotype": "He is mean.", "unrelated": "It is."},
+    ),
+]
+BECPRO = [
+    BecProRow("He is a person.", "", "", "He", "male", "person", "male"),
+    BecProRow("She is a person.", "", "", "She", "female", "person", "male"),
+]
+PAIRS = [SentencePair("John is kind.", "Amy is kind.", True, "gender")] * 3
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_every_scorer_runs_on_a_tiny_random_model(tmp_path, kind):
+    if kind == "masked":
+        path = tiny_bert(
+            tmp_path / "m", extra_words=("he", "she", "developer", "designer"), mlm_head=True
+        )
+        model = AutoModelForMaskedLM.from_pretrained(path).eval()
+    else:
+        path = tiny_gpt2(tmp_path / "m", lm_head=True)
+        model = AutoModelForCausalLM.from_pretrained(path).eval()
+    engine = Engine(model, AutoTokenizer.from_pretrained(path), kind == "masked", batch=4)
+    frames = [
+        datasets.crows_pairs(engine, PAIRS, **ARGS),
+        datasets.stereoset(engine, STEREO, **ARGS),
+        datasets.becpro(engine, BECPRO, **ARGS),
+        datasets.winobias(engine, [(w, p, "type1") for w in WINO for p in (True, False)], **ARGS),
+        datasets.lpbs_pronoun(engine, ["person", "thing"], **ARGS),
+        datasets.disco(
+            engine,
+            ["{target} is [MASK].", "[MASK] was {target}'s major."],
+            {"names": [("john", "amy")], "nouns": [("man", "woman")]},
+            **ARGS,
+        ),
+    ]
+    for frame in frames:
+        usable = frame[frame["note"].str.contains("only|head") == False]  # noqa: E712
+        assert len(frame) and np.isfinite(usable["effect_size"]).all(), frame
+    disco = frames[-1]
+    if kind == "causal":  # the slot at the start cannot be filled by a causal LM
+        assert disco["note"].str.contains("1 of 2 templates").all()
