@@ -35,10 +35,20 @@ ENV = "../envs/biasbench.yaml"
 #: rule claims (a typo in a target) still reaches the ordinary rules, which name the models.
 ELMO = [m for m, s in PLAN.specs.items() if s.kind == "elmo"]
 HEADS = [m for m, s in PLAN.specs.items() if s.scheme == "mlm-head"]
+NAME = "[A-Za-z0-9_.+-]"
+
+
+def none_of(names):
+    """A model-name pattern that matches every name but these (whole names, wherever the
+    wildcard stands in a path)."""
+    excluded = "|".join(map(re.escape, names)) or "^$"
+    return f"(?!(?:{excluded})(?!{NAME})){NAME}+"
+
+
 ELMO_MODELS = "|".join(re.escape(m) for m in ELMO) or "^$"
-OTHER_MODELS = f"(?!({'|'.join(map(re.escape, ELMO)) or '^$'})$)[A-Za-z0-9_.+-]+"
+OTHER_MODELS = none_of(ELMO)
 HEAD_MODELS = "|".join(re.escape(m) for m in HEADS) or "^$"
-PREPARED_MODELS = f"(?!({'|'.join(map(re.escape, HEADS)) or '^$'})$)[A-Za-z0-9_.+-]+"
+PREPARED_MODELS = none_of(HEADS)
 
 
 wildcard_constraints:
@@ -51,6 +61,7 @@ wildcard_constraints:
     table="|".join(TABLES),
     figure="|".join(FIGURES),
     mu="[0-9.]+",
+    dataset="|".join(PLAN.dataset_files or {}) or "^$",
 
 
 # small bookkeeping jobs run beside Snakemake, not as cluster jobs
@@ -79,6 +90,7 @@ include: "rules/embeddings.smk"
 include: "rules/elmo.smk"
 include: "rules/scores.smk"
 include: "rules/lpbs.smk"
+include: "rules/datasets.smk"
 include: "rules/groundtruth.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"

@@ -44,6 +44,8 @@ class Plan:
     lpbs_corpus_models: tuple[str, ...] = ()  # the models that run it
     groundtruth: tuple[str, ...] = ()  # the ground-truth study's model files, one per mu
     groundtruth_model: str | None = None  # the masked LM it fine-tunes
+    dataset_jobs: tuple[tuple[str, str], ...] = ()  # (model, data set id)
+    dataset_files: dict[str, dict[str, list[str]]] | None = None  # data set -> role -> files
 
     def corpus_files(self, corpus: str) -> list[str]:
         return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
@@ -79,6 +81,9 @@ class Plan:
             for m, t in self.lpbs_jobs
             for s in ["templates", *(self.lpbs_corpora if m in self.lpbs_corpus_models else [])]
         ]
+
+    def dataset_score_files(self) -> list[str]:
+        return [f"results/datasets/{m}/{d}.tsv" for m, d in self.dataset_jobs]
 
     def lpbs_wordset_files(self) -> list[str]:
         tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
@@ -144,7 +149,35 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         corpus_models,
         _groundtruth_files(config, specs),
         (config["groundtruth"] or {}).get("model"),
+        *_dataset_jobs(config, specs, root),
     )
+
+
+def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Path):
+    """((model, data set) jobs, data set -> role -> files), checked against the registry."""
+    from biasbench.data.external import load_manifest
+    from biasbench.scoring.datasets import DATASETS
+
+    section = config["datasets"]
+    if not section:
+        return (), {}
+    jobs = []
+    for model, wanted in section["models"].items():
+        if model not in specs or specs[model].kind != "transformer":
+            raise InputError(f"config: datasets.models names {model!r}, not a transformer")
+        jobs += [(model, d) for d in (DATASETS if wanted == "all" else wanted)]
+    manifest = load_manifest(root / "resources" / "external.yaml")
+    files = {}
+    for dataset in dict.fromkeys(d for _m, d in jobs):
+        given = section["files"].get(dataset, {})
+        missing = [r for r in DATASETS[dataset].roles if r not in given]
+        if missing:
+            raise InputError(f"config: datasets.files.{dataset} needs the roles {missing}")
+        files[dataset] = {
+            role: resolve_files([given[role]], f"datasets.files.{dataset}.{role}", manifest)
+            for role in DATASETS[dataset].roles
+        }
+    return tuple(jobs), files
 
 
 def groundtruth_file(mu: float) -> str:
@@ -200,24 +233,33 @@ def _corpus_parts(name: str, corpora: dict[str, dict]) -> list[tuple[dict, list[
 
 
 def resolve_corpus_files(name: str, cfg: dict[str, Any]) -> list[str]:
-    """Absolute paths of a corpus' files: ``pkg:<package>/<glob>`` or a path glob."""
+    """Absolute paths of a corpus' files."""
+    return resolve_files(cfg["files"], f"corpora.{name}.files")
+
+
+def resolve_files(patterns: list[str], field: str, manifest: dict | None = None) -> list[str]:
+    """Paths of ``pkg:<package>/<glob>`` (inside an installed package), ``external:<id>``
+    (a pinned file of the manifest, fetched by the workflow to results/external/) or a path
+    glob; ``field`` names the config entry in errors."""
     paths: list[str] = []
-    for pattern in cfg["files"]:
+    for pattern in patterns:
+        if pattern.startswith("external:"):
+            file_id = pattern.partition(":")[2]
+            if manifest is not None and file_id not in manifest:
+                raise InputError(f"config: {field}: {file_id!r} is not in resources/external.yaml")
+            paths.append(f"results/external/{file_id}")
+            continue
         if pattern.startswith("pkg:"):
             package, _, rel = pattern[4:].partition("/")
             spec = importlib.util.find_spec(package)
             if spec is None or not spec.submodule_search_locations:
-                raise InputError(
-                    f"config: corpora.{name}.files: package {package!r} is not installed"
-                )
+                raise InputError(f"config: {field}: package {package!r} is not installed")
             root, pattern = Path(next(iter(spec.submodule_search_locations))), rel
         else:
             root = Path()
         found = sorted(str(Path(p).resolve()) for p in glob.glob(str(root / pattern)))
         if not found:
-            raise InputError(
-                f"config: corpora.{name}.files: nothing matches {pattern!r} under {root}"
-            )
+            raise InputError(f"config: {field}: nothing matches {pattern!r} under {root}")
         paths += found
     return paths
 

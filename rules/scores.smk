@@ -26,9 +26,9 @@ rule score:
 
 
 rule collect_scores:
-    """All score rows (WEAT family, CEAT, LPBS) in one tidy table, sorted."""
+    """All score rows (WEAT family, CEAT, LPBS, the data sets) in one tidy table, sorted."""
     input:
-        PLAN.score_files() + PLAN.lpbs_files(),
+        PLAN.score_files() + PLAN.lpbs_files() + PLAN.dataset_score_files(),
     output:
         "results/scores/all.tsv",
     log:

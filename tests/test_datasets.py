@@ -167,8 +167,10 @@ def test_every_scorer_runs_on_a_tiny_random_model(tmp_path, kind):
         datasets.lpbs_pronoun(engine, ["person", "thing"], **ARGS),
         datasets.disco(
             engine,
-            ["{target} is [MASK].", "[MASK] was {target}'s major."],
-            {"names": [("john", "amy")], "nouns": [("man", "woman")]},
+            (
+                ["{target} is [MASK].", "[MASK] was {target}'s major."],
+                {"names": [("john", "amy")], "nouns": [("man", "woman")]},
+            ),
             **ARGS,
         ),
     ]

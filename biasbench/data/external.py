@@ -12,7 +12,7 @@ import shutil
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import yaml
 
@@ -31,8 +31,9 @@ class ExternalFile:
 
     @property
     def relpath(self) -> str:
-        """``<owner>/<repo>/<commit>/<path>``: the URL path without its host."""
-        return urlparse(self.url).path.lstrip("/")
+        """``<owner>/<repo>/<commit>/<path>``: the URL path without its host, unquoted (a
+        space in a path is %20 in the URL and a space in the mirror)."""
+        return unquote(urlparse(self.url).path.lstrip("/"))
 
 
 def load_manifest(path: str | os.PathLike) -> dict[str, ExternalFile]:

@@ -19,11 +19,29 @@ How sentences are scored (the ``encoding`` column; the first of each kind is the
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
+import yaml
 
 from biasbench import rows
-from biasbench.data.pairsets import BecProRow, SentencePair, StereoSetItem, WinoBiasItem
-from biasbench.errors import EmptySetError
+from biasbench.data.pairsets import (
+    BecProRow,
+    SentencePair,
+    StereoSetItem,
+    WinoBiasItem,
+    iter_lines,
+    read_becpro,
+    read_crows_pairs,
+    read_salary_titles,
+    read_stereoset,
+    read_winobias,
+    read_word_pairs,
+)
+from biasbench.errors import EmptySetError, InputError
 from biasbench.methods.contract import (
     Associations,
     FillCounts,
@@ -265,8 +283,7 @@ def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature):
 
 def disco(
     engine,
-    templates: list[str],
-    fillers: dict[str, list[tuple[str, str]]],
+    inputs: tuple[list[str], dict[str, list[tuple[str, str]]]],
     *,
     model,
     settings,
@@ -279,6 +296,7 @@ def disco(
     take "the" ("The man likes [MASK].", capitalised at a sentence start). A causal LM fills
     the templates whose slot ends the sentence, from the prefix before it (its first token
     stands for the word); the others are left out and the row says how many were used."""
+    templates, fillers = inputs
     method = get("DisCo")
     usable = templates if engine.masked else [t for t in templates if t.endswith("[MASK].")]
     out = []
@@ -392,3 +410,75 @@ def sample(items: list, limit: int | None, seed: int, name: str) -> list:
         return list(items)
     rng = np.random.default_rng(derived_seed(seed, "sample", name))
     return [items[i] for i in np.sort(rng.choice(len(items), size=limit, replace=False))]
+
+
+def load_winobias(files: dict[str, list[str]]) -> list[tuple[WinoBiasItem, bool, str]]:
+    """(item, pro-stereotypical, "typeN") of every pro and anti file; the type is read from
+    the file name (WinoBias' ``pro_stereotyped_type1.txt.dev``)."""
+    occupations = [w for path in files["occupations"] for w in iter_lines(path)]
+    out = []
+    for role, pro in (("pro", True), ("anti", False)):
+        for path in files[role]:
+            kind = re.search(r"type\d", Path(path).name)
+            if kind is None:
+                raise InputError(f"{path}: a WinoBias file name says its type (type1, type2)")
+            out += [(item, pro, kind.group()) for item in read_winobias(path, occupations)]
+    return out
+
+
+def load_disco(files: dict[str, list[str]]) -> tuple[list[str], dict[str, list[tuple[str, str]]]]:
+    """DisCo's templates ({target} and [MASK]), and its name and noun pairs (male, female)."""
+    templates = yaml.safe_load(Path(files["templates"][0]).read_text(encoding="utf-8"))
+    nouns = yaml.safe_load(Path(files["nouns"][0]).read_text(encoding="utf-8"))
+    return list(templates["templates"]), {
+        "names": read_word_pairs(files["names"][0]),
+        "nouns": [tuple(p) for p in nouns["pairs"]],
+    }
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A data set the probability measures run on: its name in the rows' ``test`` column,
+    the files it reads by role, how to read them, whether its items may be sampled (a
+    ``limit`` in the config) and the scorer."""
+
+    name: str
+    roles: tuple[str, ...]
+    load: Callable[[dict[str, list[str]]], object]
+    score: Callable[..., object]
+    sampled: bool = False
+
+
+DATASETS = {
+    "crows_pairs": DataSet(
+        "CrowS-Pairs", ("data",), lambda f: read_crows_pairs(f["data"][0]), crows_pairs, True
+    ),
+    "stereoset": DataSet(
+        "StereoSet", ("data",), lambda f: read_stereoset(f["data"][0]), stereoset, True
+    ),
+    "becpro": DataSet("BEC-Pro", ("data",), lambda f: read_becpro(f["data"][0]), becpro),
+    "winobias": DataSet("WinoBias", ("pro", "anti", "occupations"), load_winobias, winobias, True),
+    "disco": DataSet("DisCo", ("templates", "names", "nouns"), load_disco, disco),
+    "lpbs_salaries": DataSet(
+        "LPBS salaries",
+        ("salaries",),
+        lambda f: read_salary_titles(f["salaries"][0]),
+        lpbs_pronoun,
+    ),
+}
+
+
+def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):
+    """(score rows, coverage) of one data set on one model: items read, items scored."""
+    spec = DATASETS[dataset]
+    items = spec.load(files)
+    n_read = len(items) if isinstance(items, list) else None
+    if limit is not None:
+        if not spec.sampled:
+            raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")
+        items = sample(items, limit, seed, dataset)
+    frame = spec.score(
+        engine, items, model=model, settings=settings, seed=seed, signature=signature
+    )
+    used = len(items) if isinstance(items, list) else None
+    return frame, {"dataset": spec.name, "items": n_read, "scored": used, "limit": limit}

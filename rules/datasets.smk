@@ -1,0 +1,28 @@
+rule dataset_scores:
+    """The probability-based measures of one data set on one model (CrowS-Pairs, StereoSet,
+    BEC-Pro, WinoBias, DisCo, LPBS on salary titles), with how many items it scored."""
+    input:
+        model="results/models/{model}/biasbench_model.json",
+        files=lambda w: [f for fs in PLAN.dataset_files[w.dataset].values() for f in fs],
+    output:
+        scores="results/datasets/{model}/{dataset}.tsv",
+        coverage="results/datasets/{model}/{dataset}.coverage.json",
+    log:
+        "results/logs/datasets/{model}/{dataset}.log",
+    benchmark:
+        "results/benchmarks/datasets/{model}/{dataset}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    params:
+        spec=lambda w: model_params(w.model),
+        files=lambda w: PLAN.dataset_files[w.dataset],
+        limit=lambda w: config["datasets"]["limits"].get(w.dataset),
+        batch=lambda w: config["datasets"]["batch"],
+        scoring=config["scoring"],
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/dataset_scores.py"
