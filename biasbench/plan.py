@@ -46,6 +46,8 @@ class Plan:
     groundtruth_model: str | None = None  # the masked LM it fine-tunes
     dataset_jobs: tuple[tuple[str, str], ...] = ()  # (model, data set id)
     dataset_files: dict[str, dict[str, list[str]]] | None = None  # data set -> role -> files
+    template_study: tuple[str, ...] = ()  # its output files (sensitivity and KL per model)
+    injected_scores: tuple[str, ...] = ()  # data-set scores of the ground-truth study's models
 
     def corpus_files(self, corpus: str) -> list[str]:
         return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
@@ -150,6 +152,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         _groundtruth_files(config, specs),
         (config["groundtruth"] or {}).get("model"),
         *_dataset_jobs(config, specs, root),
+        _template_study_files(config, specs),
     )
 
 
@@ -178,6 +181,19 @@ def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Pat
             for role in DATASETS[dataset].roles
         }
     return tuple(jobs), files
+
+
+def _template_study_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:
+    study = config["delobelle"]
+    if not study:
+        return ()
+    files = []
+    for field, name in (("sensitivity_models", "sensitivity"), ("kl_models", "kl")):
+        for model in study[field]:
+            if model not in specs or specs[model].kind != "transformer":
+                raise InputError(f"config: delobelle.{field} names {model!r}, not a transformer")
+            files.append(f"results/studies/templates/{model}/{name}.tsv")
+    return tuple(files)
 
 
 def groundtruth_file(mu: float) -> str:

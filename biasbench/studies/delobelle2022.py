@@ -170,3 +170,81 @@ def sensitivity(
         d = subset_effect_sizes(by_word, subsets, female_words, male_words)
         rows += [(representation, template, i + 1, float(v)) for i, v in enumerate(d)]
     return pd.DataFrame(rows, columns=["representation", "template", "subset", "d"])
+
+
+def sensitivity_table(
+    model,
+    tokenizer,
+    is_decoder: bool,
+    templates: dict[str, str],
+    lists: dict,
+    *,
+    n_subsets: int,
+    size: int,
+    extraction: dict,
+) -> pd.DataFrame:
+    """The study on one model: every template and representation, every subset's d."""
+    from biasbench.errors import InputError
+
+    female_p, male_p = lists["professions"]["female"], lists["professions"]["male"]
+    female_w, male_w = lists["gendered"]["female"], lists["gendered"]["male"]
+    words = list(dict.fromkeys(female_p + male_p + female_w + male_w))
+    frame = contexts(templates, words)
+    encoded, layers = encode(model, tokenizer, frame, **extraction)
+    if not encoded["valid"].all():
+        lost = sorted(set(frame["word"][~encoded["valid"]]))
+        raise InputError(f"template study: the model cannot encode {lost}")
+    vectors = representation_vectors(frame, encoded, layers, causal=is_decoder)
+    subsets = profession_subsets(female_p, male_p, n_subsets, size)
+    return sensitivity(vectors, subsets, female_w, male_w)
+
+
+def _slot_parts(template: str) -> tuple[str, str]:
+    """(prefix, suffix) of a template around its slot, spaces kept with the suffix."""
+    before, after = template.split(SLOT)
+    return before.rstrip(), after
+
+
+def template_kl(engine, templates: dict[str, str], gendered: list[str], candidates: int):
+    """KL(P_T || P_T1) of each template's slot distribution, over the vocabulary and over the
+    gendered words (renormalised). A masked LM: the distribution at the slot, masked (T9's
+    literal [MASK] stays; the slot is the first). A causal LM: P(x | T) ∝ P(prefix x suffix)
+    over the gendered words, exact, and for the "vocabulary" over the ``candidates``
+    likeliest word starts after T1's prefix (a causal LM has no distribution over a slot
+    followed by more text)."""
+    names = list(templates)
+    if engine.masked:
+        mask = engine.tokenizer.mask_token
+        texts = [t.replace(SLOT, mask, 1) for t in templates.values()]
+        full = engine.slot_log_probs(texts)
+        pieces = [
+            (t.split(SLOT)[0], w, t.split(SLOT)[1]) for t in templates.values() for w in gendered
+        ]
+        subset = engine.masked_slot(pieces).reshape(len(names), len(gendered))
+        vocabulary = "every token of the vocabulary"
+    else:
+        parts = [_slot_parts(t) for t in templates.values()]
+        first = engine.next_token_log_probs([parts[0][0]])[0]
+        top = np.argsort(-np.where(engine.word_starts(), first, -np.inf), kind="stable")[
+            :candidates
+        ]
+        words = [engine.tokenizer.decode([i]).strip() for i in top.tolist()]
+        full = np.stack(
+            [engine.continuation_matrix([p], [f" {w}{s}" for w in words])[0] for p, s in parts]
+        )
+        subset = np.stack(
+            [engine.continuation_matrix([p], [f" {w}{s}" for w in gendered])[0] for p, s in parts]
+        )
+        vocabulary = f"the {candidates} likeliest word starts after T1's prefix"
+    rows = []
+    for k, name in enumerate(names):
+        rows.append(
+            {
+                "template": name,
+                "text": templates[name],
+                "kl_vocabulary": log_kl_divergence(full[k], full[0]),
+                "kl_gendered": log_kl_divergence(subset[k], subset[0]),
+                "vocabulary": vocabulary,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,51 @@
+rule template_sensitivity:
+    """Delobelle et al.'s template study on one model: the WEAT effect size of every profession
+    subset, per template T1-T11 and word representation."""
+    input:
+        model="results/models/{model}/biasbench_model.json",
+        templates="resources/templates/delobelle2022_sensitivity.yaml",
+        lists="resources/lists/delobelle2022.yaml",
+    output:
+        "results/studies/templates/{model}/sensitivity.tsv",
+    log:
+        "results/logs/template_sensitivity/{model}.log",
+    benchmark:
+        "results/benchmarks/template_sensitivity/{model}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    params:
+        spec=lambda w: model_params(w.model),
+        study=config["delobelle"],
+        extraction=config["extraction"],
+    script:
+        "../workflow_scripts/template_sensitivity.py"
+
+
+rule template_kl:
+    """KL divergence of each template's slot distribution from T1's, over the vocabulary and
+    over the gendered words, on one model with a language-model head."""
+    input:
+        model="results/models/{model}/biasbench_model.json",
+        templates="resources/templates/delobelle2022_sensitivity.yaml",
+        lists="resources/lists/delobelle2022.yaml",
+    output:
+        "results/studies/templates/{model}/kl.tsv",
+    log:
+        "results/logs/template_kl/{model}.log",
+    benchmark:
+        "results/benchmarks/template_kl/{model}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=20,
+    params:
+        spec=lambda w: model_params(w.model),
+        study=config["delobelle"],
+    script:
+        "../workflow_scripts/template_kl.py"

@@ -1,0 +1,27 @@
+"""Adapter: rule template_kl -> biasbench.studies.delobelle2022 on the log-probability engine."""
+
+from pathlib import Path
+
+import torch
+import yaml
+
+from biasbench.io import log_to, write_tsv
+from biasbench.models.load import load_language_model
+from biasbench.models.logprobs import Engine
+from biasbench.models.specs import ModelSpec
+from biasbench.studies import delobelle2022 as study
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+torch.set_num_threads(sm.threads)
+spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
+model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)
+templates = yaml.safe_load(Path(sm.input.templates).read_text(encoding="utf-8"))["templates"]
+gendered = yaml.safe_load(Path(sm.input.lists).read_text(encoding="utf-8"))["gendered"]
+frame = study.template_kl(
+    Engine(model, tokenizer, masked),
+    templates,
+    gendered["female"] + gendered["male"],
+    candidates=sm.params.study["kl_candidates"],
+)
+write_tsv(sm.output[0], frame)

@@ -1,0 +1,30 @@
+"""Adapter: rule template_sensitivity -> biasbench.studies.delobelle2022."""
+
+from pathlib import Path
+
+import torch
+import yaml
+
+from biasbench.io import log_to, write_tsv
+from biasbench.models.load import load_transformer
+from biasbench.models.specs import ModelSpec
+from biasbench.studies import delobelle2022 as study
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+torch.set_num_threads(sm.threads)
+spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
+model, tokenizer, is_decoder = load_transformer(spec, Path(sm.input.model).parent)
+templates = yaml.safe_load(Path(sm.input.templates).read_text(encoding="utf-8"))["templates"]
+lists = yaml.safe_load(Path(sm.input.lists).read_text(encoding="utf-8"))
+frame = study.sensitivity_table(
+    model,
+    tokenizer,
+    is_decoder,
+    templates,
+    lists,
+    n_subsets=sm.params.study["subsets"],
+    size=sm.params.study["subset_size"],
+    extraction=sm.params.extraction,
+)
+write_tsv(sm.output[0], frame)
