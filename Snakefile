@@ -11,7 +11,7 @@ from biasbench.config import validate_config
 from biasbench.data.external import load_manifest
 from biasbench.data.wordsets import external_ids
 from biasbench.models.specs import model_spec
-from biasbench.plan import make_plan
+from biasbench.plan import injected_datasets, make_plan
 from biasbench.reports.catalog import FIGURES, TABLES
 
 min_version("8.0")
@@ -30,6 +30,7 @@ TEMPLATE_FILE = f"resources/templates/{config['template_set']}.yaml"
 LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 LPBS_TEMPLATE_FILE = f"resources/templates/{LPBS.get('templates')}.yaml"
 ENV = "../envs/biasbench.yaml"
+INJECTED_DATASETS = injected_datasets(PLAN)
 #: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment);
 #: models whose masked-LM head is trained here: rules/mlm_head.smk prepares them. A name no
 #: rule claims (a typo in a target) still reaches the ordinary rules, which name the models.

@@ -153,6 +153,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         (config["groundtruth"] or {}).get("model"),
         *_dataset_jobs(config, specs, root),
         _template_study_files(config, specs),
+        _injected_files(config),
     )
 
 
@@ -194,6 +195,22 @@ def _template_study_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -
                 raise InputError(f"config: delobelle.{field} names {model!r}, not a transformer")
             files.append(f"results/studies/templates/{model}/{name}.tsv")
     return tuple(files)
+
+
+def _injected_files(config: dict[str, Any]) -> tuple[str, ...]:
+    """The data-set scores of the ground-truth models, one file per mean: when the study and
+    the data sets run, and the study's masked LM runs some data set itself."""
+    study, section = config["groundtruth"], config["datasets"]
+    if not study or not section or study["model"] not in section["models"]:
+        return ()
+    return tuple(
+        groundtruth_file(mu).replace(".json", ".datasets.tsv") for mu in dict.fromkeys(study["mu"])
+    )
+
+
+def injected_datasets(plan: Plan) -> list[str]:
+    """The data sets the ground-truth models run: those of the masked LM they come from."""
+    return [d for m, d in plan.dataset_jobs if m == plan.groundtruth_model]
 
 
 def groundtruth_file(mu: float) -> str:

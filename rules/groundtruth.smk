@@ -9,7 +9,8 @@ rule groundtruth_models:
         pairs="results/external/debiaswe_definitional_pairs",
         professions="results/external/debiaswe_professions",
     output:
-        "results/studies/groundtruth/mu{mu}.json",
+        records="results/studies/groundtruth/mu{mu}.json",
+        weights="results/studies/groundtruth/mu{mu}.safetensors",
     log:
         "results/logs/groundtruth/mu{mu}.log",
     benchmark:
@@ -25,3 +26,39 @@ rule groundtruth_models:
         seed=config["seed"],
     script:
         "../workflow_scripts/groundtruth_models.py"
+
+
+rule injected_scores:
+    """The data-set measures on the ground-truth study's models of one mean (their trained
+    top layers put back into the masked LM): dozens of models of known bias for Figure 4."""
+    input:
+        model=lambda w: f"results/models/{config['groundtruth']['model']}/biasbench_model.json",
+        records="results/studies/groundtruth/mu{mu}.json",
+        weights="results/studies/groundtruth/mu{mu}.safetensors",
+        files=lambda w: [
+            f
+            for d in INJECTED_DATASETS
+            for fs in PLAN.dataset_files[d].values()
+            for f in fs
+        ],
+    output:
+        "results/studies/groundtruth/mu{mu}.datasets.tsv",
+    log:
+        "results/logs/injected_scores/mu{mu}.log",
+    benchmark:
+        "results/benchmarks/injected_scores/mu{mu}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    params:
+        datasets=INJECTED_DATASETS,
+        files=lambda w: {d: PLAN.dataset_files[d] for d in INJECTED_DATASETS},
+        limits=lambda w: config["groundtruth"]["dataset_limits"],
+        batch=lambda w: config["datasets"]["batch"],
+        scoring=config["scoring"],
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/injected_scores.py"

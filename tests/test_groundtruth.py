@@ -120,8 +120,8 @@ def test_summaries_by_hand():
 def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
     settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3)
     models = gt.grid([0.3], [0.2], 2)
-    first = gt.run_grid(masked_lm, data(), models, settings)
-    again = gt.run_grid(masked_lm, data(), models, settings)
+    first, weights = gt.run_grid(masked_lm, data(), models, settings)
+    again, _ = gt.run_grid(masked_lm, data(), models, settings)
     assert json.dumps(first[0] | {"seconds": 0}) == json.dumps(again[0] | {"seconds": 0})
     assert [(r["mu"], r["repeat"]) for r in first] == [(0.3, 0), (0.3, 1)]
     rep = first[0]["representations"]
@@ -129,3 +129,31 @@ def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
     assert len(rep["alone"]["word_scores"]["WEAT"]) == len(OCCUPATIONS)
     assert 0 <= first[0]["heldout_accuracy"] <= 1 and np.isfinite(first[0]["unmasking_bias"]).all()
     assert set(rep["alone"]["set_scores"]) == set(gt.WIDTHS)
+
+
+def test_an_injected_model_reproduces_the_study_models_slot_predictions(masked_lm):
+    """The rebuilt whole model gives the fine-tuned pronoun probabilities the study measured."""
+    import torch
+    from transformers import AutoTokenizer, BertForMaskedLM
+
+    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3)
+    records, weights = gt.run_grid(masked_lm, data(), gt.grid([0.3], [0.2], 1), settings)
+    base = BertForMaskedLM.from_pretrained(masked_lm).eval()
+    tok = AutoTokenizer.from_pretrained(masked_lm)
+    model = gt.injected_model(base, weights, records[0]["name"])
+    d = data()
+    test = gt.fill(d.occupations, d.test, d.slot, d.mask, tok.mask_token)
+    enc = tok(test.texts, return_tensors="pt", padding=True)
+    ids = tok.convert_tokens_to_ids(["he", "she", "his", "her"])
+    with torch.inference_mode():
+        logits = model(**enc).logits.double()
+    at = (enc["input_ids"] == tok.mask_token_id).int().argmax(1)
+    picked = logits[torch.arange(len(at)), at][:, ids]
+    male = torch.where(torch.as_tensor(test.kind) == 0, picked[:, 0], picked[:, 2])
+    female = torch.where(torch.as_tensor(test.kind) == 0, picked[:, 1], picked[:, 3])
+    share = torch.sigmoid(male - female).numpy()
+    unmask = np.bincount(test.occupation, weights=share) / np.bincount(test.occupation)
+    assert np.allclose(unmask, records[0]["unmasking_bias"], atol=1e-4)
+    assert not torch.equal(
+        model.cls.predictions.transform.dense.weight, base.cls.predictions.transform.dense.weight
+    )

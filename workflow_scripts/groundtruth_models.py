@@ -5,8 +5,9 @@ from pathlib import Path
 
 import torch
 import yaml
+from safetensors.torch import save_file
 
-from biasbench.io import log_to, write_text
+from biasbench.io import atomic_path, log_to, write_text
 from biasbench.studies.groundtruth import StudySettings, grid, load_data, run_grid
 
 sm = snakemake  # noqa: F821
@@ -37,5 +38,7 @@ settings = StudySettings(
     seed=sm.params.seed,
 )
 models = grid([float(sm.wildcards.mu)], study["sigma"], study["repeats"])
-records = run_grid(str(Path(sm.input.model).parent), data, models, settings)
-write_text(sm.output[0], json.dumps({"settings": study, "models": records}) + "\n")
+records, weights = run_grid(str(Path(sm.input.model).parent), data, models, settings)
+with atomic_path(sm.output.weights) as tmp:
+    save_file({k: v.contiguous() for k, v in weights.items()}, str(tmp))
+write_text(sm.output.records, json.dumps({"settings": study, "models": records}) + "\n")

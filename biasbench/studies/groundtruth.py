@@ -392,10 +392,17 @@ def grid(mus: list[float], sigmas: list[float], repeats: int) -> list[tuple[floa
     return [(m, s, r) for m in mus for s in sigmas for r in range(repeats)]
 
 
+def model_name(mu: float, sigma: float, repeat: int) -> str:
+    """The name an injected-bias model goes by in score rows."""
+    return f"gt-mu{mu:.2f}-sd{sigma:.2f}-r{repeat}"
+
+
 def run_grid(
     model_dir: str, data: StudyData, models: list[tuple[float, float, int]], settings: StudySettings
-) -> list[dict]:
-    """Fine-tune and measure one model per (mu, sigma, repeat), the frozen part once."""
+) -> tuple[list[dict], dict]:
+    """Fine-tune and measure one model per (mu, sigma, repeat), the frozen part once. Returns
+    the records and the trained weights ({model name/parameter: tensor}: the top layers and
+    the head's transform, what :func:`injected_model` puts back into the masked LM)."""
     import time
 
     import torch
@@ -413,7 +420,7 @@ def run_grid(
     frozen_words = frozen_states(model, tokenizer, data.occupations + data.male + data.female, k)
     positions, real = span_positions(tokenizer, test)
     head = PronounHead.of(model, tokenizer)
-    records = []
+    records, weights = [], {}
     for mu, sigma, repeat in tqdm(models, desc="ground-truth models"):
         start = time.perf_counter()
         p = male_probabilities(n, mu, sigma, settings.seed)
@@ -453,8 +460,15 @@ def run_grid(
             for name, occupation_vectors in (("alone", vectors[:n]), ("in templates", in_context))
         }
         fit_r2 = r2(unmask, p_train)
+        name = model_name(mu, sigma, repeat)
+        for k, layer in enumerate(trained.layers):
+            weights |= {f"{name}/layer{k}.{p}": t for p, t in layer.state_dict().items()}
+        weights |= {
+            f"{name}/transform.{p}": t for p, t in trained.head.transform.state_dict().items()
+        }
         records.append(
             {
+                "name": name,
                 "mu": mu,
                 "sigma": sigma,
                 "repeat": repeat,
@@ -469,7 +483,29 @@ def run_grid(
                 "representations": representations,
             }
         )
-    return records
+    return records, weights
+
+
+def injected_model(base, weights: dict, name: str):
+    """A copy of the masked LM with one study model's trained top layers and head transform:
+    the whole model, for measures that read more than the pronoun slot."""
+    model = copy.deepcopy(base)
+    layers = sorted(
+        {k.split("/")[1].split(".")[0] for k in weights if k.startswith(f"{name}/layer")}
+    )
+    if not layers:
+        raise KeyError(f"no weights of {name}")
+    top = model.bert.encoder.layer[-len(layers) :]
+    for k, layer in enumerate(top):
+        prefix = f"{name}/layer{k}."
+        layer.load_state_dict(
+            {p[len(prefix) :]: t for p, t in weights.items() if p.startswith(prefix)}
+        )
+    prefix = f"{name}/transform."
+    model.cls.predictions.transform.load_state_dict(
+        {p[len(prefix) :]: t for p, t in weights.items() if p.startswith(prefix)}
+    )
+    return model.eval()
 
 
 # --- what the paper reports, from the records of every model ------------------------------

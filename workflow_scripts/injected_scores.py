@@ -1,0 +1,44 @@
+"""Adapter: rule injected_scores -> biasbench.studies.groundtruth.injected_model + the data-set
+scorers, for every study model of one mean."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import torch
+from safetensors.torch import load_file
+from tqdm.auto import tqdm
+from transformers import AutoTokenizer, BertForMaskedLM
+
+from biasbench.io import log_to, signature_of, write_tsv
+from biasbench.models.logprobs import Engine
+from biasbench.scoring.datasets import score_dataset
+from biasbench.scoring.settings import ScoreSettings
+from biasbench.studies.groundtruth import injected_model
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+torch.set_num_threads(sm.threads)
+where = str(Path(sm.input.model).parent)
+base = BertForMaskedLM.from_pretrained(where, dtype="float32").eval()
+tokenizer = AutoTokenizer.from_pretrained(where)
+weights = load_file(sm.input.weights)
+records = json.loads(Path(sm.input.records).read_text(encoding="utf-8"))["models"]
+settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
+signature = signature_of([sm.input.weights, *sm.input.files, sm.input.model])
+frames = []
+for record in tqdm(records, desc="study models"):
+    engine = Engine(injected_model(base, weights, record["name"]), tokenizer, True, sm.params.batch)
+    for dataset in sm.params.datasets:
+        frame, _coverage = score_dataset(
+            engine,
+            dataset,
+            dict(sm.params.files[dataset]),
+            sm.params.limits.get(dataset),
+            model=record["name"],
+            settings=settings,
+            seed=sm.params.seed,
+            signature=signature,
+        )
+        frames.append(frame)
+write_tsv(sm.output[0], pd.concat(frames, ignore_index=True))
