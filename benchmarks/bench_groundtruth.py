@@ -88,7 +88,7 @@ def main() -> None:
     data = study_data(args.results)
     settings = gt.StudySettings()
     start = time.perf_counter()
-    records = gt.run_grid(model_dir, data, gt.grid([0.5], [0.2], args.models), settings)
+    records, _weights = gt.run_grid(model_dir, data, gt.grid([0.5], [0.2], args.models), settings)
     total = time.perf_counter() - start
     per_model = statistics.median(r["seconds"] for r in records)
     setup = total - sum(r["seconds"] for r in records)
