@@ -16,9 +16,14 @@ from biasbench.rows import COLUMNS
 from .conftest import ROOT
 from .tiny_models import tiny_bert
 
+#: the pinned upstream files (the ground-truth study's lists, DisCo's names, the salary file,
+#: Delobelle et al.'s values) come from the mirror when one is set (CI sets it); without one
+#: the test runs the stages that need none
+MIRROR = os.environ.get("BIAS_DATA_MIRROR")
+
 
 def snakemake(workdir, *args):
-    env = {k: v for k, v in os.environ.items() if k != "BIAS_DATA_MIRROR"}
+    env = dict(os.environ)
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "2", *args],
         cwd=workdir,
@@ -49,7 +54,13 @@ def workdir(tmp_path_factory):
         groups = [*doc["targets"].values(), {k: doc["attributes"][k] for k in "AB"}]
         words += [w for g in groups for s in g.values() for w in s["words"]]
     words += ["person's", "name", "i", "think", "matters", "we", "talked", "about", "today"]
-    model_dir = tiny_bert(tmp_path_factory.mktemp("tiny-bert"), tuple(words), mlm_head=True)
+    lists = yaml.safe_load((ROOT / "resources/lists/delobelle2022.yaml").read_text())
+    study_words = [
+        w for side in (*lists["professions"].values(), *lists["gendered"].values()) for w in side
+    ]
+    model_dir = tiny_bert(
+        tmp_path_factory.mktemp("tiny-bert"), tuple(words + study_words), mlm_head=True
+    )
     corpus = work / "corpus" / "RC_test.zst"
     corpus.parent.mkdir()
     docs = [
@@ -59,6 +70,10 @@ def workdir(tmp_path_factory):
     ]
     c6 = yaml.safe_load((ROOT / "resources/wordsets/C6.yaml").read_text())
     targets = c6["targets"]["terms"]["X"]["words"] + c6["targets"]["terms"]["Y"]["words"]
+    docs += [  # sentences long enough to train a masked-LM head on
+        {"body": f"I think that {w} matters a lot to all of the people here today."}
+        for w in words[:-9]
+    ]
     docs += [  # target and attribute in one sentence: contexts of probability-based CEAT
         {"body": f"I think {t} talked about {a} today."}
         for t in targets
@@ -78,8 +93,34 @@ def workdir(tmp_path_factory):
                 "tests": {"templates": "all", "mini": "all"},
             },
             "glove-6b-50d": config["models"]["glove-6b-50d"] | {"tests": ["C6", "C9"]},
+            # the masked-LM stage on the tiny encoder: a head trained on the test corpus
+            "tiny-head": {"kind": "transformer", "source": "mlm-head:tiny-bert", "tests": []},
         },
     )
+    config["mlm_head"] = {
+        "corpora": ["mini"],
+        "train_sentences": 40,
+        "heldout_sentences": 10,
+        "epochs": 1,
+    }
+    datasets = ["crows_pairs", "stereoset", "becpro", "winobias"]
+    if MIRROR:
+        datasets += ["disco", "lpbs_salaries"]
+    config["datasets"]["models"] = {"tiny-head": datasets}
+    config["datasets"]["limits"] = {"crows_pairs": 6, "stereoset": 6, "winobias": 8}
+    config["groundtruth"] = MIRROR and {
+        "model": "tiny-head",
+        "mu": [0.5],
+        "sigma": [0.2],
+        "repeats": 1,
+        "epochs": 1,
+        "dataset_limits": {"crows_pairs": 4, "stereoset": 4, "winobias": 8},
+    }
+    config["delobelle"] = MIRROR and {
+        "sensitivity_models": ["tiny-bert"],
+        "kl_models": ["tiny-head"],
+        "subsets": 4,
+    }
     config["scoring"].update(n_samples=2000, ceat_samples=500)
     config["corpora"] = {"mini": {"kind": "reddit", "files": [str(corpus)]}}
     config["natural_source"] = "mini"

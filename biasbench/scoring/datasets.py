@@ -176,6 +176,12 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
     out = []
     for task in ("intrasentence", "intersentence"):
         chosen = [i for i in items if i.task == task]
+        caveat = ""
+        if task == "intrasentence":  # a context with two blanks has no single filler
+            single = [i for i in chosen if i.context.count("BLANK") == 1]
+            if len(single) < len(chosen):
+                caveat = f"{len(chosen) - len(single)} items with more than one BLANK left out"
+            chosen = single
         labels = ("stereotype", "anti-stereotype", "unrelated")
         if engine.masked and task == "intersentence":
             key = rows.RowKey(model, "dataset", "StereoSet", "all", "mlm", task)
@@ -214,6 +220,7 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
                         settings,
                         derived_seed(seed, model, task, name),
                         signature,
+                        caveat,
                     )
                 )
     return rows.frame(out)
