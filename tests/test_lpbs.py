@@ -216,5 +216,5 @@ def test_masked_slot_with_a_prior_mask_realigned_to_word_pieces(tmp_path):
     expected = float(
         torch.log_softmax(logits[0, 1].double(), -1)[tok.convert_tokens_to_ids("john")]
     )
-    assert with_prior[0] == pytest.approx(expected, abs=1e-9)
-    assert plain[0] != pytest.approx(expected, abs=1e-9)  # the profession in view changes it
+    assert with_prior[0] == pytest.approx(expected, abs=1e-6)
+    assert plain[0] != pytest.approx(expected, abs=1e-6)  # the profession in view changes it

@@ -417,12 +417,12 @@ def mlm_pseudo_log_likelihood(
         for row, (_, j) in zip(rows, chunk, strict=True):
             row[j] = tokenizer.mask_token_id
         tensor, mask = _padded(rows, pad, left=False)
-        with torch.inference_mode():
-            logits = model(input_ids=tensor, attention_mask=mask).logits
         at = torch.arange(len(chunk))
         cols = torch.tensor([j for _, j in chunk])
+        with torch.inference_mode():
+            logits = _masked_logits(model, {"input_ids": tensor, "attention_mask": mask}, at, cols)
         truth = torch.tensor([ids[i][j] for i, j in chunk])
-        lp = torch.log_softmax(logits[at, cols].double(), dim=-1)[at, truth].numpy()
+        lp = torch.log_softmax(logits.double(), dim=-1)[at, truth].numpy()
         np.add.at(out, [i for i, _ in chunk], lp)
     return out
 
@@ -500,14 +500,31 @@ def mlm_masked_slot_log_probs(
     for start in range(0, len(texts), batch):
         rows = range(start, min(start + batch, len(texts)))
         enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True)
-        with torch.inference_mode():
-            logp = torch.log_softmax(model(**enc).logits.double(), dim=-1)
+        at_rows, at_cols, wanted = [], [], []
         for r, i in enumerate(rows):
             masks = (enc["input_ids"][r] == tokenizer.mask_token_id).nonzero().flatten().tolist()
             first = _word_mask_offset(pieces[i], masked_too[i] if masked_too else [], tokenizer)
             slots = masks[first : first + len(targets[i])]
-            out[i] = sum(float(logp[r, p, t]) for p, t in zip(slots, targets[i], strict=True))
+            at_rows += [r] * len(slots)
+            at_cols += slots
+            wanted += list(zip([i] * len(slots), targets[i], strict=False))
+        with torch.inference_mode():
+            logits = _masked_logits(model, enc, torch.tensor(at_rows), torch.tensor(at_cols))
+        logp = torch.log_softmax(logits.double(), dim=-1)
+        truth = torch.tensor([t for _, t in wanted])
+        picked = logp[torch.arange(len(wanted)), truth].numpy()
+        np.add.at(out, [i for i, _ in wanted], picked)
     return out
+
+
+def _masked_logits(model: Any, inputs: dict, rows: Any, cols: Any) -> Any:
+    """A masked LM's logits at (rows, cols) only: the body runs on every position, the head
+    (BERT's ``cls``, RoBERTa's ``lm_head``) only where a token is read, a fraction of the
+    positions; other architectures compute every position's logits and pick."""
+    head = getattr(model, "cls", None) or getattr(model, "lm_head", None)
+    if head is None:
+        return model(**inputs).logits[rows, cols]
+    return head(model.base_model(**inputs).last_hidden_state[rows, cols])
 
 
 def _word_mask_offset(piece: tuple[str, str, str], extra: list[tuple[int, int]], tokenizer) -> int:
@@ -565,7 +582,7 @@ class Engine:
             )
             first = _first_mask(enc["input_ids"], self.tokenizer.mask_token_id)
             with torch.inference_mode():
-                logits = self.model(**enc).logits[torch.arange(len(first)), first]
+                logits = _masked_logits(self.model, enc, torch.arange(len(first)), first)
             out.append(torch.log_softmax(logits.double(), -1).numpy())
         return np.concatenate(out)
 
