@@ -180,3 +180,19 @@ def test_every_scorer_runs_on_a_tiny_random_model(tmp_path, kind):
     disco = frames[-1]
     if kind == "causal":  # the slot at the start cannot be filled by a causal LM
         assert disco["note"].str.contains("1 of 2 templates").all()
+
+
+def test_winobias_lines_with_odd_brackets(tmp_path):
+    """Two quirks of the WinoBias files: a referent bracketed without its article, and a
+    double space inside the bracket."""
+    from biasbench.data.pairsets import occupation_of, read_winobias
+
+    path = tmp_path / "pro_stereotyped_type1.txt.dev"
+    path.write_text(
+        "1 The mechanic fixed the [housekeeper] 's car and then [she] wrote a note.\n"
+        "2 The teacher asked the [ physician] about it and believed [him].\n",
+        encoding="utf-8",
+    )
+    first, second = read_winobias(path, ["mechanic", "housekeeper", "teacher", "physician"])
+    assert (occupation_of(first.referent), first.other) == ("housekeeper", "The mechanic")
+    assert (occupation_of(second.referent), second.other) == ("physician", "The teacher")

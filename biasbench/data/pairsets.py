@@ -167,13 +167,21 @@ def _find_bracket(text: str, k: int) -> int:
     raise ValueError(k)
 
 
+def occupation_of(phrase: str) -> str:
+    """The occupation of a noun phrase: its article dropped ("The developer" -> "developer")."""
+    words = phrase.split()
+    return " ".join(words[1:] if words and words[0].lower() in ("the", "a", "an") else words)
+
+
 def _other_occupation(sentence: str, referent: str, occupations: list[str]) -> str | None:
-    lowered = sentence.lower()
+    lowered, own = sentence.lower(), occupation_of(referent).lower()
     for occupation in sorted(occupations, key=len, reverse=True):
+        if occupation.lower() == own:
+            continue
         for article in ("the ", "a ", "an "):
             phrase = article + occupation.lower()
             at = lowered.find(phrase)
-            if at >= 0 and phrase not in referent.lower():
+            if at >= 0:
                 return sentence[at : at + len(phrase)]
     return None
 

@@ -34,6 +34,7 @@ from biasbench.data.pairsets import (
     StereoSetItem,
     WinoBiasItem,
     iter_lines,
+    occupation_of,
     read_becpro,
     read_crows_pairs,
     read_salary_titles,
@@ -359,7 +360,7 @@ def winobias(
         a, b = item.pronoun_span
         before, after = item.sentence[:b] + " (the ", ")" + item.sentence[b:]
         for phrase in (item.referent, item.other):
-            word = phrase.split(" ", 1)[1]
+            word = occupation_of(phrase)
             pieces.append((before, word, after))
             prefixes.append(before.rstrip())
             rests.append(" " + word + after)
