@@ -157,3 +157,25 @@ def test_an_injected_model_reproduces_the_study_models_slot_predictions(masked_l
     assert not torch.equal(
         model.cls.predictions.transform.dense.weight, base.cls.predictions.transform.dense.weight
     )
+
+
+def test_a_shared_body_study_model_equals_the_whole_model(masked_lm):
+    """Masked-slot log-probabilities and fills: the same from the cached lower layers plus the
+    study model's top as from the whole rebuilt model."""
+    from transformers import AutoTokenizer, BertForMaskedLM
+
+    from biasbench.models.logprobs import Engine
+
+    settings = gt.StudySettings(epochs=1, batch=4, learning_rate=1e-3)
+    records, weights = gt.run_grid(masked_lm, data(), gt.grid([0.3, 0.7], [0.2], 1), settings)
+    base = BertForMaskedLM.from_pretrained(masked_lm).eval()
+    tok = AutoTokenizer.from_pretrained(masked_lm)
+    pieces = [("the ", "nurse", " is here ."), ("", "he", " is a person .")]
+    names = [r["name"] for r in records]
+    for name, shared in gt.study_models(base, weights, names):
+        whole = Engine(gt.injected_model(base, weights, name), tok, True)
+        cached = Engine(shared, tok, True)
+        np.testing.assert_allclose(cached.masked_slot(pieces), whole.masked_slot(pieces), atol=1e-5)
+        ids = cached.ids(["the nurse is here ."])
+        np.testing.assert_allclose(cached.pll(ids, [[1, 2]]), whole.pll(ids, [[1, 2]]), atol=1e-5)
+    assert len(shared.cache) >= 2  # the lower layers ran once per batch, for both models

@@ -1,5 +1,5 @@
-"""Adapter: rule injected_scores -> biasbench.studies.groundtruth.injected_model + the data-set
-scorers, for every study model of one mean."""
+"""Adapter: rule injected_scores -> biasbench.studies.groundtruth.study_models + the data-set
+scorers, for every study model of one mean (the frozen lower layers computed once for all)."""
 
 import json
 from pathlib import Path
@@ -14,7 +14,7 @@ from biasbench.io import log_to, signature_of, write_tsv
 from biasbench.models.logprobs import Engine
 from biasbench.scoring.datasets import score_dataset
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.studies.groundtruth import injected_model
+from biasbench.studies.groundtruth import study_models
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
@@ -27,15 +27,16 @@ records = json.loads(Path(sm.input.records).read_text(encoding="utf-8"))["models
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
 signature = signature_of([sm.input.weights, *sm.input.files, sm.input.model])
 frames = []
-for record in tqdm(records, desc="study models"):
-    engine = Engine(injected_model(base, weights, record["name"]), tokenizer, True, sm.params.batch)
+names = [r["name"] for r in records]
+for name, model in tqdm(study_models(base, weights, names), total=len(names), desc="study models"):
+    engine = Engine(model, tokenizer, True, sm.params.batch)
     for dataset in sm.params.datasets:
         frame, _coverage = score_dataset(
             engine,
             dataset,
             dict(sm.params.files[dataset]),
             sm.params.limits.get(dataset),
-            model=record["name"],
+            model=name,
             settings=settings,
             seed=sm.params.seed,
             signature=signature,

@@ -30,6 +30,7 @@ class HeadSettings:
     learning_rate: float = 1e-3
     batch: int = 256
     max_length: int = 64
+    tied_decoder: bool = False  # the decoder is the frozen word embeddings (only the rest learns)
     seed: int = 0
 
 
@@ -97,18 +98,23 @@ def train_mlm_head(
     tokenizer = AutoTokenizer.from_pretrained(base)
     encoder = AutoModel.from_pretrained(base, dtype="float32").eval()
     config = copy.deepcopy(encoder.config)
-    config.tie_word_embeddings = False  # the decoder learns; the embeddings stay as they are
+    config.tie_word_embeddings = settings.tied_decoder
     model = BertForMaskedLM(config)
     model.bert.load_state_dict(encoder.state_dict(), strict=False)
     head = model.cls.predictions
     with torch.no_grad():
-        head.decoder.weight.copy_(model.bert.embeddings.word_embeddings.weight)
+        if not settings.tied_decoder:  # the decoder learns from the embeddings, which stay
+            head.decoder.weight = torch.nn.Parameter(
+                model.bert.embeddings.word_embeddings.weight.detach().clone()
+            )
         head.bias.zero_()
     for p in model.bert.parameters():
         p.requires_grad_(False)
     x_train, y_train = cached_states(model.bert, tokenizer, train, settings, settings.seed + 1)
     x_held, y_held = cached_states(model.bert, tokenizer, held, settings, settings.seed + 2)
-    optimiser = torch.optim.Adam(head.parameters(), lr=settings.learning_rate)
+    optimiser = torch.optim.Adam(
+        [p for p in head.parameters() if p.requires_grad], lr=settings.learning_rate
+    )
     generator = torch.Generator().manual_seed(settings.seed)
     losses = []
     for _ in tqdm(range(settings.epochs), desc="MLM head"):

@@ -111,6 +111,7 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
     stereo = np.array([p.stereo for p in pairs])
     category = np.array([p.category for p in pairs])
     scored: dict[str, tuple[np.ndarray, np.ndarray, Method]] = {}
+    unweighted: list[tuple[str, str]] = []
     if engine.masked:
         ids_m, ids_l = engine.ids(more), engine.ids(less)
         shared = [engine.shared(a, b) for a, b in zip(ids_m, ids_l, strict=True)]
@@ -118,11 +119,17 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
         scored["mlm-pll"] = (*pll, get("CrowS-Pairs"))
         for name, weighted in (("mlm-aul", False), ("mlm-aula", True)):
             per_sentence = []
-            for sentences in (more, less):
-                tokens = engine.unmasked(sentences, attention=weighted)
-                per_sentence.append(
-                    np.array([np.average(lp, weights=w if weighted else None) for lp, w in tokens])
-                )
+            try:
+                for sentences in (more, less):
+                    tokens = engine.unmasked(sentences, attention=weighted)
+                    per_sentence.append(
+                        np.array(
+                            [np.average(lp, weights=w if weighted else None) for lp, w in tokens]
+                        )
+                    )
+            except NotImplementedError as exc:  # a model that gives no attention weights
+                unweighted.append((name, str(exc)))
+                continue
             scored[name] = (*per_sentence, get("AUL"))
     else:
         (ids_m, tok_m), (ids_l, tok_l) = engine.sentence_tokens(more), engine.sentence_tokens(less)
@@ -136,8 +143,10 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
         scored["causal-shared"] = (np.array(shared_m), np.array(shared_l), get("CrowS-Pairs"))
     out = []
     if not engine.masked:
-        key = rows.RowKey(model, "dataset", "CrowS-Pairs", "all", "mlm-aul", "full")
-        out.append(_missing(get("AUL"), key, AUL_NEEDS_MLM, seed, signature))
+        unweighted.append(("mlm-aul", AUL_NEEDS_MLM))
+    for encoding, why in unweighted:
+        key = rows.RowKey(model, "dataset", "CrowS-Pairs", "all", encoding, "full")
+        out.append(_missing(get("AUL"), key, why, seed, signature))
     for encoding, (s_more, s_less, method) in scored.items():
         for name, keep in _by_category(category):
             inputs = PairScores(s_more[keep], s_less[keep], stereo[keep], category[keep])

@@ -508,6 +508,59 @@ def injected_model(base, weights: dict, name: str):
     return model.eval()
 
 
+class SharedBodyMLM:
+    """A study model for the log-probability engine without copying the masked LM: the frozen
+    lower layers run once per batch of inputs and are kept (``cache``, shared by every model of
+    a job), then this model's trained top layers and head. Equal to :func:`injected_model`
+    (tested) at a sixth of the encoder's cost per model. Gives logits, not attention weights."""
+
+    def __init__(self, base, top: int, model: Any, cache: dict):
+        self.base, self.top, self.cache, self.config = base, top, cache, base.config
+        self.layers = list(model.bert.encoder.layer[-top:])
+        self.cls = model.cls
+
+    def base_model(self, input_ids, attention_mask, **_):
+        from types import SimpleNamespace
+
+        import torch
+
+        key = (
+            tuple(input_ids.shape),
+            input_ids.numpy().tobytes(),
+            attention_mask.numpy().tobytes(),
+        )
+        if key not in self.cache:
+            with torch.inference_mode():
+                self.cache[key] = self.base.bert(
+                    input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
+                ).hidden_states[-1 - self.top]
+        n, width = input_ids.shape
+        every = torch.arange(width).expand(n, width)
+        return SimpleNamespace(
+            last_hidden_state=forward(self.layers, self.cache[key], attention_mask, every)
+        )
+
+    def __call__(self, input_ids, attention_mask, output_attentions=False, **_):
+        from types import SimpleNamespace
+
+        if output_attentions:
+            raise NotImplementedError("a study model gives no attention weights")
+        hidden = self.base_model(input_ids, attention_mask).last_hidden_state
+        return SimpleNamespace(logits=self.cls(hidden))
+
+    def set_attn_implementation(self, _name):
+        raise NotImplementedError("a study model gives no attention weights")
+
+
+def study_models(base, weights: dict, names: list[str]):
+    """(name, model) of each study model, all on one shared cache of the frozen layers."""
+    cache: dict = {}
+    for name in names:
+        model = injected_model(base, weights, name)
+        top = len({k.split("/")[1].split(".")[0] for k in weights if k.startswith(f"{name}/layer")})
+        yield name, SharedBodyMLM(base, top, model, cache)
+
+
 # --- what the paper reports, from the records of every model ------------------------------
 
 #: the interval each set score lies in (Table 3 divides by its width)
