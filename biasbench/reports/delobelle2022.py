@@ -144,6 +144,12 @@ def measures(inputs, settings):
 # --- the template study -------------------------------------------------------------------
 
 
+def _authors_file(inputs: list[str], key: str) -> str:
+    """The input that is the authors' file of ``key`` (matched by file name)."""
+    name = Path(AUTHORS_FILES[key]).name
+    return next(p for p in inputs if Path(p).name == name)
+
+
 def _authors(path: str) -> dict[str, np.ndarray]:
     """The authors' per-subset effect sizes: {"T1": (20,), ...}."""
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -174,14 +180,14 @@ def representation_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
         if rep in study.IN_TEMPLATE:
             out[rep] = np.mean([cols[t] for t in BLEACHED], axis=0)
         else:
-            out[rep] = cols[""]
+            out[rep] = cols[study.ALONE]
     return out
 
 
 def _authors_representations(inputs: list[str]) -> dict[str, np.ndarray]:
     out = {}
     for rep in study.REPRESENTATIONS:
-        cols = _authors(next(p for p in inputs if p.endswith(AUTHORS_FILES[f"fig3:{rep}"])))
+        cols = _authors(_authors_file(inputs, f"fig3:{rep}"))
         out[rep] = (
             np.mean([cols[t] for t in BLEACHED], axis=0) if rep in study.IN_TEMPLATE else cols["T1"]
         )
@@ -324,7 +330,115 @@ def figure4(inputs, settings):
     return fig
 
 
+# --- the paper's findings, checked on our numbers -----------------------------------------
+
+
+def _mean_offdiag(corr: pd.DataFrame) -> float:
+    values = corr.to_numpy(float)
+    return float(values[~np.eye(len(values), dtype=bool)].mean())
+
+
+def _findings_reads(plan) -> list[str]:
+    authors = [AUTHORS_FILES[k] for k in AUTHORS_FILES if k.startswith("fig3")]
+    return authors + list(plan.template_study) + _fig4_reads(plan)
+
+
+def findings(inputs, settings):
+    title = "The paper's findings, checked on our models"
+    sensitivity = [p for p in inputs if p.endswith("/sensitivity.tsv")]
+    kl = [p for p in inputs if p.endswith("/kl.tsv")]
+    scores = [p for p in inputs if p.endswith(".tsv") and p not in sensitivity + kl]
+    sources = {AUTHORS: None} | {_model_of(p): _ours(p) for p in sensitivity}
+    rows = []
+    for name, frame in sources.items():
+        if frame is None:
+            reps = _authors_representations(inputs)
+            cls = _authors(_authors_file(inputs, "fig3:cls"))
+            first = _authors(_authors_file(inputs, "fig3:first"))
+        else:
+            reps = representation_columns(frame)
+            cls, first = template_columns(frame, "cls"), template_columns(frame, "first")
+        bleached = {t: cls[t] for t in BLEACHED}
+        r_cls = _mean_offdiag(study.correlation_matrix(bleached))
+        r_first = _mean_offdiag(study.correlation_matrix({t: first[t] for t in BLEACHED}))
+        corr = study.correlation_matrix(reps)
+        others = [r for r in study.REPRESENTATIONS if r != "cls"]
+        cls_vs = float(corr.loc["cls", others].mean())
+        among = _mean_offdiag(corr.loc[others, others])
+        rows += [
+            (
+                name,
+                "4.2: bleached templates correlate weakly ([CLS], mean r among T1-T8)",
+                f"{r_cls:.2f}",
+                "yes" if r_cls < 0.5 else "no",
+            ),
+            (
+                name,
+                "4.2: the target token is steadier across templates than [CLS] (mean r "
+                "among T1-T8, first subword vs [CLS])",
+                f"{r_first:.2f} vs {r_cls:.2f}",
+                "yes" if r_first > r_cls else "no",
+            ),
+            (
+                name,
+                "4.3: [CLS] is the outlier among representations (mean r with the others "
+                "vs among the others)",
+                f"{cls_vs:.2f} vs {among:.2f}",
+                "yes" if cls_vs < among else "no",
+            ),
+        ]
+    for path in kl:
+        frame = read_tsv(path).set_index("template")
+        low = frame.loc[[t for t in BLEACHED if t != "T1"], "kl_vocabulary"].mean()
+        high = frame.loc[["T10", "T11"], "kl_vocabulary"].mean()
+        rows.append(
+            (
+                _model_of(path),
+                "Table 2: bleached templates diverge less from T1 (mean KL T2-T8 vs T10-T11)",
+                f"{low:.3f} vs {high:.3f}",
+                "yes" if low < high else "no",
+            )
+        )
+    wide = measure_table(scores)
+    gap = [c for c in wide.columns if c.startswith("WinoBias F1 gap")]
+    if gap and len(wide) >= 3:
+        target = wide[gap[0]]
+        r = {
+            c: wide[c].corr(target)
+            for c in wide.columns
+            if not c.startswith(EXTRINSIC) and wide[[c]].join(target).dropna().shape[0] >= 3
+        }
+        crows = [abs(v) for c, v in r.items() if c.startswith("CrowS-Pairs")]
+        rest = [abs(v) for c, v in r.items() if not c.startswith("CrowS-Pairs") and np.isfinite(v)]
+        if crows and rest:
+            rows.append(
+                (
+                    "all models",
+                    "4.4: CrowS-Pairs agrees less with the extrinsic measure than "
+                    "the other intrinsic measures (|r| with the WinoBias gap, median of the rest)",
+                    f"{np.nanmax(crows):.2f} vs {np.median(rest):.2f}",
+                    "yes" if np.nanmax(crows) < np.median(rest) else "no",
+                )
+            )
+    frame = pd.DataFrame(rows, columns=["source", "finding", "measured", "holds"])
+    note = (
+        "Each of the paper's statements reduced to a number, on the authors' own per-subset "
+        "values (BERT-base-uncased, where the statement is about them) and on ours. " + SUBSTITUTION
+    )
+    return plain_table(frame, title, note)
+
+
 TABLES = (
+    Table(
+        "delobelle2022_findings",
+        "The paper's findings, checked",
+        None,
+        None,
+        "Which findings of sections 4.2-4.4 hold on the authors' values and on our models.",
+        paper=PAPER,
+        reads=_findings_reads,
+        render=findings,
+    ),
     Table(
         "delobelle2022_table1",
         "Table 1: the surveyed measures",

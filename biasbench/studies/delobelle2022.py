@@ -38,6 +38,7 @@ IN_TEMPLATE = ("cls", "pooled", "first")
 #: the sentence-level vector of a template: an encoder's first token, a causal LM's last
 SENTENCE_ENCODING = {False: "sent/cls", True: "sent/last"}
 SLOT = "{target}"
+ALONE = "alone"  # the template column of representations of the word without a template
 
 
 def profession_subsets(
@@ -62,10 +63,10 @@ def fill(template: str, word: str) -> tuple[str, int, int]:
 
 
 def contexts(templates: dict[str, str], words: list[str]) -> pd.DataFrame:
-    """One row per (template, word), and per word alone (template ``""``), with the word's
+    """One row per (template, word), and per word alone (template ``ALONE``), with the word's
     character span: what the encoder is run on."""
     rows = [(name, w, *fill(t, w)) for name, t in templates.items() for w in words]
-    rows += [("", w, w, 0, len(w)) for w in words]
+    rows += [(ALONE, w, w, 0, len(w)) for w in words]
     return pd.DataFrame(rows, columns=["template", "word", "sentence", "start", "end"])
 
 
@@ -73,9 +74,9 @@ def representation_vectors(
     frame: pd.DataFrame, encoded: dict[str, np.ndarray], layers: np.ndarray, causal: bool
 ) -> dict[tuple[str, str], dict[str, np.ndarray]]:
     """(representation, template) -> {word: vector}; representations of the word alone carry
-    the template ``""``. ``encoded`` holds the encodings of ``frame``'s rows (``sent/*``,
+    the template ``ALONE``. ``encoded`` holds the encodings of ``frame``'s rows (``sent/*``,
     ``word/*``) and ``layers`` the word/mean of the rows for layers 1-4 (4, rows, dim)."""
-    alone = (frame["template"] == "").to_numpy()
+    alone = (frame["template"] == ALONE).to_numpy()
     sentence = SENTENCE_ENCODING[causal]
     picks = {
         "cls": (sentence, ~alone),
@@ -90,7 +91,7 @@ def representation_vectors(
             key = (name, frame["template"].iat[r])
             out.setdefault(key, {})[frame["word"].iat[r]] = encoded[encoding][r]
     vulic = layers.mean(axis=0)
-    out[("vulic", "")] = {frame["word"].iat[r]: vulic[r] for r in np.flatnonzero(alone)}
+    out[("vulic", ALONE)] = {frame["word"].iat[r]: vulic[r] for r in np.flatnonzero(alone)}
     return out
 
 
@@ -164,7 +165,7 @@ def sensitivity(
     female_words: list[str],
     male_words: list[str],
 ) -> pd.DataFrame:
-    """Long table: representation, template ("" for the word alone), subset (1..n), d."""
+    """Long table: representation, template (``ALONE`` for the word alone), subset, d."""
     rows = []
     for (representation, template), by_word in vectors.items():
         d = subset_effect_sizes(by_word, subsets, female_words, male_words)
