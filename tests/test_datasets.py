@@ -196,3 +196,10 @@ def test_winobias_lines_with_odd_brackets(tmp_path):
     first, second = read_winobias(path, ["mechanic", "housekeeper", "teacher", "physician"])
     assert (occupation_of(first.referent), first.other) == ("housekeeper", "The mechanic")
     assert (occupation_of(second.referent), second.other) == ("physician", "The teacher")
+
+
+def test_a_sample_by_unit_keeps_each_units_items_together():
+    rows = [("nurse", 1), ("nurse", 2), ("pilot", 1), ("pilot", 2), ("chef", 1), ("chef", 2)]
+    picked = datasets.sample(rows, 2, 5, "becpro", unit=lambda r: r[0])
+    assert len(picked) == 4 and len({r[0] for r in picked}) == 2
+    assert picked == [r for r in rows if r in picked]  # file order

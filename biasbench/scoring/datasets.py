@@ -421,12 +421,17 @@ def lpbs_pronoun(engine, professions: list[str], *, model, settings, seed, signa
     return rows.frame([_row(get("LPBS he/she"), key, inputs, settings, seed, signature)])
 
 
-def sample(items: list, limit: int | None, seed: int, name: str) -> list:
-    """Up to ``limit`` items, a seeded choice kept in file order (all with no limit)."""
-    if limit is None or limit >= len(items):
+def sample(items: list, limit: int | None, seed: int, name: str, unit=None) -> list:
+    """The items of up to ``limit`` sampling units (each item its own unit, or the units
+    ``unit(item)`` names: BEC-Pro's professions), a seeded choice kept in file order; all
+    items with no limit."""
+    keys = [unit(item) for item in items] if unit else list(range(len(items)))
+    units = list(dict.fromkeys(keys))
+    if limit is None or limit >= len(units):
         return list(items)
     rng = np.random.default_rng(derived_seed(seed, "sample", name))
-    return [items[i] for i in np.sort(rng.choice(len(items), size=limit, replace=False))]
+    chosen = {units[i] for i in rng.choice(len(units), size=limit, replace=False)}
+    return [item for item, key in zip(items, keys, strict=True) if key in chosen]
 
 
 def load_winobias(files: dict[str, list[str]]) -> list[tuple[WinoBiasItem, bool, str]]:
@@ -457,13 +462,14 @@ def load_disco(files: dict[str, list[str]]) -> tuple[list[str], dict[str, list[t
 class DataSet:
     """A data set the probability measures run on: its name in the rows' ``test`` column,
     the files it reads by role, how to read them, whether its items may be sampled (a
-    ``limit`` in the config) and the scorer."""
+    ``limit`` in the config) and by which unit (default: each item), and the scorer."""
 
     name: str
     roles: tuple[str, ...]
     load: Callable[[dict[str, list[str]]], object]
     score: Callable[..., object]
     sampled: bool = False
+    unit: Callable | None = None
 
 
 DATASETS = {
@@ -473,7 +479,14 @@ DATASETS = {
     "stereoset": DataSet(
         "StereoSet", ("data",), lambda f: read_stereoset(f["data"][0]), stereoset, True
     ),
-    "becpro": DataSet("BEC-Pro", ("data",), lambda f: read_becpro(f["data"][0]), becpro),
+    "becpro": DataSet(
+        "BEC-Pro",
+        ("data",),
+        lambda f: read_becpro(f["data"][0]),
+        becpro,
+        sampled=True,
+        unit=lambda row: row.profession,  # a profession keeps all its sentences (the pairs)
+    ),
     "winobias": DataSet("WinoBias", ("pro", "anti", "occupations"), load_winobias, winobias, True),
     "disco": DataSet("DisCo", ("templates", "names", "nouns"), load_disco, disco),
     "lpbs_salaries": DataSet(
@@ -493,7 +506,7 @@ def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, 
     if limit is not None:
         if not spec.sampled:
             raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")
-        items = sample(items, limit, seed, dataset)
+        items = sample(items, limit, seed, dataset, spec.unit)
     frame = spec.score(
         engine, items, model=model, settings=settings, seed=seed, signature=signature
     )
