@@ -2,8 +2,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from biasbench.rows import COLUMNS
+
+# no per-example deadline: the suite makes no timing assertions (a loaded machine is slow)
+settings.register_profile("biasbench", deadline=None)
+settings.load_profile("biasbench")
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -152,8 +152,12 @@ def test_figure5_scatters_one_method_against_another(tmp_path):
     assert fig.axes[6].get_xlabel() == "s-SEAT" and fig.axes[3].get_ylabel() == "w-SEAT"
 
 
-@pytest.mark.parametrize("name", sorted(FIGURES))
-def test_every_figure_saves_png_and_pdf_byte_stable(tmp_path, name):
+@pytest.mark.parametrize(
+    "name", sorted(n for n, f in FIGURES.items() if f.paper.startswith("Husse"))
+)
+def test_every_score_figure_saves_png_and_pdf_byte_stable(tmp_path, name):
+    """The figures drawn from score tables; the study figures of the other papers are drawn
+    from their own inputs in their report tests."""
     write_tsv(tmp_path / "s.tsv", scores())
     inputs = (
         []

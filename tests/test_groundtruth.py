@@ -3,15 +3,22 @@ is computed, the draws and summaries by hand, and the whole study end to end on 
 masked LM (a code-path check, never a result)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from transformers import AutoTokenizer, BertForMaskedLM
 
+from biasbench.reports import schroeder2021 as schroeder
+from biasbench.reports.figures import save
+from biasbench.reports.tables import ReportSettings
+from biasbench.reports.targets import render_table
 from biasbench.studies import groundtruth as gt
 
 from .tiny_models import tiny_bert
+
+ROOT = Path(__file__).resolve().parents[1]
 
 OCCUPATIONS = ["nurse", "plumber", "teacher", "pilot", "clerk", "judge"]
 TRAIN = {
@@ -129,6 +136,27 @@ def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
     assert len(rep["alone"]["word_scores"]["WEAT"]) == len(OCCUPATIONS)
     assert 0 <= first[0]["heldout_accuracy"] <= 1 and np.isfinite(first[0]["unmasking_bias"]).all()
     assert set(rep["alone"]["set_scores"]) == set(gt.WIDTHS)
+
+
+def test_the_study_tables_and_figures_render_byte_stable(masked_lm, tmp_path):
+    """Schröder's section-5 tables and Figures 5, 6, 9 from a tiny study's records, twice."""
+    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3, r2_threshold=-1.0)
+    records, _ = gt.run_grid(masked_lm, data(), gt.grid([0.3, 0.7], [0.2], 2), settings)
+    study = tmp_path / "mu.json"
+    study.write_text(json.dumps({"settings": {"representation": "alone"}, "models": records}))
+    model = tmp_path / "biasbench_model.json"
+    model.write_text(json.dumps({"mlm_head": {"heldout_accuracy": 0.1}}))
+    inputs = [str(ROOT / schroeder.PUBLISHED), str(model), str(study)]
+    report = ReportSettings(models={}, alpha=0.01, natural=None)
+    for table in schroeder.TABLES:
+        if table.reads is schroeder._study_reads:
+            assert render_table(table, inputs, report) == render_table(table, inputs, report)
+    for figure in schroeder.FIGURES:
+        for k in (1, 2):
+            save(figure.draw(inputs, report), tmp_path / f"{k}.png", tmp_path / f"{k}.pdf")
+        assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()
+        axes = figure.draw(inputs, report).axes  # drawn, not "no data"
+        assert any(ax.images or ax.collections or ax.patches for ax in axes), figure.name
 
 
 def test_an_injected_model_reproduces_the_study_models_slot_predictions(masked_lm):

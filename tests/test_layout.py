@@ -18,7 +18,7 @@ ALLOWED = {
     "scoring": {FOUNDATION, "data", "methods", "scoring"},
     "studies": {FOUNDATION, "data", "methods", "models", "scoring", "studies"},
     "reports": {FOUNDATION, "methods", "studies", "reports"},
-    "plan": {FOUNDATION, "data", "models", "plan"},
+    "plan": {FOUNDATION, "data", "models", "methods", "scoring", "plan"},
 }
 HEAVY = ("torch", "h5py", "transformers", "snakemake")
 

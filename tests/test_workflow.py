@@ -168,6 +168,20 @@ def test_outputs(workdir):
             ["MAC", "Direct Bias", "SAME", "SAME skew", "SAME stereotype", "RIPA", "RND"],
             per_word_method,
         ),
+        # the data sets on the tiny masked LM: CrowS-Pairs overall and per bias type of its
+        # sample (5 rows; AUL and AULA each), StereoSet intersentence and intrasentence
+        # (overall and per domain of its sample), BEC-Pro all/balanced/female/male, DisCo
+        # names/nouns with and without the P > 0.1 rule, WinoBias types 1 and 2
+        "CrowS-Pairs": 5,
+        "AUL": 10,
+        "StereoSet SS": 4,
+        "StereoSet LMS": 4,
+        "StereoSet ICAT": 4,
+        "BEC-Pro": 4,
+        **({"DisCo": 4, "LPBS he/she": 1} if MIRROR else {}),  # pinned upstream files
+        "WinoBias F1 gap": 2,
+        "WinoBias skew": 2,
+        "WinoBias stereotype": 2,
     }
     assert list(scores.columns) == COLUMNS and scores["signature"].str.len().eq(12).all()
     pcet = scores[(scores["method"] == "p-CEAT") & (scores["test"] == "C6")]

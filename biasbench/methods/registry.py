@@ -4,6 +4,7 @@ figures find methods here, by name or by family; a method is declared in its own
 from __future__ import annotations
 
 from biasbench.methods.contract import Method
+from biasbench.methods.distribution import divdist
 from biasbench.methods.embedding import ceat, direct_bias, mac, ripa, rnd, same, weat
 from biasbench.methods.extrinsic import winobias
 from biasbench.methods.probability import (
@@ -41,6 +42,7 @@ REGISTRY: tuple[Method, ...] = (
     winobias.WINOBIAS_GAP,
     winobias.WINOBIAS_SKEW,
     winobias.WINOBIAS_STEREOTYPE,
+    divdist.DIVDIST,
 )
 
 _BY_NAME = {m.name: m for m in REGISTRY}

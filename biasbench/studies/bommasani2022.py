@@ -1,0 +1,387 @@
+"""Bommasani & Liang (2022), *Trustworthy Social Bias Measurement*: DivDist per census
+profession from four sources of association, and the validity protocol (face, predictive,
+mitigation, amplification) against the 2010 census and the prior measures.
+
+Every strength of association lands in one long table (``STRENGTH_COLUMNS``): source, model,
+corpus, k (sentences per text context), kind (gender or race), rule (``paper``, or ``helm`` for
+HELM's text variant), profession, group, strength. Everything downstream (DivDist per
+profession, the tables) is computed from that table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from biasbench.data.groups import Census, helm_groups, read_census, sentence_windows, words
+from biasbench.data.sampling import sample_contexts
+from biasbench.methods.distribution import association as soa
+from biasbench.methods.distribution.divdist import distance, normalize
+from biasbench.methods.embedding import debias
+from biasbench.methods.embedding.direct_bias import word_bias
+from biasbench.methods.embedding.mac import mac_word
+from biasbench.methods.embedding.ripa import word_association
+from biasbench.methods.embedding.rnd import word_distance
+from biasbench.stats import holm_bonferroni
+
+KINDS = ("gender", "race")
+#: census columns per kind, in HELM's group order (female, male; asian, hispanic, white)
+CENSUS_COLUMNS = {"gender": ("Female", "Male"), "race": ("asian", "hispanic", "white")}
+STRENGTH_COLUMNS = [
+    "source",
+    "model",
+    "corpus",
+    "k",
+    "kind",
+    "rule",
+    "profession",
+    "group",
+    "strength",
+]
+PRIOR = ("Direct Bias", "RND", "RIPA", "MAC")  # Bolukbasi, Garg, Ethayarajh, Manzini
+
+
+@dataclass(frozen=True)
+class StudyData:
+    professions: tuple[str, ...]  # the census occupations of the year
+    groups: Mapping[str, Mapping[str, list[str]]]  # kind -> group -> words
+    census: Mapping[str, Census]  # kind -> shares
+
+    def stimuli(self) -> list[str]:
+        return list(
+            dict.fromkeys(
+                [
+                    *self.professions,
+                    *(w for g in self.groups.values() for ws in g.values() for w in ws),
+                ]
+            )
+        )
+
+
+def load_data(helm: str, gender_csv: str, race_csv: str, year: int) -> StudyData:
+    census = {
+        "gender": read_census(gender_csv, year, CENSUS_COLUMNS["gender"]),
+        "race": read_census(race_csv, year, CENSUS_COLUMNS["race"]),
+    }
+    groups = {kind: helm_groups(helm, kind) for kind in KINDS}
+    return StudyData(tuple(census["gender"].shares), groups, census)
+
+
+def _long(source, model, corpus, k, kind, rule, professions, groups, matrix) -> list[tuple]:
+    return [
+        (source, model, corpus, k, kind, rule, p, g, float(matrix[i, j]))
+        for i, p in enumerate(professions)
+        for j, g in enumerate(groups)
+    ]
+
+
+# --- automated text -------------------------------------------------------------------------
+
+
+def text_strengths(
+    documents: Iterable[str], data: StudyData, ks: Sequence[int], corpus: str, source="text"
+) -> pd.DataFrame:
+    """Exclusive co-occurrence counts (and HELM's variant) in contexts of k sentences, for
+    every k, from one pass over the documents (kept as word lists)."""
+    docs = [doc for doc in documents]
+    rows = []
+    for k in ks:
+        contexts = list(sentence_windows(docs, k))
+        for kind in KINDS:
+            groups = data.groups[kind]
+            for rule, exclusive in (("paper", True), ("helm", False)):
+                counts = soa.text_counts(contexts, data.professions, groups, exclusive)
+                rows += _long(source, "", corpus, k, kind, rule, data.professions, groups, counts)
+    return pd.DataFrame(rows, columns=STRENGTH_COLUMNS)
+
+
+# --- contexts of the professions and group words (reduction, probe) ----------------------------
+
+
+def sample_study_contexts(
+    documents: Iterable[str], data: StudyData, per_stimulus: int, seed: int, window_words: int
+) -> pd.DataFrame:
+    """Up to ``per_stimulus`` sentences per profession and group word, cut to a window of
+    ``window_words`` words either side of the word (columns: stimulus, sentence, start, end)."""
+    samples = sample_contexts(
+        documents, data.stimuli(), per_stimulus=per_stimulus, seed=seed, window_words=window_words
+    )
+    rows = [
+        (
+            r.stimulus,
+            r.sentence[r.window_start : r.window_end],
+            r.start - r.window_start,
+            r.end - r.window_start,
+        )
+        for r in samples.itertuples(index=False)
+    ]
+    return pd.DataFrame(rows, columns=["stimulus", "sentence", "start", "end"])
+
+
+def context_labels(contexts: pd.DataFrame, groups: Mapping[str, list[str]]) -> np.ndarray:
+    """Per context, the index of the one group whose words it mentions (besides its own
+    stimulus), or len(groups) for none or several: the automated labels of the probe."""
+    group_of = {w: j for j, ws in enumerate(groups.values()) for w in ws}
+    out = np.full(len(contexts), len(groups))
+    for i, (sentence, stimulus) in enumerate(
+        zip(contexts["sentence"], contexts["stimulus"], strict=True)
+    ):
+        found = {group_of[w] for w in words(sentence) if w in group_of and w != stimulus}
+        if len(found) == 1:
+            out[i] = found.pop()
+    return out
+
+
+def reduction_strengths(
+    contexts: pd.DataFrame, vectors: np.ndarray, data: StudyData, model: str
+) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Word-embedding association of each word's mean contextual vector (Bommasani et al.,
+    2020), and the reduced vectors."""
+    reduced = {
+        w: vectors[idx].mean(axis=0)
+        for w, idx in contexts.groupby("stimulus", sort=False).indices.items()
+    }
+    return embedding_strengths(reduced, data, "reduction", model, "natural"), reduced
+
+
+def embedding_strengths(
+    lookup: Mapping[str, np.ndarray], data: StudyData, source: str, model: str, corpus: str = ""
+) -> pd.DataFrame:
+    """cos(profession vector, mean vector of a group's words), professions and group words the
+    model has (a group without any word: no row for that kind)."""
+    rows = []
+    professions = [p for p in data.professions if p in lookup]
+    for kind in KINDS:
+        groups = {g: [lookup[w] for w in ws if w in lookup] for g, ws in data.groups[kind].items()}
+        if not professions or not all(groups.values()):
+            continue
+        s = soa.embedding_association(
+            np.stack([lookup[p] for p in professions]), [np.stack(v) for v in groups.values()]
+        )
+        rows += _long(source, model, corpus, 0, kind, "paper", professions, list(groups), s)
+    return pd.DataFrame(rows, columns=STRENGTH_COLUMNS)
+
+
+def probe_strengths(
+    contexts: pd.DataFrame, vectors: np.ndarray, data: StudyData, model: str, seed: int
+) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Counts of held-out profession contexts a linear probe assigns to each group; its labels
+    are the automated co-occurrence labels (so the probe can only reproduce the text measure's
+    signal: circular by construction, as the README says). Returns the held-out accuracy."""
+    is_prof = contexts["stimulus"].isin(data.professions).to_numpy()
+    frame = contexts[is_prof].reset_index(drop=True)
+    x = vectors[is_prof]
+    index = {p: i for i, p in enumerate(data.professions)}
+    target_of = frame["stimulus"].map(index).to_numpy()
+    rows, accuracy = [], {}
+    for kind in KINDS:
+        groups = data.groups[kind]
+        labels = context_labels(frame, groups)
+        if len(np.unique(labels)) < 2:
+            continue
+        counts, accuracy[kind] = soa.probe_counts(
+            x, labels, target_of, len(data.professions), len(groups), seed=seed
+        )
+        rows += _long("probe", model, "natural", 0, kind, "paper", data.professions, groups, counts)
+    return pd.DataFrame(rows, columns=STRENGTH_COLUMNS), accuracy
+
+
+# --- DivDist per profession -------------------------------------------------------------------
+
+SETTING = ["source", "model", "corpus", "k", "kind", "rule"]
+
+
+def profession_bias(
+    strengths: pd.DataFrame, data: StudyData, negative: str = "clip"
+) -> pd.DataFrame:
+    """Per setting and profession: the normalised association p (its first group's share:
+    female, or asian), DivDist against the uniform and the census reference (L1), and the
+    census bias D(q, uniform) and signed share q_1 - 1/k beside it."""
+    rows = []
+    for key, frame in strengths.groupby(SETTING, sort=False):
+        kind = key[4]
+        order = list(data.groups[kind])
+        for profession, g in frame.groupby("profession", sort=False):
+            s = g.set_index("group")["strength"].reindex(order).to_numpy()
+            q = np.array(data.census[kind].shares.get(profession, [np.nan] * len(order)))
+            known = np.isfinite(q).all()
+            p = normalize(s, negative) if np.isfinite(s).all() else None
+            rows.append(
+                (
+                    *key,
+                    profession,
+                    np.nan if p is None else p[0],
+                    np.nan if p is None else distance(p, np.full(len(p), 1 / len(p))),
+                    np.nan if p is None or not known else distance(p, q),
+                    distance(q, np.full(len(q), 1 / len(q))) if known else np.nan,
+                    q[0] - 1 / len(q) if known else np.nan,
+                )
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            *SETTING,
+            "profession",
+            "first_share",
+            "divdist_uniform",
+            "divdist_census",
+            "census_bias",
+            "census_signed",
+        ],
+    )
+
+
+# --- the prior measures on static vectors (gender) ---------------------------------------------
+
+
+def prior_measures(
+    lookup: Mapping[str, np.ndarray],
+    data: StudyData,
+    definitional: list[tuple[str, str]],
+) -> pd.DataFrame:
+    """Per profession the prior word-level measures of gender bias: Bolukbasi's |cos(w, g)|
+    (Direct Bias, c = 1), Garg's relative norm distance, RIPA, and MAC with the two HELM word
+    lists. Signed measures (RND, RIPA) are oriented female-positive."""
+    professions = [p for p in data.professions if p in lookup]
+    female = np.stack([lookup[w] for w in data.groups["gender"]["female"] if w in lookup])
+    male = np.stack([lookup[w] for w in data.groups["gender"]["male"] if w in lookup])
+    pairs = [(f, m) for m, f in definitional if f in lookup and m in lookup]
+    pf = np.stack([lookup[f] for f, _ in pairs])
+    pm = np.stack([lookup[m] for _, m in pairs])
+    w = np.stack([lookup[p] for p in professions])
+    values = {
+        "Direct Bias": word_bias(w, pf, pm),
+        "RND": word_distance(w, female, male),
+        "RIPA": word_association(w, pf, pm),
+        "MAC": mac_word(w, [female, male]),
+    }
+    return pd.DataFrame({"profession": professions, **values})
+
+
+def correlations(x: pd.Series, y: pd.Series) -> tuple[int, float, float, float, float]:
+    """(n, Spearman rho, its p, Pearson r, its p) over the professions both define."""
+    both = pd.concat([x, y], axis=1).dropna()
+    n = len(both)
+    if n < 3 or both.iloc[:, 0].nunique() < 2 or both.iloc[:, 1].nunique() < 2:
+        return n, np.nan, np.nan, np.nan, np.nan
+    rho, p_rho = sps.spearmanr(both.iloc[:, 0], both.iloc[:, 1])
+    r, p_r = sps.pearsonr(both.iloc[:, 0], both.iloc[:, 1])
+    return n, float(rho), float(p_rho), float(r), float(p_r)
+
+
+def predictive_validity(
+    bias: pd.DataFrame, priors: Mapping[str, pd.DataFrame], data: StudyData
+) -> pd.DataFrame:
+    """Per static model and kind: each measure's per-profession values against the census
+    bias D(q, uniform) (unsigned: DivDist, |RND|, |RIPA|, Direct Bias, MAC) and, as a diagnostic,
+    the signed measures against the signed share q_female - 1/2; Holm over the table's p."""
+    rows = []
+    census = {
+        kind: pd.Series(
+            {p: float(np.abs(np.array(q) - 1 / len(q)).sum()) for p, q in c.shares.items()}
+        )
+        for kind, c in data.census.items()
+    }
+    signed = pd.Series({p: q[0] - 0.5 for p, q in data.census["gender"].shares.items()})
+    static = bias[bias["source"] == "embedding"]
+    for (model, kind), frame in static.groupby(["model", "kind"], sort=False):
+        dd = frame.set_index("profession")["divdist_uniform"]
+        rows.append((model, kind, "DivDist", "unsigned", *correlations(dd, census[kind])))
+        if kind != "gender" or model not in priors:
+            continue
+        prior = priors[model].set_index("profession")
+        for measure in PRIOR:
+            value = prior[measure]
+            unsigned = value.abs() if measure in ("RND", "RIPA") else value
+            rows.append((model, kind, measure, "unsigned", *correlations(unsigned, census[kind])))
+            if measure in ("RND", "RIPA"):
+                rows.append((model, kind, measure, "signed", *correlations(value, signed)))
+        share = frame.set_index("profession")["first_share"] - 0.5
+        rows.append((model, kind, "DivDist", "signed", *correlations(share, signed)))
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "kind",
+            "measure",
+            "against",
+            "n",
+            "spearman",
+            "p_spearman",
+            "pearson",
+            "p_pearson",
+        ],
+    )
+    for col in ("p_spearman", "p_pearson"):
+        p = out[col].to_numpy(float)
+        ok = np.isfinite(p)
+        adjusted = np.full(len(p), np.nan)
+        adjusted[ok] = holm_bonferroni(p[ok])
+        out[f"{col}_holm"] = adjusted
+    return out
+
+
+def face_validity(bias: pd.DataFrame, data: StudyData, per_side: int = 4) -> pd.DataFrame:
+    """The ``per_side`` most female- and most male-dominated census professions that every
+    setting covers, with each setting's female share of association and its DivDist."""
+    gender = bias[(bias["kind"] == "gender") & (bias["rule"] == "paper")]
+    covered = set(data.professions)
+    for _, frame in gender.groupby(SETTING[:4], sort=False):
+        covered &= set(frame.loc[frame["divdist_uniform"].notna(), "profession"])
+    ranked = sorted(covered, key=lambda p: data.census["gender"].shares[p][0])
+    chosen = ranked[-per_side:][::-1] + ranked[:per_side]
+    out = gender[gender["profession"].isin(chosen)].copy()
+    out["census_female"] = out["profession"].map(lambda p: data.census["gender"].shares[p][0])
+    out["agrees"] = (out["first_share"] > 0.5) == (out["census_female"] > 0.5)
+    return out
+
+
+def mitigation(
+    lookup: Mapping[str, np.ndarray],
+    data: StudyData,
+    definitional: list[tuple[str, str]],
+    equality: list[tuple[str, str]],
+    model: str,
+) -> pd.DataFrame:
+    """Each prior measure and DivDist (mean over the professions) before and after hard
+    debiasing (neutralise the professions, equalise the equality pairs)."""
+    words_needed = (
+        set(data.professions)
+        | {w for ws in data.groups["gender"].values() for w in ws}
+        | {w for pair in definitional + equality for w in pair}
+    )
+    vectors = {w: np.asarray(lookup[w], np.float64) for w in words_needed if w in lookup}
+    after, _ = debias.hard_debias(vectors, definitional, list(data.professions), equality)
+    rows = []
+    for state, vecs in (("before", vectors), ("after", after)):
+        prior = prior_measures(vecs, data, definitional)
+        strengths = embedding_strengths(vecs, data, "embedding", model)
+        bias = profession_bias(strengths[strengths["kind"] == "gender"], data)
+        values = {m: float(prior[m].abs().mean()) for m in ("Direct Bias", "RND", "RIPA")}
+        values["MAC"] = float(prior["MAC"].mean())
+        values["DivDist"] = float(bias["divdist_uniform"].mean())
+        rows += [(model, m, state, v) for m, v in values.items()]
+    frame = pd.DataFrame(rows, columns=["model", "measure", "state", "value"])
+    return frame.pivot_table(
+        index=["model", "measure"], columns="state", values="value"
+    ).reset_index()
+
+
+def divdist_rows(bias: pd.DataFrame) -> pd.DataFrame:
+    """Mean DivDist (uniform reference) per setting over the professions it defines."""
+    grouped = bias.groupby(SETTING, sort=False)["divdist_uniform"]
+    return grouped.agg(["mean", "count"]).reset_index()
+
+
+def static_lookup(load: Callable[[str], np.ndarray | None], vocabulary: Iterable[str]):
+    """word -> vector for the words a static model has."""
+    out = {}
+    for w in vocabulary:
+        v = load(w)
+        if v is not None:
+            out[w] = np.asarray(v, np.float64)
+    return out
