@@ -48,6 +48,7 @@ class Plan:
     dataset_files: dict[str, dict[str, list[str]]] | None = None  # data set -> role -> files
     template_study: tuple[str, ...] = ()  # its output files (sensitivity and KL per model)
     injected_scores: tuple[str, ...] = ()  # data-set scores of the ground-truth study's models
+    divdist: tuple[str, ...] = ()  # the DivDist study's outputs (Bommasani & Liang)
 
     def corpus_files(self, corpus: str) -> list[str]:
         return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
@@ -86,6 +87,10 @@ class Plan:
 
     def dataset_score_files(self) -> list[str]:
         return [f"results/datasets/{m}/{d}.tsv" for m, d in self.dataset_jobs]
+
+    def study_score_files(self) -> list[str]:
+        """Score rows that a study writes (DivDist per source of association)."""
+        return [f for f in self.divdist if f.endswith("/scores.tsv")]
 
     def lpbs_wordset_files(self) -> list[str]:
         tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
@@ -154,7 +159,38 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         *_dataset_jobs(config, specs, root),
         _template_study_files(config, specs),
         _injected_files(config),
+        _divdist_files(config, specs),
     )
+
+
+DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
+
+
+def _divdist_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:
+    study = config["bommasani"]
+    if not study:
+        return ()
+    for corpus in study["corpora"]:
+        cfg = config["corpora"].get(corpus)
+        if cfg is None or "pool" in cfg:
+            raise InputError(f"config: bommasani.corpora names {corpus!r}, not a corpus")
+    for field, kinds in (
+        ("static_models", ("static",)),
+        ("contextual_models", ("transformer",)),
+    ):
+        for model in study[field]:
+            if model not in specs or specs[model].kind not in kinds:
+                raise InputError(
+                    f"config: bommasani.{field} names {model!r}, not a {kinds[0]} model"
+                )
+    generation = study["generation"]
+    if generation and (
+        generation["model"] not in specs or specs[generation["model"]].kind != "transformer"
+    ):
+        raise InputError(
+            f"config: bommasani.generation.model {generation['model']!r} is not a transformer"
+        )
+    return tuple(f"results/studies/divdist/{name}" for name in DIVDIST_OUTPUTS)
 
 
 def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Path):

@@ -30,7 +30,8 @@ rule groundtruth_models:
 
 rule injected_scores:
     """The data-set measures on the ground-truth study's models of one mean (their trained
-    top layers put back into the masked LM): dozens of models of known bias for Figure 4."""
+    top layers put back into the masked LM): dozens of models of known bias for Figure 4.
+    """
     input:
         model=lambda w: f"results/models/{config['groundtruth']['model']}/biasbench_model.json",
         records="results/studies/groundtruth/mu{mu}.json",

@@ -26,9 +26,12 @@ rule score:
 
 
 rule collect_scores:
-    """All score rows (WEAT family, CEAT, LPBS, the data sets) in one tidy table, sorted."""
+    """All score rows (WEAT family, CEAT, LPBS, the data sets, DivDist) in one tidy table."""
     input:
-        PLAN.score_files() + PLAN.lpbs_files() + PLAN.dataset_score_files(),
+        PLAN.score_files()
+        + PLAN.lpbs_files()
+        + PLAN.dataset_score_files()
+        + PLAN.study_score_files(),
     output:
         "results/scores/all.tsv",
     log:

@@ -17,6 +17,7 @@ from biasbench.methods.contract import (
     ContextLogProbs,
     ContextVectors,
     FillCounts,
+    GroupAssociations,
     PairScores,
     Resolutions,
     Settings,
@@ -94,6 +95,10 @@ def resolutions(rng) -> Resolutions:
     return Resolutions(rng.random(n) < np.where(pro, 0.8, 0.6), pro, male)
 
 
+def group_associations(rng) -> GroupAssociations:
+    return GroupAssociations(rng.random((int(rng.integers(2, 8)), int(rng.integers(2, 4)))))
+
+
 MAKE = {
     ContextVectors: context_vectors,
     TemplateLogProbs: template_log_probs,
@@ -103,6 +108,7 @@ MAKE = {
     Associations: associations,
     FillCounts: fill_counts,
     Resolutions: resolutions,
+    GroupAssociations: group_associations,
 }
 
 
@@ -111,6 +117,8 @@ def emptied(inputs, role):
         return type(inputs)(*(np.array(v)[:0] for v in vars(inputs).values()))
     if isinstance(inputs, FillCounts):
         return FillCounts([])
+    if isinstance(inputs, GroupAssociations):
+        return GroupAssociations(inputs.strengths[:0])
     if isinstance(inputs, ContextVectors):
         return ContextVectors({**inputs.groups, role: []})
     if isinstance(inputs, ContextLogProbs):

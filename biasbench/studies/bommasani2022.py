@@ -245,11 +245,12 @@ def prior_measures(
 ) -> pd.DataFrame:
     """Per profession the prior word-level measures of gender bias: Bolukbasi's |cos(w, g)|
     (Direct Bias, c = 1), Garg's relative norm distance, RIPA, and MAC with the two HELM word
-    lists. Signed measures (RND, RIPA) are oriented female-positive."""
+    lists; ``definitional`` pairs are (female, male). Signed measures (RND, RIPA) are oriented
+    female-positive."""
     professions = [p for p in data.professions if p in lookup]
     female = np.stack([lookup[w] for w in data.groups["gender"]["female"] if w in lookup])
     male = np.stack([lookup[w] for w in data.groups["gender"]["male"] if w in lookup])
-    pairs = [(f, m) for m, f in definitional if f in lookup and m in lookup]
+    pairs = [(f, m) for f, m in definitional if f in lookup and m in lookup]
     pf = np.stack([lookup[f] for f, _ in pairs])
     pm = np.stack([lookup[m] for _, m in pairs])
     w = np.stack([lookup[p] for p in professions])
@@ -327,16 +328,24 @@ def predictive_validity(
 
 def face_validity(bias: pd.DataFrame, data: StudyData, per_side: int = 4) -> pd.DataFrame:
     """The ``per_side`` most female- and most male-dominated census professions that every
-    setting covers, with each setting's female share of association and its DivDist."""
+    vector model has (static and reduced: the paper's "in every vocabulary"), with every
+    setting's female share of association and its DivDist (text settings: NaN where no context
+    mentions the profession with a group)."""
     gender = bias[(bias["kind"] == "gender") & (bias["rule"] == "paper")]
+    vocab = gender[gender["source"].isin(["embedding", "reduction"])]
     covered = set(data.professions)
-    for _, frame in gender.groupby(SETTING[:4], sort=False):
+    for _, frame in vocab.groupby(["source", "model"], sort=False):
         covered &= set(frame.loc[frame["divdist_uniform"].notna(), "profession"])
-    ranked = sorted(covered, key=lambda p: data.census["gender"].shares[p][0])
+    ranked = sorted(covered, key=lambda p: (data.census["gender"].shares[p][0], p))
     chosen = ranked[-per_side:][::-1] + ranked[:per_side]
-    out = gender[gender["profession"].isin(chosen)].copy()
+    out = gender[gender["profession"].isin(chosen) & (gender["source"] != "generated text")]
+    out = out.copy()
     out["census_female"] = out["profession"].map(lambda p: data.census["gender"].shares[p][0])
-    out["agrees"] = (out["first_share"] > 0.5) == (out["census_female"] > 0.5)
+    out["agrees"] = np.where(
+        out["first_share"].notna(),
+        (out["first_share"] > 0.5) == (out["census_female"] > 0.5),
+        np.nan,
+    )
     return out
 
 
@@ -385,3 +394,118 @@ def static_lookup(load: Callable[[str], np.ndarray | None], vocabulary: Iterable
         if v is not None:
             out[w] = np.asarray(v, np.float64)
     return out
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the study reads, loaded: per corpus its text strengths; the sampled contexts and
+    per contextual model their vectors (NaN rows: the word was truncated away); per causal
+    model its generated texts; per static model a word lookup."""
+
+    data: StudyData
+    text: Mapping[str, pd.DataFrame]
+    contexts: pd.DataFrame
+    vectors: Mapping[str, np.ndarray]
+    generated: Mapping[str, list[str]]
+    static: Mapping[str, Mapping[str, np.ndarray]]
+    definitional: list[tuple[str, str]]
+    equality: list[tuple[str, str]]
+
+
+def run(inputs: Inputs, ks: Sequence[int], negative: str, seed: int):
+    """(strengths, per-profession bias, validity tables by name, probe accuracies)."""
+    data = inputs.data
+    parts = [*inputs.text.values()]
+    for model, texts in inputs.generated.items():
+        generated = text_strengths(texts, data, ks, "generated", source="generated text")
+        parts.append(generated.assign(model=model))
+    for model, lookup in inputs.static.items():
+        parts.append(embedding_strengths(lookup, data, "embedding", model))
+    accuracy = {}
+    for model, vectors in inputs.vectors.items():
+        ok = np.isfinite(vectors).all(axis=1)
+        contexts, kept = inputs.contexts[ok].reset_index(drop=True), vectors[ok]
+        parts.append(reduction_strengths(contexts, kept, data, model)[0])
+        probe, accuracy[model] = probe_strengths(contexts, kept, data, model, seed)
+        parts.append(probe)
+    strengths = pd.concat(parts, ignore_index=True)
+    bias = profession_bias(strengths, data, negative)
+    priors = {m: prior_measures(lk, data, inputs.definitional) for m, lk in inputs.static.items()}
+    validity = {
+        "face": face_validity(bias, data),
+        "predictive": predictive_validity(bias, priors, data),
+        "mitigation": pd.concat(
+            [
+                mitigation(lk, data, inputs.definitional, inputs.equality, m)
+                for m, lk in inputs.static.items()
+            ],
+            ignore_index=True,
+        ),
+        "amplification": amplification(bias),
+    }
+    return strengths, bias, validity, accuracy
+
+
+def amplification(bias: pd.DataFrame) -> pd.DataFrame:
+    """Mean DivDist (uniform reference, gender and race, the paper's rule, 3-sentence text
+    contexts) of each source that can stand for a model's data, representations or outputs:
+    the corpus text, the probe and reduction on each model's representations, and a causal
+    model's generated samples, with the professions each covers."""
+    rows = bias[(bias["rule"] == "paper") & bias["k"].isin([0, 3])]
+    out = (
+        rows.groupby(["kind", "source", "model", "corpus"], sort=False)["divdist_uniform"]
+        .agg(mean="mean", professions="count")
+        .reset_index()
+    )
+    return out[out["source"] != "embedding"]
+
+
+ENCODING_OF = {
+    "text": "cooccurrence",
+    "generated text": "cooccurrence",
+    "embedding": "word/mean",
+    "reduction": "word/mean",
+    "probe": "probe",
+}
+
+
+def score_rows(
+    strengths: pd.DataFrame, data: StudyData, negative: str, seed: int, signature: str
+) -> pd.DataFrame:
+    """DivDist (uniform reference) in the one row schema: one row per setting and distance.
+    model: the model, or the corpus for text; source: the source of association (text with its
+    k); test: the census professions of the kind; descriptor: the rule (paper or HELM)."""
+    from biasbench.methods.contract import GroupAssociations, Settings
+    from biasbench.methods.registry import get
+    from biasbench.rows import RowKey, make_row
+
+    method = get("DivDist")
+    out = []
+    for key, frame in strengths.groupby(SETTING, sort=False):
+        source, model, corpus, k, kind, rule = key
+        order = list(data.groups[kind])
+        table = frame.pivot_table(index="profession", columns="group", values="strength")
+        matrix = table.reindex(columns=order).to_numpy(np.float64)
+        where = f"{source} k={k}" if source in ("text", "generated text") else source
+        for variant in method.variants:
+            row_key = RowKey(
+                model or corpus,
+                where,
+                f"census professions ({kind})",
+                rule,
+                ENCODING_OF[source],
+                variant,
+            )
+            score = method(GroupAssociations(matrix, None, variant, negative), Settings(), seed)
+            out.append(
+                make_row(
+                    method,
+                    row_key,
+                    score,
+                    primary=variant == method.variants[0] and rule == "paper",
+                    unit="profession",
+                    seed=seed,
+                    signature=signature,
+                )
+            )
+    return pd.DataFrame(out)

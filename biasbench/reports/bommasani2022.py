@@ -1,0 +1,291 @@
+"""Bommasani & Liang (2022), *Trustworthy Social Bias Measurement*: the sources of association
+(Table 1) as run here, and the validity protocol (face, predictive, diachronic, mitigation,
+amplification) on DivDist and the prior measures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from biasbench.io import read_tsv
+from biasbench.reports.figures import no_data
+from biasbench.reports.tables import plain_table
+from biasbench.reports.targets import FigureTarget, Table
+
+PAPER = "Bommasani & Liang (2022)"
+NOT_RUN = "The configuration does not run the DivDist study (bommasani: null)."
+SUBSTITUTION = (
+    "Substitutions: the paper's Wikipedia, word2vec, GloVe and BERT become the corpora that "
+    "install here (RedditBias, a 106-article Wikipedia dump, BOLD/GAP and BUG sentences), "
+    "GloVe 6B-50d, a 26k-word word2vec subset, and MiniLM-L6, SmolLM2-135M and Gemma 3 270M."
+)
+
+
+def _reads(plan) -> list[str]:
+    return list(plan.divdist)
+
+
+def _load(inputs: list[str]):
+    by_name = {Path(p).name: p for p in inputs}
+    if "validity.json" not in by_name:
+        return None, None
+    validity = json.loads(Path(by_name["validity.json"]).read_text(encoding="utf-8"))
+    return validity, read_tsv(by_name["bias.tsv"])
+
+
+def _frame(validity: dict, name: str) -> pd.DataFrame:
+    return pd.DataFrame(validity.get(name, []))
+
+
+def _setting(frame: pd.DataFrame) -> pd.Series:
+    """A readable name of each source setting: source, model or corpus, k."""
+    k = frame["k"].astype(int)
+    where = (
+        frame["model"]
+        .fillna("")
+        .astype(str)
+        .where(frame["model"].fillna("") != "", frame["corpus"])
+    )
+    text = frame["source"].isin(["text", "generated text"])
+    return frame["source"] + " · " + where + np.where(text, " · k=" + k.astype(str), "")
+
+
+def sources(inputs, settings):
+    title = "Table 1: the sources of association, as run here"
+    validity, bias = _load(inputs)
+    if validity is None:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    paper = bias[bias["rule"] == "paper"]
+    covered = (
+        paper.groupby(["source", "kind"])
+        .agg(settings=("model", lambda m: len(set(m))), professions=("divdist_uniform", "count"))
+        .reset_index()
+    )
+    accuracy = validity.get("probe_accuracy", {})
+    how = {
+        "text": "exclusive co-occurrence in contexts of k sentences of each corpus (the "
+        "paper; HELM's products-over-list-size form as the 'helm' rule)",
+        "generated text": "the same on a causal LM's seeded unconditional samples",
+        "embedding": "cosine of the profession with each group's mean vector (static models)",
+        "reduction": "the same on each word's final-layer vectors averaged over sampled "
+        "contexts (Bommasani et al., 2020)",
+        "probe": "a 5-fold linear probe on the profession's contextual vectors; labels from "
+        "exclusive co-occurrence in the context, so circular with the text source; held-out "
+        "accuracy "
+        + ", ".join(f"{m} {a.get('gender', float('nan')):.2f}" for m, a in accuracy.items()),
+    }
+    covered["implementation"] = covered["source"].map(how)
+    human = pd.DataFrame(
+        [
+            {
+                "source": "human text",
+                "kind": "gender",
+                "settings": 0,
+                "professions": 0,
+                "implementation": "n/a: no human annotations of contexts are available here",
+            }
+        ]
+    )
+    frame = pd.concat([covered, human], ignore_index=True)
+    note = (
+        "professions: per-profession DivDist values defined over all settings of the source "
+        "(a profession no context mentions with any group has none). " + SUBSTITUTION
+    )
+    return plain_table(frame, title, note)
+
+
+def face(inputs, settings):
+    title = "Face validity: the most female- and male-dominated census professions"
+    validity, _ = _load(inputs)
+    if validity is None:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    frame = _frame(validity, "face")
+    if frame.empty:
+        return plain_table(frame, title, "No profession is covered by every setting.")
+    frame["setting"] = _setting(frame)
+    wide = frame.pivot_table(index="setting", columns="profession", values="first_share")
+    order = (frame.drop_duplicates("profession").sort_values("census_female", ascending=False))[
+        "profession"
+    ].tolist()
+    wide = wide.reindex(columns=order).reset_index()
+    agree = frame.groupby("setting")["agrees"].mean()
+    wide["agree with census"] = wide["setting"].map(agree)
+    census = {
+        p: f"{p} ({100 * c:.0f}% f)"
+        for p, c in zip(
+            order,
+            frame.drop_duplicates("profession").set_index("profession").loc[order, "census_female"],
+            strict=True,
+        )
+    }
+    wide = wide.rename(columns=census)
+    note = (
+        "Each cell: the female share of the profession's normalised association (above 0.5: "
+        "associated with women); columns: census 2010 female share. 'agree with census': the "
+        "share of the eight on the census' side of 0.5. The paper reports that all settings "
+        "align with the stereotypes but 'librarian' on Wikipedia. " + SUBSTITUTION
+    )
+    return plain_table(wide, title, note)
+
+
+def predictive(inputs, settings):
+    title = "Predictive validity: per-profession bias against the 2010 census"
+    validity, _ = _load(inputs)
+    if validity is None:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    frame = _frame(validity, "predictive")
+    note = (
+        "Spearman rho and Pearson r over the professions a model covers (n), p two-sided and "
+        "Holm-adjusted over the table. 'unsigned': the measure's magnitude (|RND|, |RIPA|) "
+        "against the census bias |q_f - q_m| (race: L1 from uniform over white, hispanic, "
+        "asian); 'signed': the signed measure against q_f - 1/2 (the paper does not say which "
+        "it correlated). The paper's claims: only DivDist is significant throughout, the "
+        "PCA-based measure fails, MAC is anti-correlated. Race runs DivDist only: Direct Bias "
+        "and RIPA need definitional pairs and RND two groups; diachronic validity needs "
+        "decade embeddings (HistWords), which are not available: n/a."
+    )
+    return plain_table(frame, title, note)
+
+
+def mitigation(inputs, settings):
+    title = "Mitigation: each measure before and after hard debiasing"
+    validity, _ = _load(inputs)
+    if validity is None:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    frame = _frame(validity, "mitigation")
+    if not frame.empty:
+        frame["change"] = frame["after"] - frame["before"]
+    note = (
+        "Mean over the census professions (|value| for RND and RIPA) of each measure on the "
+        "static vectors, before and after hard debiasing (neutralise the professions, equalise "
+        "debiaswe's equality pairs; one PCA direction from the definitional pairs). The "
+        "paper's claim: a debiasing method lowers its own target (Direct Bias) while DivDist "
+        "does not fall with it (7 of 8 methods raise it)."
+    )
+    return plain_table(frame, title, note)
+
+
+def amplification(inputs, settings):
+    title = "Amplification, adapted: DivDist of data, representations and samples"
+    validity, _ = _load(inputs)
+    if validity is None:
+        return plain_table(pd.DataFrame(), title, NOT_RUN)
+    frame = _frame(validity, "amplification")
+    note = (
+        "Mean DivDist (uniform reference) over the professions each source covers. The paper "
+        "compares GPT-2's training data (WebText), a probe on its representations and its "
+        "samples. Adapted: SmolLM2's training data are not available, so the corpora here "
+        "stand in for 'data' (not its training data), reduction and probe on its vectors for "
+        "'representations', and its seeded samples for 'outputs'. Few professions occur in a "
+        "few hundred short samples: read the 'professions' column first."
+    )
+    return plain_table(frame, title, note)
+
+
+def figure_face(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    validity, _ = _load(inputs)
+    if validity is None:
+        return no_data(NOT_RUN)
+    frame = _frame(validity, "face")
+    if frame.empty:
+        return no_data("no profession is covered by every setting")
+    frame["setting"] = _setting(frame)
+    professions = frame.drop_duplicates("profession").sort_values("census_female", ascending=False)
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    x = np.arange(len(professions))
+    ax.plot(x, professions["census_female"], "k_", markersize=22, mew=2, label="census 2010")
+    settings_list = sorted(frame["setting"].unique())
+    for i, name in enumerate(settings_list):
+        g = frame[frame["setting"] == name].set_index("profession")
+        y = g.reindex(professions["profession"])["first_share"]
+        ax.scatter(x + (i - len(settings_list) / 2) * 0.03, y, s=14, label=name)
+    ax.axhline(0.5, color="grey", lw=0.6)
+    ax.set_xticks(x, professions["profession"], rotation=30)
+    ax.set_ylabel("female share of association")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=6, ncol=2, loc="center left", bbox_to_anchor=(1, 0.5))
+    ax.set_title("Face validity: most female- and male-dominated professions", fontsize=10)
+    return fig
+
+
+def figure_predictive(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    validity, bias = _load(inputs)
+    if validity is None:
+        return no_data(NOT_RUN)
+    static = bias[(bias["source"] == "embedding") & (bias["kind"] == "gender")]
+    if static.empty:
+        return no_data("no static model in bommasani.static_models")
+    models = list(dict.fromkeys(static["model"]))
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.8), squeeze=False)
+    for ax, model in zip(axes[0], models, strict=True):
+        g = static[static["model"] == model].dropna(subset=["divdist_uniform", "census_bias"])
+        ax.scatter(g["census_bias"], g["divdist_uniform"], s=10)
+        ax.set_xlabel("census bias |q_f - q_m| (2010)")
+        ax.set_ylabel("DivDist (uniform reference)")
+        ax.set_title(f"{model}: {len(g)} professions", fontsize=9)
+    fig.suptitle("Predictive validity: DivDist against the census, gender", fontsize=10)
+    return fig
+
+
+def _table(name, title, render, note):
+    return Table(name, title, None, None, note, paper=PAPER, reads=_reads, render=render)
+
+
+TABLES = (
+    _table(
+        "bommasani2022_sources",
+        "Table 1: the sources of association",
+        sources,
+        "How each source is computed here, and what it covers.",
+    ),
+    _table(
+        "bommasani2022_face",
+        "Face validity",
+        face,
+        "Female share of association of the most gendered professions.",
+    ),
+    _table(
+        "bommasani2022_predictive",
+        "Predictive validity",
+        predictive,
+        "Correlation of each measure with the census, Holm-corrected.",
+    ),
+    _table(
+        "bommasani2022_mitigation",
+        "Mitigation",
+        mitigation,
+        "Each measure before and after hard debiasing.",
+    ),
+    _table(
+        "bommasani2022_amplification",
+        "Amplification, adapted",
+        amplification,
+        "DivDist of corpora, representations and samples.",
+    ),
+)
+FIGURES = (
+    FigureTarget(
+        "bommasani2022_face",
+        "Face validity: female share of association of the most gendered professions",
+        figure_face,
+        _reads,
+        paper=PAPER,
+        reading="Black bars: the census 2010 female share; points: each source and model. "
+        + SUBSTITUTION,
+    ),
+    FigureTarget(
+        "bommasani2022_predictive",
+        "Predictive validity: DivDist against the census per profession",
+        figure_predictive,
+        _reads,
+        paper=PAPER,
+        reading="One point per census profession the static model has.",
+    ),
+)

@@ -1,0 +1,47 @@
+"""Adapter: rule divdist_study -> biasbench.studies.bommasani2022.run."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from biasbench.io import log_to, read_tsv, signature_of, write_text, write_tsv
+from biasbench.models.load import load_static
+from biasbench.models.specs import ModelSpec
+from biasbench.studies import bommasani2022 as study
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+settings = sm.params.study
+data = study.load_data(*sm.input.data, year=settings["census_year"])
+pairs = json.loads(Path(sm.input.definitional).read_text(encoding="utf-8"))
+equality = json.loads(Path(sm.input.equality).read_text(encoding="utf-8"))
+vocabulary = set(data.stimuli()) | {w for pair in pairs + equality for w in pair}
+static = {}
+for path in sm.input.static:
+    name = Path(path).parent.name
+    vectors = load_static(Path(path).parent, ModelSpec.from_config(name, sm.params.specs[name]))
+    static[name] = study.static_lookup(vectors.lookup, sorted(vocabulary))
+inputs = study.Inputs(
+    data=data,
+    text={Path(p).stem: read_tsv(p) for p in sm.input.text},
+    contexts=read_tsv(sm.input.contexts),
+    vectors={Path(p).stem: np.load(p) for p in sm.input.vectors},
+    generated={Path(p).stem: read_tsv(p)["text"].astype(str).tolist() for p in sm.input.generated},
+    static=static,
+    definitional=[tuple(p) for p in pairs],
+    equality=[tuple(p) for p in equality],
+)
+strengths, bias, validity, accuracy = study.run(
+    inputs, settings["k"], settings["negative"], sm.params.seed
+)
+write_tsv(sm.output.strengths, strengths)
+write_tsv(sm.output.bias, bias)
+doc = {name: frame.to_dict(orient="records") for name, frame in validity.items()}
+doc["probe_accuracy"] = accuracy
+write_text(sm.output.validity, json.dumps(doc, sort_keys=True, default=float) + "\n")
+signature = signature_of(sm.input)
+write_tsv(
+    sm.output.scores,
+    study.score_rows(strengths, data, settings["negative"], sm.params.seed, signature),
+)
