@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from biasbench.data import groups as gr
-from biasbench.io import write_text, write_tsv
+from biasbench.io import read_tsv, write_text, write_tsv
 from biasbench.reports import bommasani2022 as report
 from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
@@ -88,6 +88,12 @@ def _world(data, seed=0):
     return lookup
 
 
+def _read_back(frame, tmp_path):
+    """As the study reads a stage's output: "" becomes NaN."""
+    write_tsv(tmp_path / "text.tsv", frame)
+    return read_tsv(tmp_path / "text.tsv")
+
+
 def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
     lookup = _world(data)
     rng = np.random.default_rng(1)
@@ -103,7 +109,11 @@ def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
     vectors[0] = np.nan  # a context whose word was truncated away
     inputs = study.Inputs(
         data=data,
-        text={"c": study.text_strengths(["The nurse saw her."], data, [1, 3], "c")},
+        text={
+            "c": _read_back(
+                study.text_strengths(["The nurse saw her."], data, [1, 3], "c"), tmp_path
+            )
+        },
         contexts=contexts,
         vectors={"tiny": vectors},
         generated={"gen": ["The pilot and his plane."]},

@@ -121,6 +121,15 @@ def workdir(tmp_path_factory):
         "kl_models": ["tiny-head"],
         "subsets": 4,
     }
+    # DivDist on the small corpus, GloVe and the tiny encoder (HELM's lists come from the
+    # package index, the census from the mirror); no sampling (no causal LM here)
+    config["bommasani"] = MIRROR and {
+        "corpora": ["mini"],
+        "k": [1, 3],
+        "static_models": ["glove-6b-50d"],
+        "contextual_models": ["tiny-bert"],
+        "contexts": {"per_stimulus": 3},
+    }
     config["scoring"].update(n_samples=2000, ceat_samples=500)
     config["corpora"] = {"mini": {"kind": "reddit", "files": [str(corpus)]}}
     config["natural_source"] = "mini"
@@ -152,6 +161,10 @@ def test_outputs(workdir):
         assert (workdir / f"results/tables/{table}.md").stat().st_size > 0
     scores = pd.read_csv(workdir / "results/scores/all.tsv", sep="\t")
     counts = scores.groupby("method").size().to_dict()
+    # DivDist: per source setting, three distances (which settings exist depends on what the
+    # small corpus mentions)
+    divdist = counts.pop("DivDist", 0)
+    assert (divdist > 0 and divdist % 3 == 0) if MIRROR else divdist == 0
     # C6 and C9 have names, terms and simplified targets; per descriptor: tiny-bert on
     # templates and on the corpus (6 SEAT + 6 CEAT rows each, CEAT on the reduced set, and one
     # row of each word-level method of Schröder et al.), GloVe (WEAT and those methods); LPBS

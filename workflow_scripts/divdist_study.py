@@ -39,7 +39,7 @@ write_tsv(sm.output.strengths, strengths)
 write_tsv(sm.output.bias, bias)
 doc = {name: frame.to_dict(orient="records") for name, frame in validity.items()}
 doc["probe_accuracy"] = accuracy
-write_text(sm.output.validity, json.dumps(doc, sort_keys=True, default=float) + "\n")
+write_text(sm.output.validity, json.dumps(doc, default=float) + "\n")
 signature = signature_of(sm.input)
 write_tsv(
     sm.output.scores,

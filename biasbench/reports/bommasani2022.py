@@ -58,10 +58,13 @@ def sources(inputs, settings):
     validity, bias = _load(inputs)
     if validity is None:
         return plain_table(pd.DataFrame(), title, NOT_RUN)
-    paper = bias[bias["rule"] == "paper"]
+    paper = bias[bias["rule"] == "paper"].fillna({"model": "", "corpus": ""})
+    paper = paper.assign(
+        setting=paper["model"] + "|" + paper["corpus"] + "|" + paper["k"].astype(str)
+    )
     covered = (
-        paper.groupby(["source", "kind"])
-        .agg(settings=("model", lambda m: len(set(m))), professions=("divdist_uniform", "count"))
+        paper.groupby(["source", "kind"], sort=False)
+        .agg(settings=("setting", "nunique"), professions=("divdist_uniform", "count"))
         .reset_index()
     )
     accuracy = validity.get("probe_accuracy", {})
@@ -91,8 +94,9 @@ def sources(inputs, settings):
     )
     frame = pd.concat([covered, human], ignore_index=True)
     note = (
-        "professions: per-profession DivDist values defined over all settings of the source "
-        "(a profession no context mentions with any group has none). " + SUBSTITUTION
+        "settings: models, corpora and k the source runs on; professions: per-profession "
+        "DivDist values defined, summed over its settings (a profession that no context "
+        "mentions with a group's words has none). " + SUBSTITUTION
     )
     return plain_table(frame, title, note)
 

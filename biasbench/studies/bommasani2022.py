@@ -428,7 +428,10 @@ def run(inputs: Inputs, ks: Sequence[int], negative: str, seed: int):
         parts.append(reduction_strengths(contexts, kept, data, model)[0])
         probe, accuracy[model] = probe_strengths(contexts, kept, data, model, seed)
         parts.append(probe)
-    strengths = pd.concat(parts, ignore_index=True)
+    strengths = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    # as read back from TSV: no model is "" (text of a corpus), strengths are floats
+    strengths["model"] = strengths["model"].fillna("").astype(str)
+    strengths = strengths.astype({"k": int, "strength": float})
     bias = profession_bias(strengths, data, negative)
     priors = {m: prior_measures(lk, data, inputs.definitional) for m, lk in inputs.static.items()}
     validity = {
