@@ -2,6 +2,7 @@
 source by hand, the validity protocol end to end, and the report's tables and figures."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ HISPANIC_NAMES: List[str] = ["garcia", "lopez"]
 WHITE_NAMES = ["smith", "jones"]
 OTHER = {"not": "a list"}
 '''
+ROOT = Path(__file__).resolve().parents[1]
 PROFESSIONS = ["nurse", "secretary", "dancer", "teacher", "engineer", "pilot", "plumber", "judge"]
 FEMALE_SHARE = [0.9, 0.85, 0.8, 0.7, 0.2, 0.1, 0.05, 0.4]
 
@@ -143,6 +145,10 @@ def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
         "engineer",
         "judge",
     }
+    sens = validity["sensitivity"]
+    tv = sens[sens["changed"] == "D: total variation"].dropna(subset=["spearman"])
+    assert len(tv) and np.allclose(tv["spearman"], 1)  # TV is L1 / 2: the same ranks
+    assert {"half word lists", "k = 1 sentences"} <= set(sens["changed"])
     mit = validity["mitigation"].set_index("measure")
     assert mit.loc["Direct Bias", "after"] < mit.loc["Direct Bias", "before"]
     rows = study.score_rows(strengths, data, "clip", 0, "sig")
@@ -157,8 +163,9 @@ def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
     inputs_ = [str(p) for p in out.values()]
     settings = ReportSettings(models={}, alpha=0.01, natural=None)
     for table in report.TABLES:
-        first = render_table(table, inputs_, settings)
-        assert first == render_table(table, inputs_, settings)
+        reads = [str(ROOT / report.CRITERIA)] if table.name.endswith("criteria") else inputs_
+        first = render_table(table, reads, settings)
+        assert first == render_table(table, reads, settings)
         assert "not run" not in first[1]
     for figure in report.FIGURES:
         for k in (1, 2):

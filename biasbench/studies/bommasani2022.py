@@ -71,6 +71,24 @@ def load_data(helm: str, gender_csv: str, race_csv: str, year: int) -> StudyData
     return StudyData(tuple(census["gender"].shares), groups, census)
 
 
+HALF = "half lists"  # the rule of the word-list sensitivity runs
+
+
+def half_lists(groups: Mapping[str, list[str]], seed: int = 0) -> dict[str, list[str]]:
+    """A seeded half (rounded up) of each group's word list: the word-list sensitivity run."""
+    rng = np.random.default_rng(seed)
+    return {
+        g: sorted(rng.choice(ws, size=(len(ws) + 1) // 2, replace=False).tolist())
+        for g, ws in groups.items()
+    }
+
+
+def _rules(kind: str, data: StudyData):
+    """(rule, exclusive, group lists): the paper's, HELM's counting, the half lists."""
+    groups = data.groups[kind]
+    return (("paper", True, groups), ("helm", False, groups), (HALF, True, half_lists(groups)))
+
+
 def _long(source, model, corpus, k, kind, rule, professions, groups, matrix) -> list[tuple]:
     return [
         (source, model, corpus, k, kind, rule, p, g, float(matrix[i, j]))
@@ -85,15 +103,14 @@ def _long(source, model, corpus, k, kind, rule, professions, groups, matrix) -> 
 def text_strengths(
     documents: Iterable[str], data: StudyData, ks: Sequence[int], corpus: str, source="text"
 ) -> pd.DataFrame:
-    """Exclusive co-occurrence counts (and HELM's variant) in contexts of k sentences, for
-    every k, from one pass over the documents (kept as word lists)."""
+    """Exclusive co-occurrence counts in contexts of k sentences, for every k (and HELM's
+    counting, and the half word lists), from one read of the documents."""
     docs = [doc for doc in documents]
     rows = []
     for k in ks:
         contexts = list(sentence_windows(docs, k))
         for kind in KINDS:
-            groups = data.groups[kind]
-            for rule, exclusive in (("paper", True), ("helm", False)):
+            for rule, exclusive, groups in _rules(kind, data):
                 counts = soa.text_counts(contexts, data.professions, groups, exclusive)
                 rows += _long(source, "", corpus, k, kind, rule, data.professions, groups, counts)
     return pd.DataFrame(rows, columns=STRENGTH_COLUMNS)
@@ -152,17 +169,21 @@ def embedding_strengths(
     lookup: Mapping[str, np.ndarray], data: StudyData, source: str, model: str, corpus: str = ""
 ) -> pd.DataFrame:
     """cos(profession vector, mean vector of a group's words), professions and group words the
-    model has (a group without any word: no row for that kind)."""
+    model has (a group without any word: no row for that kind), with the paper's lists and the
+    half lists."""
     rows = []
     professions = [p for p in data.professions if p in lookup]
     for kind in KINDS:
-        groups = {g: [lookup[w] for w in ws if w in lookup] for g, ws in data.groups[kind].items()}
-        if not professions or not all(groups.values()):
-            continue
-        s = soa.embedding_association(
-            np.stack([lookup[p] for p in professions]), [np.stack(v) for v in groups.values()]
-        )
-        rows += _long(source, model, corpus, 0, kind, "paper", professions, list(groups), s)
+        for rule, _, lists in _rules(kind, data):
+            if rule == "helm":
+                continue
+            groups = {g: [lookup[w] for w in ws if w in lookup] for g, ws in lists.items()}
+            if not professions or not all(groups.values()):
+                continue
+            s = soa.embedding_association(
+                np.stack([lookup[p] for p in professions]), [np.stack(v) for v in groups.values()]
+            )
+            rows += _long(source, model, corpus, 0, kind, rule, professions, list(groups), s)
     return pd.DataFrame(rows, columns=STRENGTH_COLUMNS)
 
 
@@ -288,7 +309,7 @@ def predictive_validity(
         for kind, c in data.census.items()
     }
     signed = pd.Series({p: q[0] - 0.5 for p, q in data.census["gender"].shares.items()})
-    static = bias[bias["source"] == "embedding"]
+    static = bias[(bias["source"] == "embedding") & (bias["rule"] == "paper")]
     for (model, kind), frame in static.groupby(["model", "kind"], sort=False):
         dd = frame.set_index("profession")["divdist_uniform"]
         rows.append((model, kind, "DivDist", "unsigned", *correlations(dd, census[kind])))
@@ -369,7 +390,8 @@ def mitigation(
     for state, vecs in (("before", vectors), ("after", after)):
         prior = prior_measures(vecs, data, definitional)
         strengths = embedding_strengths(vecs, data, "embedding", model)
-        bias = profession_bias(strengths[strengths["kind"] == "gender"], data)
+        paper = strengths[(strengths["kind"] == "gender") & (strengths["rule"] == "paper")]
+        bias = profession_bias(paper, data)
         values = {m: float(prior[m].abs().mean()) for m in ("Direct Bias", "RND", "RIPA")}
         values["MAC"] = float(prior["MAC"].mean())
         values["DivDist"] = float(bias["divdist_uniform"].mean())
@@ -380,10 +402,63 @@ def mitigation(
     ).reset_index()
 
 
-def divdist_rows(bias: pd.DataFrame) -> pd.DataFrame:
-    """Mean DivDist (uniform reference) per setting over the professions it defines."""
-    grouped = bias.groupby(SETTING, sort=False)["divdist_uniform"]
-    return grouped.agg(["mean", "count"]).reset_index()
+def _per_profession(frame: pd.DataFrame, data: StudyData, negative: str, how) -> pd.Series:
+    """DivDist per profession of one setting, p computed by ``how(s) -> (p, p0)``."""
+    kind = frame["kind"].iat[0]
+    order = list(data.groups[kind])
+    table = frame.pivot_table(index="profession", columns="group", values="strength")
+    out = {}
+    for profession, s in table.reindex(columns=order).iterrows():
+        value = how(s.to_numpy(np.float64))
+        if value is not None:
+            out[profession] = value
+    return pd.Series(out, dtype=float)
+
+
+def sensitivity(strengths: pd.DataFrame, data: StudyData, negative: str, k: int = 3):
+    """Per source setting (paper rule, k sentences for text): the Spearman correlation of the
+    per-profession DivDist under one changed choice with the default (L1, s / sum s, the
+    paper's lists and counting, k), one choice at a time."""
+
+    def measure(kind="l1", smooth=False):
+        def how(s):
+            if smooth:
+                s = np.clip(s, 0, None) + 1  # add-one: every group gets a share
+            p = normalize(s, negative)
+            return None if p is None else distance(p, np.full(len(p), 1 / len(p)), kind)
+
+        return how
+
+    rows = []
+    paper = strengths[(strengths["rule"] == "paper") & strengths["k"].isin([0, k])]
+    for (source, model, corpus, _k, kind), frame in paper.groupby(SETTING[:5], sort=False):
+        base = _per_profession(frame, data, negative, measure())
+        same = (
+            (strengths["source"] == source)
+            & (strengths["model"] == model)
+            & (strengths["corpus"] == corpus)
+            & (strengths["kind"] == kind)
+        )
+        variants = {
+            "D: total variation": (frame, measure("tv")),
+            "D: KL": (frame, measure("kl")),
+            "normalize: add-one": (frame, measure(smooth=True)),
+        }
+        for rule, name in (("helm", "HELM's counting"), (HALF, "half word lists")):
+            other = strengths[same & (strengths["rule"] == rule) & strengths["k"].isin([0, k])]
+            if len(other):
+                variants[name] = (other, measure())
+        for other_k in sorted(set(strengths.loc[same, "k"]) - {0, k}):
+            other = strengths[same & (strengths["rule"] == "paper") & (strengths["k"] == other_k)]
+            variants[f"k = {other_k} sentences"] = (other, measure())
+        for name, (other_frame, how) in variants.items():
+            n, rho, p_rho, _, _ = correlations(
+                base, _per_profession(other_frame, data, negative, how)
+            )
+            rows.append((source, model or corpus, kind, name, n, rho, p_rho))
+    return pd.DataFrame(
+        rows, columns=["source", "model", "kind", "changed", "n", "spearman", "p_spearman"]
+    )
 
 
 def static_lookup(load: Callable[[str], np.ndarray | None], vocabulary: Iterable[str]):
@@ -445,6 +520,7 @@ def run(inputs: Inputs, ks: Sequence[int], negative: str, seed: int):
             ignore_index=True,
         ),
         "amplification": amplification(bias),
+        "sensitivity": sensitivity(strengths, data, negative),
     }
     return strengths, bias, validity, accuracy
 
@@ -484,7 +560,7 @@ def score_rows(
 
     method = get("DivDist")
     out = []
-    for key, frame in strengths.groupby(SETTING, sort=False):
+    for key, frame in strengths[strengths["rule"] != HALF].groupby(SETTING, sort=False):
         source, model, corpus, k, kind, rule = key
         order = list(data.groups[kind])
         table = frame.pivot_table(index="profession", columns="group", values="strength")
