@@ -12,7 +12,9 @@ from biasbench.data.external import load_manifest
 from biasbench.data.wordsets import external_ids
 from biasbench.models.specs import model_spec
 from biasbench.plan import injected_datasets, make_plan
+from biasbench.reports.cards import slug
 from biasbench.reports.catalog import FIGURES, TABLES
+from biasbench.methods.registry import REGISTRY
 
 min_version("8.0")
 
@@ -31,11 +33,14 @@ LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 LPBS_TEMPLATE_FILE = f"resources/templates/{LPBS.get('templates')}.yaml"
 ENV = "../envs/biasbench.yaml"
 INJECTED_DATASETS = injected_datasets(PLAN)
+CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
 #: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment);
-#: models whose masked-LM head is trained here: rules/mlm_head.smk prepares them. A name no
+#: models whose masked-LM head is trained here: rules/mlm_head.smk prepares them; null models
+#: (random weights): rules/models.smk. A name no
 #: rule claims (a typo in a target) still reaches the ordinary rules, which name the models.
 ELMO = [m for m, s in PLAN.specs.items() if s.kind == "elmo"]
 HEADS = [m for m, s in PLAN.specs.items() if s.scheme == "mlm-head"]
+NULL = [m for m, s in PLAN.specs.items() if s.scheme == "random"]
 NAME = "[A-Za-z0-9_.+-]"
 
 
@@ -49,7 +54,8 @@ def none_of(names):
 ELMO_MODELS = "|".join(re.escape(m) for m in ELMO) or "^$"
 OTHER_MODELS = none_of(ELMO)
 HEAD_MODELS = "|".join(re.escape(m) for m in HEADS) or "^$"
-PREPARED_MODELS = none_of(HEADS)
+RANDOM_MODELS = "|".join(re.escape(m) for m in NULL) or "^$"
+PREPARED_MODELS = none_of(HEADS + NULL)
 
 
 wildcard_constraints:
@@ -95,6 +101,7 @@ include: "rules/datasets.smk"
 include: "rules/templates_study.smk"
 include: "rules/groundtruth.smk"
 include: "rules/divdist.smk"
+include: "rules/synthesis.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
 include: "rules/report.smk"
@@ -106,3 +113,4 @@ rule all:
         expand("results/tables/{table}.{ext}", table=TABLES, ext=["csv", "md"]),
         expand("results/figures/{figure}.{ext}", figure=FIGURES, ext=["png", "pdf"]),
         "results/report/provenance.html",
+        expand("results/cards/{card}.md", card=CARD_SLUGS),

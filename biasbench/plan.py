@@ -116,6 +116,12 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
             f"config: template_set {config['template_set']!r}: no file {template_file}"
         )
     specs = {name: ModelSpec.from_config(name, cfg) for name, cfg in config["models"].items()}
+    for name, spec in specs.items():  # a model built from another names a configured one
+        if spec.scheme in ("mlm-head", "random") and spec.location not in specs:
+            raise InputError(
+                f"config: models.{name}.source {spec.scheme}:{spec.location} names no "
+                f"configured model; configured: {sorted(specs)}"
+            )
     corpora = config["corpora"]
     corpus_parts = {name: _corpus_parts(name, corpora) for name in corpora}
     natural = config["natural_source"]

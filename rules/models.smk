@@ -18,3 +18,28 @@ rule prepare_model:
         spec=lambda w: model_params(w.model),
     script:
         "../workflow_scripts/prepare_model.py"
+
+
+rule random_model:
+    """A null model: a configured model's architecture and tokenizer with seeded random
+    weights (``random:<model>``)."""
+    input:
+        base=lambda w: f"results/models/{PLAN.specs[w.model].location}/biasbench_model.json",
+    output:
+        "results/models/{model}/biasbench_model.json",
+    log:
+        "results/logs/random_model/{model}.log",
+    wildcard_constraints:
+        model=RANDOM_MODELS,
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=10,
+    params:
+        base=lambda w: model_params(PLAN.specs[w.model].location),
+        base_name=lambda w: PLAN.specs[w.model].location,
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/random_model.py"

@@ -86,3 +86,44 @@ def test_hub_models_load_safetensors_at_the_pinned_revision():
     assert hub_options(hub) == {"revision": "86b5e09", "use_safetensors": True}
     local = ModelSpec.from_config("l", model_entry(kind="transformer", source="path:/x"))
     assert hub_options(local) == {}
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_a_null_model_is_the_architecture_with_seeded_random_weights(tmp_path, kind):
+    from safetensors.numpy import load_file
+    from transformers import AutoTokenizer
+
+    from biasbench.models.load import load_language_model
+    from biasbench.models.prepare import random_copy
+
+    from .tiny_models import tiny_bert, tiny_gpt2
+
+    base_dir = (
+        tiny_bert(tmp_path / "base", ("nurse",))
+        if kind == "encoder"
+        else tiny_gpt2(tmp_path / "base")
+    )
+    base = ModelSpec.from_config("base", model_entry(kind="transformer", source=f"path:{base_dir}"))
+    for k in (1, 2):
+        random_copy(base, base_dir, tmp_path / f"null{k}", seed=7)
+    first = (tmp_path / "null1" / "model.safetensors").read_bytes()
+    assert first == (tmp_path / "null2" / "model.safetensors").read_bytes()
+    random_copy(base, base_dir, tmp_path / "other", seed=8)
+    assert first != (tmp_path / "other" / "model.safetensors").read_bytes()
+    # same tokenizer; weights not the base model's; a language-model head to score with
+    text = "the nurse is here"
+    assert (
+        AutoTokenizer.from_pretrained(tmp_path / "null1")(text)["input_ids"]
+        == (AutoTokenizer.from_pretrained(base_dir)(text)["input_ids"])
+    )
+    null = load_file(str(tmp_path / "null1" / "model.safetensors"))
+    real = load_file(str(next(base_dir.glob("*.safetensors"))))
+    shared = [k for k in null if k in real or k.split(".", 1)[-1] in real]
+    assert shared and all(
+        not np.array_equal(null[k], real.get(k, real.get(k.split(".", 1)[-1])))
+        for k in shared
+        if null[k].ndim == 2
+    )
+    spec = ModelSpec.from_config("null", model_entry(kind="transformer", source="random:base"))
+    _, _, masked = load_language_model(spec, tmp_path / "null1")
+    assert masked == (kind == "encoder")

@@ -95,6 +95,12 @@ def workdir(tmp_path_factory):
             "glove-6b-50d": config["models"]["glove-6b-50d"] | {"tests": ["C6", "C9"]},
             # the masked-LM stage on the tiny encoder: a head trained on the test corpus
             "tiny-head": {"kind": "transformer", "source": "mlm-head:tiny-bert", "tests": []},
+            # the null-model control: tiny-bert's architecture with seeded random weights
+            "tiny-null": {
+                "kind": "transformer",
+                "source": "random:tiny-bert",
+                "tests": {"templates": ["C6"]},
+            },
         },
     )
     config["mlm_head"] = {
@@ -106,7 +112,7 @@ def workdir(tmp_path_factory):
     datasets = ["crows_pairs", "stereoset", "becpro", "winobias"]
     if MIRROR:
         datasets += ["disco", "lpbs_salaries"]
-    config["datasets"]["models"] = {"tiny-head": datasets}
+    config["datasets"]["models"] = {"tiny-head": datasets, "tiny-null": ["stereoset"]}
     config["datasets"]["limits"] = {"crows_pairs": 6, "stereoset": 6, "winobias": 8}
     config["groundtruth"] = MIRROR and {
         "model": "tiny-head",
@@ -160,6 +166,9 @@ def test_outputs(workdir):
     for table in ("table3_seat", "table11_names_terms", "table13_encoding", "weat_static"):
         assert (workdir / f"results/tables/{table}.md").stat().st_size > 0
     scores = pd.read_csv(workdir / "results/scores/all.tsv", sep="\t")
+    null = scores[scores["model"] == "tiny-null"]
+    assert {"s-SEAT", "w-SEAT", "SAME", "StereoSet SS"} <= set(null["method"])
+    scores = scores[scores["model"] != "tiny-null"]
     counts = scores.groupby("method").size().to_dict()
     # DivDist: per source setting, three distances (which settings exist depends on what the
     # small corpus mentions)

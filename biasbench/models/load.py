@@ -44,7 +44,7 @@ def load_static(prepared: Path, spec: ModelSpec) -> StaticVectors:
 
 def transformer_location(spec: ModelSpec, prepared: Path) -> str:
     """What to hand ``from_pretrained``: the prepared directory, a package dir, or an id."""
-    if spec.scheme in ("gguf-pkg", "gguf-asm", "mlm-head"):
+    if spec.scheme in ("gguf-pkg", "gguf-asm", "mlm-head", "random"):
         return str(prepared)
     if spec.scheme == "pkg":
         return str(package_file(spec.location)[0])

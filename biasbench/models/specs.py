@@ -12,6 +12,8 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 ``glove-pkg:<pkg>``    GloVe as ``data/*_emb.npy`` + ``data/*_index.parquet``
 ``w2v-pkg:<pkg>/<f>``  word2vec binary format file inside an installed package
 ``mlm-head:<model>``   a configured encoder with a masked-LM head trained here (its body frozen)
+``random:<model>``     a null model: the configured model's architecture and tokenizer with
+                       seeded random weights (an encoder gets a random masked-LM head too)
 ``elmo:original``      AllenNLP's ELMo (its own environment, ``envs/elmo.yaml``)
 =====================  ==========================================================
 """
@@ -27,7 +29,7 @@ from biasbench.errors import InputError
 KINDS = ("static", "transformer", "elmo")
 SCHEMES = {
     "static": ("glove-pkg", "w2v-pkg"),
-    "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm", "mlm-head"),
+    "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm", "mlm-head", "random"),
     "elmo": ("elmo",),  # elmo:original, or elmo:<options.json URL>|<weights.hdf5 URL>
 }
 

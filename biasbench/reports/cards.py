@@ -1,0 +1,116 @@
+"""Method cards: one Markdown page per registered method, generated from its declaration,
+its module's documentation and the results (agreement, validity, null models, cost)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pandas as pd
+
+from biasbench.reports import synthesis as syn_report
+
+#: the peers' mistakes a method avoids here (from the papers and the reading aid); each has a
+#: regression test named in the README
+PITFALLS = {
+    "CrowS-Pairs": "sums log-probabilities of the unmodified tokens (the authors' code of "
+    "Delobelle et al. sums probabilities)",
+    "DisCo": "chi-squared on integer fill counts, not on normalised top-3 probabilities; names "
+    "filled as names (not 'The liam'); 'took a course on' as printed",
+    "BEC-Pro": "the prior is read at the person slot with the profession masked (Kurita's code "
+    "reads it at the last mask, the attribute slot)",
+    "LPBS": "sums of probabilities in log space (no 0/0 = NaN on rare words); the prior read "
+    "at the target slot",
+    "LPBS he/she": "the prior read at the pronoun slot, the profession masked word piece by "
+    "word piece",
+    "WEAT": "sample or population sd stated (ddof); p from all partitions where feasible",
+    "SAME": "standard Gram-Schmidt (the printed eq. 39 is not)",
+    "SAME skew": "not trustworthy (a biased set can score 0), unlike the paper's Table 4",
+    "SAME stereotype": "not trustworthy (a biased set can score 0), unlike the paper's Table 4",
+    "MAC": "a mean distance, not a difference: with opposite attributes every word scores 1",
+    "DivDist": "exclusive co-occurrence (HELM's counting is the variant); negative cosines "
+    "need a stated policy",
+    "AUL": "masked LMs only: a causal LM's row is n/a, never a renamed other method",
+}
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def _definition(method) -> str:
+    module = sys.modules.get(method.compute.__module__)
+    doc = (module.__doc__ or "").strip() if module else ""
+    return doc or method.description
+
+
+def card(method, league: pd.Series | None, partners: pd.DataFrame) -> str:
+    lines = [
+        f"# {method.name}",
+        "",
+        f"*{method.paper}* · family `{method.family}` · input `{method.consumes.__name__}`",
+        "",
+        "## Definition",
+        "",
+        _definition(method),
+        "",
+        "## Inputs and conventions",
+        "",
+        f"- roles: {', '.join(method.roles)}; encodings: {', '.join(method.encodings)} "
+        f"(default first); variants: {', '.join(method.variants)}",
+        f"- model kinds: {', '.join(method.model_kinds)}; the paper tables show it on "
+        f"`{method.context}` contexts",
+        f"- swapping the two target sets {method.swap} the effect size",
+        f"- known pitfalls avoided: {PITFALLS.get(method.name, 'none recorded')}",
+        "",
+        "## What it agrees with",
+        "",
+    ]
+    if partners.empty:
+        lines.append("No other method shares enough (model, test) cells with it.")
+    else:
+        lines += ["| method | shared cells | Spearman rho | 95% interval |", "|---|---:|---:|---|"]
+        for r in partners.itertuples():
+            lines.append(
+                f"| {r.other} | {r.n} | {r.spearman:.2f} | [{r.ci_low:.2f}, {r.ci_high:.2f}] |"
+            )
+    lines += ["", "## Validity and cost", ""]
+    if league is None:
+        lines.append("Not in the league table.")
+    else:
+        for column, label in (
+            ("truth_spearman", "rho with the injected bias (ground-truth models)"),
+            ("census_spearman", "rho with the 2010 census (static models)"),
+            ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
+            ("significant_null", "share significant on null models (random weights)"),
+            ("significant_real", "share significant on real models"),
+            ("statistic_seconds", "seconds for the statistic on a typical test"),
+            ("cells", "scored cells on real models"),
+        ):
+            value = league.get(column)
+            shown = "n/a" if value is None or pd.isna(value) else f"{value:.3g}"
+            lines.append(f"- {label}: {shown}")
+    return "\n".join(lines) + "\n"
+
+
+def cards(inputs: list[str], settings) -> dict[str, str]:
+    """slug -> Markdown, for every registered method, and ``index`` linking them."""
+    from biasbench.methods.registry import REGISTRY
+
+    league = syn_report.league(inputs, settings).set_index("method")
+    _, pairs = syn_report.agreement_pairs(inputs, settings)
+    pairs = pairs[pairs["spearman"].notna()]
+    out = {}
+    for method in REGISTRY:
+        mine = pd.concat(
+            [
+                pairs[pairs["method_a"] == method.name].rename(columns={"method_b": "other"}),
+                pairs[pairs["method_b"] == method.name].rename(columns={"method_a": "other"}),
+            ]
+        ).sort_values("spearman", ascending=False)
+        row = league.loc[method.name] if method.name in league.index else None
+        out[slug(method.name)] = card(method, row, mine)
+    index = ["# Method cards", "", "| method | paper | family |", "|---|---|---|"]
+    index += [f"| [{m.name}]({slug(m.name)}.md) | {m.paper} | {m.family} |" for m in REGISTRY]
+    out["index"] = "\n".join(index) + "\n"
+    return out

@@ -1,0 +1,324 @@
+"""The comparison no paper made: every method against every other (agreement), against
+injected ground truth, the census and an extrinsic proxy, and against null models (the
+validity league table), from the scores of all four papers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from biasbench.io import read_tsv
+from biasbench.reports.figures import no_data
+from biasbench.reports.tables import plain_table
+from biasbench.reports.targets import SCORES, FigureTarget, Table
+from biasbench.studies import synthesis as syn
+
+COSTS = "benchmarks/method_costs.tsv"
+DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
+
+
+def _context() -> dict[str, str]:
+    from biasbench.methods.registry import REGISTRY
+
+    return {m.name: m.context for m in REGISTRY}
+
+
+def _null_models(plan) -> list[str]:
+    return [m for m, s in plan.specs.items() if s.scheme == "random"]
+
+
+def _reads(plan) -> list[str]:
+    files = [SCORES, *plan.injected_scores, COSTS]
+    if plan.divdist:
+        files.append(DIVDIST_VALIDITY)
+    return files
+
+
+def _scores(inputs: list[str]) -> pd.DataFrame:
+    return read_tsv(inputs[0])
+
+
+def _cells(inputs: list[str]) -> pd.DataFrame:
+    return syn.primary_cells(_scores(inputs), _context())
+
+
+def _is_null(model: str) -> bool:
+    return model.endswith("-null")
+
+
+def scores_table(inputs, settings):
+    title = "Every score of the four papers' methods, one tidy table"
+    cells = _cells(inputs)
+    cells["significant"] = cells["p_value"] < settings.alpha
+    cells["null model"] = cells["model"].map(_is_null)
+    keep = [
+        "method",
+        "paper",
+        "family",
+        "model",
+        "null model",
+        "source",
+        "test",
+        "descriptor",
+        "encoding",
+        "variant",
+        "effect_size",
+        "p_value",
+        "significant",
+    ]
+    note = (
+        "Primary rows (each method's default encoding and variant) of results/scores/all.tsv, "
+        "one per (method, model, test, descriptor), on the method's own context source where "
+        f"it has several; significant: p < {settings.alpha}; null model: random weights."
+    )
+    return plain_table(cells[keep], title, note)
+
+
+def agreement_pairs(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    cells = _cells(inputs)
+    real = cells[~cells["model"].map(_is_null)]
+    return real, syn.agreement(real, settings.alpha)
+
+
+def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Agreement across models (the zoo and the ground-truth study's injected-bias models):
+    every method's mean score per model."""
+    cells = _cells(inputs)
+    injected = [p for p in inputs if p.endswith(".datasets.tsv")]
+    if injected:
+        frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
+        cells = pd.concat([cells, syn.primary_cells(frames, _context())], ignore_index=True)
+    per_model = syn.model_cells(cells[~cells["model"].map(_is_null)])
+    return per_model, syn.agreement(per_model, settings.alpha)
+
+
+def agreement_table(inputs, settings):
+    title = "Agreement between methods over the cells both score"
+    _, pairs = agreement_pairs(inputs, settings)
+    _, across = model_agreement(inputs, settings)
+    pairs = pd.concat(
+        [pairs.assign(over="(model, test) cells"), across.assign(over="models")],
+        ignore_index=True,
+    )
+    pairs = pairs[pairs["n"] > 0]
+    note = (
+        "Cells: (model, test, descriptor) of the real models both methods score (primary rows). "
+        "rho: Spearman over the shared cells with a 95% percentile bootstrap interval (1,000 "
+        f"seeded resamples of the cells; n < {syn.MIN_CELLS}: none); sign agreement: share of "
+        "shared cells with the same sign (a magnitude such as Direct Bias, MAC or DivDist is "
+        "never negative); significance agreement: share of the cells both test with the same "
+        f"verdict at p < {settings.alpha}. Pairs without a shared cell are left out (the "
+        "data-set measures share cells only with the measures of their own data set). Rows "
+        "'over models' compare each method's mean score per model across the zoo and the "
+        "ground-truth study's injected-bias models."
+    )
+    return plain_table(pairs, title, note)
+
+
+def _heat(ax, cells, pairs, title):
+    methods = sorted(cells["method"].unique())
+    matrix = syn.correlation_matrix(pairs, methods)
+    n = syn.correlation_matrix(pairs.assign(spearman=pairs["n"]), methods)
+    order = syn.cluster_order(matrix)
+    matrix, n = matrix.loc[order, order], n.loc[order, order]
+    image = ax.imshow(matrix.to_numpy(float), vmin=-1, vmax=1, cmap="RdBu_r")
+    ax.set_xticks(range(len(order)), order, rotation=90, fontsize=6)
+    ax.set_yticks(range(len(order)), order, fontsize=6)
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if i != j and np.isfinite(matrix.iat[i, j]):
+                text = f"{matrix.iat[i, j]:.1f}\n{int(n.iat[i, j])}"
+                ax.text(j, i, text, ha="center", va="center", fontsize=3.5)
+    ax.set_title(title, fontsize=8)
+    return image
+
+
+def figure_agreement(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    real, pairs = agreement_pairs(inputs, settings)
+    if pairs.empty:
+        return no_data("fewer than two methods with scores")
+    per_model, model_pairs = model_agreement(inputs, settings)
+    fig, axes = plt.subplots(1, 2, figsize=(20, 10))
+    _heat(axes[0], real, pairs, "over (model, test) cells both score (clustered; rho and n)")
+    image = _heat(
+        axes[1],
+        per_model,
+        model_pairs,
+        "across models: each method's mean score per model (zoo + injected-bias models)",
+    )
+    fig.colorbar(image, ax=axes[1], shrink=0.6, label="Spearman rho")
+    fig.suptitle("Agreement between the four papers' methods", fontsize=10)
+    return fig
+
+
+def null_table(inputs, settings):
+    title = "Null-model control: significant results on random weights"
+    cells = _cells(inputs)
+    null = sorted(m for m in cells["model"].unique() if _is_null(m))
+    share = syn.significant_share(cells, null, settings.alpha)
+    note = (
+        f"Per method, the share of its tested cells with p < {settings.alpha} on the null "
+        f"models ({', '.join(null) or 'none configured'}: each transformer's architecture and "
+        "tokenizer with seeded random weights) and on the real models. A measure that finds "
+        "significant bias in random weights at a rate far above alpha reads something other "
+        "than learned associations (the tokenizer, word frequency, the templates). Methods "
+        "without a test (MAC, Direct Bias, the data-set percentages, DivDist) have no row."
+    )
+    return plain_table(share, title, note)
+
+
+def league(inputs, settings) -> pd.DataFrame:
+    """Per method: ground truth, census, extrinsic proxy, null-model share, cost."""
+    from biasbench.methods.registry import REGISTRY
+
+    scores = _scores(inputs)
+    cells = syn.primary_cells(scores, _context())
+    real = cells[~cells["model"].map(_is_null)]
+    null = [m for m in cells["model"].unique() if _is_null(m)]
+    injected = [p for p in inputs if p.endswith(".datasets.tsv")]
+    truth_frame = pd.DataFrame(columns=["method", "models", "truth_spearman"])
+    if injected:
+        frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
+        truth = {m: float(m.split("mu")[1].split("-")[0]) for m in frames["model"].unique()}
+        truth_frame = syn.ground_truth(frames, truth)
+    out = pd.DataFrame(
+        {
+            "method": [m.name for m in REGISTRY],
+            "paper": [m.paper for m in REGISTRY],
+            "family": [m.family for m in REGISTRY],
+        }
+    )
+    out = out.merge(truth_frame, on="method", how="left")
+    census = [p for p in inputs if p.endswith("validity.json")]
+    if census:
+        pred = pd.DataFrame(json.loads(Path(census[0]).read_text(encoding="utf-8"))["predictive"])
+        pred = pred[pred["against"] == "unsigned"]
+        per = pred.groupby("measure")["spearman"].mean().rename("census_spearman")
+        out = out.merge(per, left_on="method", right_index=True, how="left")
+    else:
+        out["census_spearman"] = np.nan
+    if injected:
+        all_models = pd.concat([real, syn.primary_cells(frames, _context())], ignore_index=True)
+    else:
+        all_models = real
+    out = out.merge(syn.extrinsic(all_models), on="method", how="left")
+    share = syn.significant_share(cells, null, settings.alpha)
+    out = out.merge(
+        share[["method", "significant_null", "significant_real"]], on="method", how="left"
+    )
+    costs = [p for p in inputs if p.endswith("method_costs.tsv") and Path(p).is_file()]
+    if costs:
+        out = out.merge(read_tsv(costs[0])[["method", "seconds"]], on="method", how="left")
+        out = out.rename(columns={"seconds": "statistic_seconds"})
+    out["cells"] = out["method"].map(real.groupby("method").size()).fillna(0).astype(int)
+    return out
+
+
+def league_table(inputs, settings):
+    title = "Validity league table: every method against ground truth, census, proxy and null"
+    note = (
+        "truth_spearman: rho across the ground-truth study's models (Schröder et al.'s injected "
+        "bias, mean male probability mu) of the method's score on them (data-set measures; the "
+        "word-level measures' R² are in schroeder2021_fig9 and Figure 6); census_spearman: mean "
+        "rho with the 2010 census over the static models (bommasani2022_predictive); "
+        "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_null / "
+        "_real: share of p < alpha on random-weight and real models; statistic_seconds: the "
+        "statistic alone on a typical test (benchmarks/bench_methods.py, model inference "
+        "excluded); cells: scored (model, test) cells on the real models. Robustness to word "
+        "and template choice: schroeder2021_table3, bommasani2022_sensitivity, "
+        "delobelle2022_fig2a/2b (per paper, not per method)."
+    )
+    return plain_table(league(inputs, settings), title, note)
+
+
+def figure_league(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    frame = league(inputs, settings).set_index("method")
+    columns = [
+        c
+        for c in (
+            "truth_spearman",
+            "census_spearman",
+            "extrinsic_spearman",
+            "significant_null",
+            "significant_real",
+        )
+        if c in frame
+    ]
+    grid = frame[columns].astype(float)
+    fig, ax = plt.subplots(figsize=(2 + 1.3 * len(columns), 0.3 * len(grid) + 1.6))
+    image = ax.imshow(grid.to_numpy(), vmin=-1, vmax=1, cmap="RdBu_r", aspect="auto")
+    ax.set_xticks(range(len(columns)), [c.replace("_", "\n") for c in columns], fontsize=7)
+    ax.set_yticks(range(len(grid)), grid.index, fontsize=7)
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            v = grid.iat[i, j]
+            ax.text(
+                j,
+                i,
+                "n/a" if not np.isfinite(v) else f"{v:.2f}",
+                ha="center",
+                va="center",
+                fontsize=5,
+                color="grey" if not np.isfinite(v) else "black",
+            )
+    fig.colorbar(image, ax=ax, shrink=0.6)
+    ax.set_title("Validity league table (n/a: the method cannot run there)", fontsize=9)
+    return fig
+
+
+def _table(name, title, render, note, reads=_reads):
+    return Table(name, title, None, None, note, reads=reads, render=render)
+
+
+TABLES = (
+    _table(
+        "synthesis_scores",
+        "Every score, one tidy table",
+        scores_table,
+        "Primary rows of every method.",
+        reads=lambda plan: [SCORES],
+    ),
+    _table(
+        "synthesis_agreement",
+        "Agreement between methods",
+        agreement_table,
+        "Rank correlation, sign and significance agreement per pair.",
+        reads=lambda plan: [SCORES],
+    ),
+    _table(
+        "synthesis_null",
+        "Null-model control",
+        null_table,
+        "Significant results on random weights.",
+        reads=lambda plan: [SCORES],
+    ),
+    _table(
+        "synthesis_league",
+        "Validity league table",
+        league_table,
+        "Every method against ground truth, census, proxy and null models.",
+    ),
+)
+FIGURES = (
+    FigureTarget(
+        "synthesis_agreement",
+        "Agreement: clustered rank correlations between methods",
+        figure_agreement,
+        lambda plan: [SCORES],
+        reading="Rho over the (model, test) cells both methods score; n below rho.",
+    ),
+    FigureTarget(
+        "synthesis_league",
+        "Validity league table",
+        figure_league,
+        _reads,
+        reading="Columns as in the synthesis_league table.",
+    ),
+)

@@ -1,0 +1,182 @@
+"""The comparison across the four papers: which measures agree (rank correlation over the
+cells two methods share, with bootstrap intervals), how each fares against injected ground
+truth, the census and the extrinsic proxy, what it finds on null models (random weights), and
+what it costs.
+
+A *cell* is one (model, test, descriptor) of a method's primary rows (its default encoding and
+variant); where a method has primary rows on several context sources for one cell, the source
+its paper's tables show (the registry's ``context``) is taken, else the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+from scipy.cluster import hierarchy
+
+CELL = ["model", "test", "descriptor"]
+MIN_CELLS = 4  # fewer shared cells: no correlation
+
+
+def primary_cells(scores: pd.DataFrame, context: Mapping[str, str]) -> pd.DataFrame:
+    """One row per (method, cell): the primary score, on the method's own context source
+    where it has one; rows without an effect size are left out."""
+    rows = scores[scores["primary"].astype(bool) & scores["effect_size"].notna()].copy()
+    rows[CELL] = rows[CELL].fillna("")  # an empty descriptor reads back as NaN
+    rows["own"] = rows["method"].map(context).eq(rows["source"])
+    rows = rows.sort_values(
+        ["method", *CELL, "own", "source"], ascending=[True] * 4 + [False, True]
+    )
+    return rows.drop_duplicates(["method", *CELL]).drop(columns="own").reset_index(drop=True)
+
+
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    if len(a) < MIN_CELLS or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return float(sps.spearmanr(a, b)[0])
+
+
+def model_cells(cells: pd.DataFrame) -> pd.DataFrame:
+    """One cell per (method, model): the mean primary effect size over the model's tests (the
+    data-set measures: their overall row), for agreement across models."""
+    overall = cells[(cells["family"] != "probability") | (cells["descriptor"] == "all")]
+    mean = overall.groupby(["method", "model"], as_index=False)["effect_size"].mean()
+    return mean.assign(test="(mean over tests)", descriptor="", p_value=np.nan)
+
+
+def agreement(cells: pd.DataFrame, alpha: float, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Per pair of methods: the shared cells n, Spearman rho of their effect sizes with a
+    percentile bootstrap interval (cells resampled, seeded), the share of shared cells with the
+    same sign, and the share with the same significance verdict (p < alpha; over the cells
+    where both have a p-value)."""
+    value = cells.pivot_table(index=CELL, columns="method", values="effect_size", aggfunc="first")
+    p = cells.pivot_table(index=CELL, columns="method", values="p_value", aggfunc="first")
+    methods = list(value.columns)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i, a in enumerate(methods):
+        for b in methods[i + 1 :]:
+            both = value[[a, b]].dropna()
+            x, y = both[a].to_numpy(), both[b].to_numpy()
+            n = len(both)
+            rho = _spearman(x, y)
+            low = high = float("nan")
+            if np.isfinite(rho):
+                draws = rng.integers(0, n, size=(n_boot, n))
+                boot = np.array([_spearman(x[d], y[d]) for d in draws])
+                boot = boot[np.isfinite(boot)]
+                if len(boot):
+                    low, high = np.percentile(boot, [2.5, 97.5])
+            pp = p.reindex(both.index)[[a, b]].dropna() if a in p and b in p else pd.DataFrame()
+            rows.append(
+                {
+                    "method_a": a,
+                    "method_b": b,
+                    "n": n,
+                    "spearman": rho,
+                    "ci_low": float(low),
+                    "ci_high": float(high),
+                    "sign_agreement": float(np.mean(np.sign(x) == np.sign(y))) if n else np.nan,
+                    "n_tested": len(pp),
+                    "significance_agreement": (
+                        float(np.mean((pp[a] < alpha) == (pp[b] < alpha))) if len(pp) else np.nan
+                    ),
+                }
+            )
+    columns = [
+        "method_a",
+        "method_b",
+        "n",
+        "spearman",
+        "ci_low",
+        "ci_high",
+        "sign_agreement",
+        "n_tested",
+        "significance_agreement",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def correlation_matrix(pairs: pd.DataFrame, methods: Iterable[str]) -> pd.DataFrame:
+    methods = list(methods)
+    out = pd.DataFrame(np.eye(len(methods)), index=methods, columns=methods)
+    for r in pairs.itertuples():
+        out.loc[r.method_a, r.method_b] = out.loc[r.method_b, r.method_a] = r.spearman
+    return out
+
+
+def cluster_order(matrix: pd.DataFrame) -> list[str]:
+    """Methods ordered by average-linkage clustering on 1 - rho (an unknown rho counts as 0)."""
+    if len(matrix) < 3:
+        return list(matrix.index)
+    distance = 1 - matrix.fillna(0).to_numpy()
+    np.fill_diagonal(distance, 0)
+    condensed = distance[np.triu_indices(len(matrix), 1)].clip(0, 2)
+    leaves = hierarchy.leaves_list(hierarchy.linkage(condensed, "average"))
+    return [matrix.index[i] for i in leaves]
+
+
+def significant_share(cells: pd.DataFrame, null_models: Iterable[str], alpha: float):
+    """Per method: the share of its tested cells with p < alpha on the null models (random
+    weights) and on the real models, with the counts."""
+    tested = cells[cells["p_value"].notna()].copy()
+    tested["null"] = tested["model"].isin(set(null_models))
+    tested["significant"] = tested["p_value"] < alpha
+    out = (
+        tested.groupby(["method", "null"])["significant"]
+        .agg(["mean", "size"])
+        .unstack("null")
+        .rename(columns={True: "null", False: "real"}, level=1)
+    )
+    out.columns = [f"{what}_{kind}" for what, kind in out.columns]
+    for col in ("mean_null", "size_null", "mean_real", "size_real"):
+        if col not in out:
+            out[col] = np.nan
+    return out.rename(
+        columns={
+            "mean_null": "significant_null",
+            "size_null": "cells_null",
+            "mean_real": "significant_real",
+            "size_real": "cells_real",
+        }
+    ).reset_index()
+
+
+def ground_truth(injected: pd.DataFrame, truth: Mapping[str, float]) -> pd.DataFrame:
+    """Per method (primary rows, descriptor ``all``): Spearman rho of its effect size with the
+    bias injected into each study model (its mean male probability) across the models."""
+    rows = injected[
+        injected["primary"].astype(bool)
+        & injected["effect_size"].notna()
+        & (injected["descriptor"] == "all")
+    ].copy()
+    rows["truth"] = rows["model"].map(truth)
+    out = []
+    for method, frame in rows.dropna(subset=["truth"]).groupby("method"):
+        frame = frame.drop_duplicates("model")
+        rho = _spearman(frame["truth"].to_numpy(), frame["effect_size"].to_numpy())
+        out.append({"method": method, "models": len(frame), "truth_spearman": rho})
+    return pd.DataFrame(out, columns=["method", "models", "truth_spearman"])
+
+
+def extrinsic(scores: pd.DataFrame, proxy: str = "WinoBias F1 gap") -> pd.DataFrame:
+    """Per method: Spearman rho across models of its mean primary effect size with the
+    extrinsic proxy's (models with both)."""
+    cells = scores[scores["primary"].astype(bool) & scores["effect_size"].notna()]
+    per_model = cells.groupby(["method", "model"])["effect_size"].mean().unstack("method")
+    if proxy not in per_model:
+        return pd.DataFrame(columns=["method", "models_with_proxy", "extrinsic_spearman"])
+    out = []
+    for method in per_model.columns.drop(proxy):
+        both = per_model[[method, proxy]].dropna()
+        out.append(
+            {
+                "method": method,
+                "models_with_proxy": len(both),
+                "extrinsic_spearman": _spearman(both[method].to_numpy(), both[proxy].to_numpy()),
+            }
+        )
+    return pd.DataFrame(out)

@@ -1,0 +1,143 @@
+"""The cross-method comparison: agreement, null-model shares, ground truth and the league
+table by hand on constructed scores; the targets and the method cards render byte-stable."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasbench.io import write_tsv
+from biasbench.methods.registry import REGISTRY
+from biasbench.reports import cards as card_report
+from biasbench.reports import synthesis as report
+from biasbench.reports.figures import save
+from biasbench.reports.tables import ReportSettings
+from biasbench.reports.targets import render_table
+from biasbench.studies import synthesis as syn
+
+from .conftest import score_row
+
+SETTINGS = ReportSettings(models={}, alpha=0.05, natural=None)
+
+
+def _rows():
+    rows = []
+    for k, test in enumerate(["C1", "C3", "C6", "C9", "Occ"]):
+        for model in ("m1", "m1-null"):
+            d = k / 4
+            rows += [
+                score_row(
+                    method="s-SEAT",
+                    model=model,
+                    test=test,
+                    source="templates",
+                    effect_size=d,
+                    p_value=0.01 if k > 1 else 0.5,
+                ),
+                score_row(
+                    method="w-SEAT",
+                    model=model,
+                    test=test,
+                    source="templates",
+                    effect_size=2 * d - 0.5,
+                    p_value=0.01 if k > 2 else 0.5,
+                ),
+                # CEAT on two sources: the natural one (its paper's) counts
+                score_row(
+                    method="CEAT",
+                    model=model,
+                    test=test,
+                    source="natural",
+                    effect_size=-d,
+                    p_value=0.01,
+                ),
+                score_row(
+                    method="CEAT",
+                    model=model,
+                    test=test,
+                    source="templates",
+                    effect_size=d,
+                    p_value=0.01,
+                ),
+            ]
+    return pd.DataFrame(rows)
+
+
+def test_primary_cells_take_the_methods_own_source():
+    cells = syn.primary_cells(_rows(), {"CEAT": "natural", "s-SEAT": "templates"})
+    ceat = cells[cells["method"] == "CEAT"]
+    assert (ceat["source"] == "natural").all() and len(ceat) == 10
+
+
+def test_agreement_by_hand():
+    cells = syn.primary_cells(_rows(), {"CEAT": "natural"})
+    real = cells[cells["model"] == "m1"]
+    pairs = syn.agreement(real, alpha=0.05, n_boot=200).set_index(["method_a", "method_b"])
+    ceat_s = pairs.loc[("CEAT", "s-SEAT")]
+    assert ceat_s["n"] == 5 and ceat_s["spearman"] == pytest.approx(-1)
+    assert ceat_s["ci_low"] == pytest.approx(-1) and ceat_s["ci_high"] == pytest.approx(-1)
+    s_w = pairs.loc[("s-SEAT", "w-SEAT")]
+    assert s_w["spearman"] == pytest.approx(1)
+    # signs: s-SEAT 0, .25, .5, .75, 1 vs w-SEAT -.5, 0, .5, 1, 1.5 -> equal at k = 2, 3, 4
+    assert s_w["sign_agreement"] == pytest.approx(3 / 5)
+    # significance: s-SEAT significant at k > 1, w-SEAT at k > 2 -> disagree at k = 2 only
+    assert s_w["significance_agreement"] == pytest.approx(4 / 5)
+    order = syn.cluster_order(
+        syn.correlation_matrix(pairs.reset_index(), ["CEAT", "s-SEAT", "w-SEAT"])
+    )
+    assert order.index("CEAT") in (0, 2)  # the anti-correlated one at an end
+
+
+def test_null_share_ground_truth_and_model_cells():
+    cells = syn.primary_cells(_rows(), {"CEAT": "natural"})
+    share = syn.significant_share(cells, ["m1-null"], alpha=0.05).set_index("method")
+    assert share.loc["s-SEAT", "significant_null"] == pytest.approx(3 / 5)
+    assert share.loc["CEAT", "significant_real"] == 1 and share.loc["CEAT", "cells_real"] == 5
+    injected = pd.DataFrame(
+        [
+            score_row(
+                method="CrowS-Pairs",
+                model=f"gt-mu{mu:.2f}-sd0.10-r0",
+                test="CrowS-Pairs",
+                descriptor="all",
+                effect_size=50 + 10 * mu,
+            )
+            for mu in (0.3, 0.5, 0.7)
+        ]
+        + [
+            score_row(
+                method="CrowS-Pairs",
+                model="gt-mu0.90-sd0.10-r0",
+                test="CrowS-Pairs",
+                descriptor="all",
+                effect_size=40.0,
+            )
+        ]
+    )
+    truth = {m: float(m.split("mu")[1].split("-")[0]) for m in injected["model"]}
+    gt = syn.ground_truth(injected, truth).set_index("method")
+    # 0.3, 0.5, 0.7 rise, 0.9 falls: rho = (1 - 6 * 12 / 60) = -0.2
+    assert gt.loc["CrowS-Pairs", "models"] == 4
+    assert gt.loc["CrowS-Pairs", "truth_spearman"] == pytest.approx(-0.2)
+    per_model = syn.model_cells(cells[cells["model"] == "m1"]).set_index("method")
+    assert per_model.loc["s-SEAT", "effect_size"] == pytest.approx(0.5)
+
+
+def test_targets_and_cards_render_byte_stable(tmp_path):
+    write_tsv(tmp_path / "all.tsv", _rows())
+    costs = tmp_path / "method_costs.tsv"
+    pd.DataFrame({"method": ["CEAT"], "seconds": [0.5]}).to_csv(costs, sep="\t", index=False)
+    inputs = [str(tmp_path / "all.tsv"), str(costs)]
+    for table in report.TABLES:
+        assert render_table(table, inputs, SETTINGS) == render_table(table, inputs, SETTINGS)
+    league = report.league(inputs, SETTINGS).set_index("method")
+    assert league.loc["CEAT", "statistic_seconds"] == 0.5
+    assert league.loc["s-SEAT", "significant_null"] == pytest.approx(3 / 5)
+    assert np.isnan(league.loc["DivDist", "significant_real"])  # no rows: n/a, not 0
+    for figure in report.FIGURES:
+        for k in (1, 2):
+            save(figure.draw(inputs, SETTINGS), tmp_path / f"{k}.png", tmp_path / f"{k}.pdf")
+        assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()
+    pages = card_report.cards(inputs, SETTINGS)
+    assert set(pages) == {"index", *(card_report.slug(m.name) for m in REGISTRY)}
+    assert "| w-SEAT | 5 | 1.00 |" in pages["s-seat"], pages["s-seat"]
+    assert "(model, test)" not in pages["index"] and "[CEAT](ceat.md)" in pages["index"]
