@@ -94,7 +94,7 @@ def test_a_null_model_is_the_architecture_with_seeded_random_weights(tmp_path, k
     from transformers import AutoTokenizer
 
     from biasbench.models.load import load_language_model
-    from biasbench.models.prepare import random_copy
+    from biasbench.models.null import random_copy
 
     from .tiny_models import tiny_bert, tiny_gpt2
 

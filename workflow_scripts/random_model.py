@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 
 from biasbench.io import log_to, write_text
-from biasbench.models.prepare import PROVENANCE, random_copy
+from biasbench.models.null import random_copy
+from biasbench.models.prepare import PROVENANCE
 from biasbench.models.specs import ModelSpec
 from biasbench.stats import derived_seed
 
