@@ -11,7 +11,7 @@ from biasbench.config import validate_config
 from biasbench.data.external import load_manifest
 from biasbench.data.wordsets import external_ids
 from biasbench.models.specs import model_spec
-from biasbench.plan import injected_datasets, make_plan
+from biasbench.plan import injected_datasets, make_plan, names_except
 from biasbench.reports.cards import slug
 from biasbench.reports.catalog import FIGURES, TABLES
 from biasbench.methods.registry import REGISTRY
@@ -41,21 +41,11 @@ CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
 ELMO = [m for m, s in PLAN.specs.items() if s.kind == "elmo"]
 HEADS = [m for m, s in PLAN.specs.items() if s.scheme == "mlm-head"]
 NULL = [m for m, s in PLAN.specs.items() if s.scheme == "random"]
-NAME = "[A-Za-z0-9_.+-]"
-
-
-def none_of(names):
-    """A model-name pattern that matches every name but these (whole names, wherever the
-    wildcard stands in a path)."""
-    excluded = "|".join(map(re.escape, names)) or "^$"
-    return f"(?!(?:{excluded})(?!{NAME})){NAME}+"
-
-
 ELMO_MODELS = "|".join(re.escape(m) for m in ELMO) or "^$"
-OTHER_MODELS = none_of(ELMO)
+OTHER_MODELS = names_except(ELMO)
 HEAD_MODELS = "|".join(re.escape(m) for m in HEADS) or "^$"
 RANDOM_MODELS = "|".join(re.escape(m) for m in NULL) or "^$"
-PREPARED_MODELS = none_of(HEADS + NULL)
+PREPARED_MODELS = names_except(HEADS + NULL)
 
 
 wildcard_constraints:

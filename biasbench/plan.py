@@ -8,6 +8,7 @@ the schema's defaults (``biasbench.config.validate_config``).
 from __future__ import annotations
 
 import glob
+import re
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,6 +249,16 @@ def _injected_files(config: dict[str, Any]) -> tuple[str, ...]:
     return tuple(
         groundtruth_file(mu).replace(".json", ".datasets.tsv") for mu in dict.fromkeys(study["mu"])
     )
+
+
+MODEL_NAME = "[A-Za-z0-9_.+-]"
+
+
+def names_except(names: list[str]) -> str:
+    """A model-name wildcard pattern that matches every name but these (whole names, wherever
+    the wildcard stands in a path): rules that build some models from others claim those."""
+    excluded = "|".join(map(re.escape, names)) or "^$"
+    return f"(?!(?:{excluded})(?!{MODEL_NAME})){MODEL_NAME}+"
 
 
 def injected_datasets(plan: Plan) -> list[str]:

@@ -133,3 +133,14 @@ def test_one_model_runs_every_source_it_lists():
     assert sources == {"templates", "natural", "words"}
     assert len(plan.corpus_parts["natural"]) == 4  # the pool's members, read one after another
     assert plan.corpus_files("natural")[0].endswith(".csv")
+
+
+def test_the_model_wildcard_excludes_whole_names_only():
+    import re
+
+    from biasbench.plan import names_except
+
+    pattern = re.compile(names_except(["m+head", "m-null"]) + "$")
+    assert not pattern.match("m+head") and not pattern.match("m-null")
+    assert pattern.match("m") and pattern.match("m+head2") and pattern.match("m-nullx")
+    assert re.compile(names_except([]) + "$").match("anything")
