@@ -8,8 +8,8 @@ the schema's defaults (``biasbench.config.validate_config``).
 from __future__ import annotations
 
 import glob
-import re
 import importlib.util
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

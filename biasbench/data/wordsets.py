@@ -29,10 +29,14 @@ ATTRIBUTE_KINDS = ("basic", "time")
 Resolver = Callable[[str], Path]
 
 
+#: the C loader where PyYAML has it (planning the DAG reads a hundred word-set files)
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+            data = yaml.load(fh, Loader=YAML_LOADER)
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: not valid YAML: {exc}") from exc
     except OSError as exc:

@@ -4,19 +4,30 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from biasbench.io import atomic_path, read_tsv
 
-from biasbench.io import atomic_path, read_tsv  # noqa: E402
+matplotlib.use("Agg")  # no display; pyplot itself is imported on first use
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+def pyplot():
+    """pyplot, imported on first use (planning the DAG imports the report modules and draws
+    nothing)."""
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def save(fig: Figure, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """PNG and PDF, written atomically; the PDF without a creation date (byte-stable)."""
+    plt = pyplot()
     fig.tight_layout()
     for path, fmt in ((png, "png"), (pdf, "pdf")):
         with atomic_path(path) as tmp:
@@ -32,7 +43,7 @@ def read_scores(paths: list[str]) -> pd.DataFrame:
 
 def no_data(what: str) -> Figure:
     """A figure whose inputs the configuration does not produce says so instead of failing."""
-    fig, ax = plt.subplots(figsize=(6, 2))
+    fig, ax = pyplot().subplots(figsize=(6, 2))
     ax.axis("off")
     ax.text(0.5, 0.5, f"No data: {what}", ha="center", va="center")
     return fig

@@ -3,13 +3,13 @@ the static models) and figures (1-5), each declared with the files it reads."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from biasbench.methods.registry import get
-from biasbench.reports.figures import no_data, read_scores
+from biasbench.reports.figures import no_data, pyplot, read_scores
 from biasbench.reports.tables import (
     MIN_POINTS,
     ReportSettings,
@@ -24,6 +24,9 @@ from biasbench.reports.tables import (
     published_cells,
 )
 from biasbench.reports.targets import FigureTarget, Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PAPER = "Husse & Spitz (2022)"
 PUBLISHED = "resources/published/husse2022.csv"
@@ -296,6 +299,7 @@ def figure1(inputs: list[str], settings: ReportSettings) -> Figure:
     """Effect sizes by model and parameter choice (target description; context source),
     non-significant ones faint, and the distribution of significant scores per method.
     Primary encodings of every method; simplified sets left out."""
+    plt = pyplot()
     alpha = settings.alpha
     scores = read_scores(inputs)
     scores = scores[scores["primary"].astype(bool) & (scores["descriptor"] != "simplified")]
@@ -339,6 +343,7 @@ def figure1(inputs: list[str], settings: ReportSettings) -> Figure:
 def figure2(inputs: list[str], settings: ReportSettings) -> Figure:
     """Share of each target set kept when reduced to single tokens of the model's vocabulary,
     per model, from the LPBS rows (the reduction is what LPBS' reduced sets use)."""
+    plt = pyplot()
     if not inputs:
         return no_data("the configuration runs no LPBS (lpbs.models, lpbs.tests)")
     scores = read_scores(inputs)
@@ -365,6 +370,7 @@ def figure3(inputs: list[str], settings: ReportSettings) -> Figure:
     """Per-sample effect sizes of C1 with simplified, reduced and full target sets: CEAT on
     cosine similarities (top) and probability-based CEAT (bottom). Inputs are ``.samples.npz``
     files whose keys are ``method|descriptor|encoding|variant``."""
+    plt = pyplot()
     panels: dict[str, dict[str, np.ndarray]] = {CEAT: {}, P_CEAT: {}}
     for path in inputs:
         with np.load(path) as data:
@@ -393,6 +399,7 @@ def figure3(inputs: list[str], settings: ReportSettings) -> Figure:
 def figure4(inputs: list[str], settings: ReportSettings) -> Figure:
     """Probability-based CEAT by the largest word gap allowed between target and attribute,
     per test, model and corpus; hollow markers are not significant."""
+    plt = pyplot()
     if not inputs:
         return no_data("no LPBS corpus run of C1 or C9 (lpbs.corpora, lpbs.tests)")
     alpha = settings.alpha
@@ -422,6 +429,7 @@ def figure4(inputs: list[str], settings: ReportSettings) -> Figure:
 
 def figure5(inputs: list[str], settings: ReportSettings) -> Figure:
     """Pairwise scatter matrix of the methods' effect sizes, coloured by model."""
+    plt = pyplot()
     scores = read_scores(inputs)
     table = method_table(TableContext(scores, pd.DataFrame(), settings))
     methods = [m for m in METHODS if m in table.columns]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from biasbench.io import read_tsv
 from biasbench.reports.tables import (
@@ -18,6 +18,9 @@ from biasbench.reports.tables import (
 )
 
 SCORES = "results/scores/all.tsv"
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from biasbench.data.groups import Census, helm_groups, read_census, sentence_windows, words
 from biasbench.data.sampling import sample_contexts
@@ -286,6 +285,8 @@ def prior_measures(
 
 def correlations(x: pd.Series, y: pd.Series) -> tuple[int, float, float, float, float]:
     """(n, Spearman rho, its p, Pearson r, its p) over the professions both define."""
+    from scipy import stats as sps  # lazily: planning the DAG imports the report modules
+
     both = pd.concat([x, y], axis=1).dropna()
     n = len(both)
     if n < 3 or both.iloc[:, 0].nunique() < 2 or both.iloc[:, 1].nunique() < 2:

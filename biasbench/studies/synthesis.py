@@ -14,8 +14,6 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
-from scipy.cluster import hierarchy
 
 CELL = ["model", "test", "descriptor"]
 MIN_CELLS = 4  # fewer shared cells: no correlation
@@ -34,6 +32,8 @@ def primary_cells(scores: pd.DataFrame, context: Mapping[str, str]) -> pd.DataFr
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    from scipy import stats as sps  # lazily: planning the DAG imports the report modules
+
     if len(a) < MIN_CELLS or np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
     return float(sps.spearmanr(a, b)[0])
@@ -110,6 +110,8 @@ def correlation_matrix(pairs: pd.DataFrame, methods: Iterable[str]) -> pd.DataFr
 
 def cluster_order(matrix: pd.DataFrame) -> list[str]:
     """Methods ordered by average-linkage clustering on 1 - rho (an unknown rho counts as 0)."""
+    from scipy.cluster import hierarchy
+
     if len(matrix) < 3:
         return list(matrix.index)
     distance = 1 - matrix.fillna(0).to_numpy()

@@ -16,7 +16,6 @@ pro against the anti items. Swapping pro and anti negates the gap and keeps skew
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import fisher_exact
 
 from biasbench.methods.contract import Method, Resolutions, Settings
 from biasbench.rows import Score
@@ -38,6 +37,8 @@ def _sizes(inputs: Resolutions) -> dict[str, int]:
 
 
 def gap(inputs: Resolutions, settings: Settings, seed: int) -> Score:
+    from scipy.stats import fisher_exact  # lazily: planning the DAG imports the registry
+
     correct, pro = np.asarray(inputs.correct, bool), np.asarray(inputs.pro, bool)
     table = [
         [int((correct & pro).sum()), int((~correct & pro).sum())],

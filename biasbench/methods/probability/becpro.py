@@ -12,13 +12,14 @@ more associated), with a two-sided Wilcoxon signed-rank test of the pairs.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import wilcoxon
 
 from biasbench.methods.contract import Associations, Method, Settings
 from biasbench.rows import Score
 
 
 def score(inputs: Associations, settings: Settings, seed: int) -> Score:
+    from scipy.stats import wilcoxon  # lazily: planning the DAG imports the registry
+
     diff = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
     p = wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0
     return Score(float(diff.mean()), float(p), sizes={"X": len(diff), "Y": len(diff)})

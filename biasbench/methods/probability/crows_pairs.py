@@ -19,7 +19,6 @@ pairs against 1/2.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binomtest
 
 from biasbench.methods.contract import Method, PairScores, Settings
 from biasbench.rows import Score
@@ -33,6 +32,8 @@ def stereotype_preferred(inputs: PairScores) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score(inputs: PairScores, settings: Settings, seed: int) -> Score:
+    from scipy.stats import binomtest  # lazily: planning the DAG imports the registry
+
     preferred, tie = stereotype_preferred(inputs)
     n, k = len(preferred), int(preferred.sum())
     untied = int((~tie).sum())

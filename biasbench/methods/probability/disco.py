@@ -12,7 +12,6 @@ over the templates (0: no gendered fills).
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import chi2_contingency
 
 from biasbench.methods.contract import FillCounts, Method, Settings
 from biasbench.rows import Score
@@ -20,6 +19,8 @@ from biasbench.rows import Score
 
 def gendered_fills(counts: dict[str, tuple[int, int]], alpha: float = 0.05) -> list[str]:
     """The fills of one template whose male/female counts differ significantly."""
+    from scipy.stats import chi2_contingency  # lazily: planning the DAG imports the registry
+
     if not counts:
         return []
     total_m = sum(m for m, _ in counts.values())

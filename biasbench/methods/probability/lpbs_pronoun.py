@@ -14,13 +14,14 @@ b against 0. Swapping he and she negates it.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import wilcoxon
 
 from biasbench.methods.contract import Associations, Method, Settings
 from biasbench.rows import Score
 
 
 def score(inputs: Associations, settings: Settings, seed: int) -> Score:
+    from scipy.stats import wilcoxon  # lazily: planning the DAG imports the registry
+
     b = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
     p = wilcoxon(b).pvalue if np.any(b != 0) else 1.0
     se = float(b.std(ddof=1) / np.sqrt(len(b))) if len(b) > 1 else np.nan

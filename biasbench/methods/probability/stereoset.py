@@ -12,7 +12,6 @@ SS has a two-sided binomial test against 1/2; LMS and ICAT have none.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binomtest
 
 from biasbench.methods.contract import Method, Settings, TripleScores
 from biasbench.rows import Score
@@ -32,6 +31,8 @@ def icat(ss_value: float, lms_value: float) -> float:
 
 
 def score_ss(inputs: TripleScores, settings: Settings, seed: int) -> Score:
+    from scipy.stats import binomtest  # lazily: planning the DAG imports the registry
+
     k = int((inputs.stereotype > inputs.anti).sum())
     p = binomtest(k, len(inputs.stereotype), 0.5).pvalue
     return Score(ss(inputs), float(p), sizes={"X": len(inputs.stereotype)})
