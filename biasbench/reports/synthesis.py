@@ -31,7 +31,11 @@ def _null_models(plan) -> list[str]:
 
 
 def _reads(plan) -> list[str]:
-    files = [SCORES, *plan.injected_scores, COSTS]
+    """The scores, the injected-bias models' scores, the statistic costs where the benchmark
+    has written them, and the DivDist study's validity tables where it runs."""
+    files = [SCORES, *plan.injected_scores]
+    if (plan.root / COSTS).is_file():
+        files.append(COSTS)
     if plan.divdist:
         files.append(DIVDIST_VALIDITY)
     return files

@@ -23,7 +23,7 @@ def primary_cells(scores: pd.DataFrame, context: Mapping[str, str]) -> pd.DataFr
     """One row per (method, cell): the primary score, on the method's own context source
     where it has one; rows without an effect size are left out."""
     rows = scores[scores["primary"].astype(bool) & scores["effect_size"].notna()].copy()
-    rows[CELL] = rows[CELL].fillna("")  # an empty descriptor reads back as NaN
+    rows[CELL] = rows[CELL].astype(object).fillna("")  # an empty descriptor reads back as NaN
     rows["own"] = rows["method"].map(context).eq(rows["source"])
     rows = rows.sort_values(
         ["method", *CELL, "own", "source"], ascending=[True] * 4 + [False, True]
