@@ -444,6 +444,28 @@ TABLES = (
         amplification,
         "DivDist of corpora, representations and samples.",
     ),
+    _table(
+        "bommasani2022_sensitivity",
+        "Sensitivity",
+        sensitivity,
+        "Rank correlation with the default under one changed choice.",
+    ),
+    _table(
+        "bommasani2022_claims",
+        "The paper's claims",
+        claims,
+        "Each claim of the paper against our number.",
+    ),
+    Table(
+        "bommasani2022_criteria",
+        "Table 2: the criteria",
+        None,
+        None,
+        "The paper's criteria and where each is checked.",
+        paper=PAPER,
+        reads=lambda plan: [CRITERIA],
+        render=criteria,
+    ),
 )
 FIGURES = (
     FigureTarget(
