@@ -173,3 +173,17 @@ def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
         assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()
     # without the study, every target says so
     assert "not run" in render_table(report.TABLES[0], [], settings)[1]
+
+
+def test_the_claims_table_says_what_an_empty_study_lacks(tmp_path):
+    columns = [*study.SETTING, "profession", "first_share", "divdist_uniform", "divdist_census"]
+    write_tsv(tmp_path / "bias.tsv", pd.DataFrame(columns=columns))
+    empty = {k: [] for k in ("face", "predictive", "mitigation", "amplification", "sensitivity")}
+    write_text(tmp_path / "validity.json", json.dumps(empty | {"probe_accuracy": {}}))
+    inputs = [str(tmp_path / "bias.tsv"), str(tmp_path / "validity.json")]
+    settings = ReportSettings(models={}, alpha=0.01, natural=None)
+    md = report.claims(inputs, settings)[1]
+    assert "no profession covered" in md and "n/a: no human annotations" in md
+    for table in report.TABLES:
+        if not table.name.endswith("criteria"):
+            render_table(table, inputs, settings)  # every table renders an empty study

@@ -260,28 +260,34 @@ def claims(inputs, settings):
     amp = _frame(validity, "amplification")
     sens = _frame(validity, "sensitivity")
     rows = []
-    agree = face_frame["agrees"].dropna()
+    agree = face_frame["agrees"].dropna() if "agrees" in face_frame else pd.Series(dtype=float)
+    face_text = (
+        f"{agree.mean():.0%} of {len(agree)} (setting, profession) cells on the census' side"
+        if len(agree)
+        else "no profession covered by every vector model"
+    )
     rows.append(
         (
             "Face: every setting aligns with the census stereotypes (but 'librarian' on Wikipedia)",
-            f"{agree.mean():.0%} of {len(agree)} (setting, profession) cells on the census' side",
+            face_text,
         )
     )
-    ok = pred[(pred["against"] == "unsigned") & (pred["measure"] == "DivDist")]
-    sig = ok["p_spearman_holm"] < 0.05
-    rows.append(
-        (
-            "Predictive: DivDist correlates significantly with the census in all settings",
-            f"{int(sig.sum())} of {len(ok)}: " + _significant(pred, "DivDist"),
+    if not pred.empty:
+        ok = pred[(pred["against"] == "unsigned") & (pred["measure"] == "DivDist")]
+        sig = ok["p_spearman_holm"] < 0.05
+        rows.append(
+            (
+                "Predictive: DivDist correlates significantly with the census in all settings",
+                f"{int(sig.sum())} of {len(ok)}: " + _significant(pred, "DivDist"),
+            )
         )
-    )
-    for measure, claim in (
-        ("Direct Bias", "Predictive: the PCA-based measures (Bolukbasi, Ethayarajh) fail"),
-        ("RIPA", "Predictive: RIPA (PCA-based) fails"),
-        ("RND", "Predictive: Garg's averaging-based measure tracks the census"),
-        ("MAC", "Predictive: MAC is strongly anti-correlated with the census"),
-    ):
-        rows.append((claim, _significant(pred, measure)))
+        for measure, claim in (
+            ("Direct Bias", "Predictive: the PCA-based measures (Bolukbasi, Ethayarajh) fail"),
+            ("RIPA", "Predictive: RIPA (PCA-based) fails"),
+            ("RND", "Predictive: Garg's averaging-based measure tracks the census"),
+            ("MAC", "Predictive: MAC is strongly anti-correlated with the census"),
+        ):
+            rows.append((claim, _significant(pred, measure)))
     if not mit.empty:
         own = mit[mit["measure"] == "Direct Bias"]
         dd = mit[mit["measure"] == "DivDist"]
