@@ -12,7 +12,7 @@ import pandas as pd
 
 from biasbench.io import read_tsv
 from biasbench.reports.figures import no_data
-from biasbench.reports.tables import plain_table
+from biasbench.reports.tables import plain_table, study_table
 from biasbench.reports.targets import FigureTarget, Table
 
 PAPER = "Bommasani & Liang (2022)"
@@ -36,6 +36,26 @@ def _load(inputs: list[str]):
     return validity, read_tsv(by_name["bias.tsv"])
 
 
+def _loaded(inputs: list[str]):
+    validity, bias = _load(inputs)
+    return None if validity is None else (validity, bias)
+
+
+def _study_table(title: str):
+    return study_table(title, _loaded, NOT_RUN)
+
+
+def _study_figure(draw):
+    """A figure drawn from the study's outputs by ``draw(validity, bias, settings)``; without
+    the study it says that it is not run."""
+
+    def render(inputs, settings):
+        validity, bias = _load(inputs)
+        return no_data(NOT_RUN) if validity is None else draw(validity, bias, settings)
+
+    return render
+
+
 def _frame(validity: dict, name: str) -> pd.DataFrame:
     return pd.DataFrame(validity.get(name, []))
 
@@ -53,11 +73,8 @@ def _setting(frame: pd.DataFrame) -> pd.Series:
     return frame["source"] + " · " + where + np.where(text, " · k=" + k.astype(str), "")
 
 
-def sources(inputs, settings):
-    title = "Table 1: the sources of association, as run here"
-    validity, bias = _load(inputs)
-    if validity is None:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study_table("Table 1: the sources of association, as run here")
+def sources(validity: dict, bias: pd.DataFrame, settings):
     paper = bias[bias["rule"] == "paper"].fillna({"model": "", "corpus": ""})
     paper = paper.assign(
         setting=paper["model"] + "|" + paper["corpus"] + "|" + paper["k"].astype(str)
@@ -98,48 +115,31 @@ def sources(inputs, settings):
         "DivDist values defined, summed over its settings (a profession that no context "
         "mentions with a group's words has none). " + SUBSTITUTION
     )
-    return plain_table(frame, title, note)
+    return frame, note
 
 
-def face(inputs, settings):
-    title = "Face validity: the most female- and male-dominated census professions"
-    validity, _ = _load(inputs)
-    if validity is None:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study_table("Face validity: the most female- and male-dominated census professions")
+def face(validity: dict, _bias: pd.DataFrame, settings):
     frame = _frame(validity, "face")
     if frame.empty:
-        return plain_table(frame, title, "No profession is covered by every setting.")
+        return frame, "No profession is covered by every setting."
     frame["setting"] = _setting(frame)
     wide = frame.pivot_table(index="setting", columns="profession", values="first_share")
-    order = (frame.drop_duplicates("profession").sort_values("census_female", ascending=False))[
-        "profession"
-    ].tolist()
-    wide = wide.reindex(columns=order).reset_index()
-    agree = frame.groupby("setting")["agrees"].mean()
-    wide["agree with census"] = wide["setting"].map(agree)
-    census = {
-        p: f"{p} ({100 * c:.0f}% f)"
-        for p, c in zip(
-            order,
-            frame.drop_duplicates("profession").set_index("profession").loc[order, "census_female"],
-            strict=True,
-        )
-    }
-    wide = wide.rename(columns=census)
+    census = frame.groupby("profession")["census_female"].first().sort_values(ascending=False)
+    wide = wide.reindex(columns=census.index).reset_index()
+    wide["agree with census"] = wide["setting"].map(frame.groupby("setting")["agrees"].mean())
+    wide = wide.rename(columns={p: f"{p} ({100 * c:.0f}% f)" for p, c in census.items()})
     note = (
         "Each cell: the female share of the profession's normalised association (above 0.5: "
         "associated with women); columns: census 2010 female share. 'agree with census': the "
         "share of the eight on the census' side of 0.5. The paper reports that all settings "
         "align with the stereotypes but 'librarian' on Wikipedia. " + SUBSTITUTION
     )
-    return plain_table(wide, title, note)
+    return wide, note
 
 
-def predictive(inputs, settings):
-    title = "Predictive validity: per-profession bias against the 2010 census"
-    validity, _ = _load(inputs)
-    if validity is None:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study_table("Predictive validity: per-profession bias against the 2010 census")
+def predictive(validity: dict, _bias: pd.DataFrame, settings):
     frame = _frame(validity, "predictive")
     note = (
         "Spearman rho and Pearson r over the professions a model covers (n), p two-sided and "
@@ -151,14 +151,11 @@ def predictive(inputs, settings):
         "and RIPA need definitional pairs and RND two groups; diachronic validity needs "
         "decade embeddings (HistWords), which are not available: n/a."
     )
-    return plain_table(frame, title, note)
+    return frame, note
 
 
-def mitigation(inputs, settings):
-    title = "Mitigation: each measure before and after hard debiasing"
-    validity, _ = _load(inputs)
-    if validity is None:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study_table("Mitigation: each measure before and after hard debiasing")
+def mitigation(validity: dict, _bias: pd.DataFrame, settings):
     frame = _frame(validity, "mitigation")
     if not frame.empty:
         frame["change"] = frame["after"] - frame["before"]
@@ -169,14 +166,11 @@ def mitigation(inputs, settings):
         "paper's claim: a debiasing method lowers its own target (Direct Bias) while DivDist "
         "does not fall with it (7 of 8 methods raise it)."
     )
-    return plain_table(frame, title, note)
+    return frame, note
 
 
-def amplification(inputs, settings):
-    title = "Amplification, adapted: DivDist of data, representations and samples"
-    validity, _ = _load(inputs)
-    if validity is None:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study_table("Amplification, adapted: DivDist of data, representations and samples")
+def amplification(validity: dict, _bias: pd.DataFrame, settings):
     frame = _frame(validity, "amplification")
     note = (
         "Mean DivDist (uniform reference) over the professions each source covers. The paper "
@@ -186,14 +180,11 @@ def amplification(inputs, settings):
         "'representations', and its seeded samples for 'outputs'. Few professions occur in a "
         "few hundred short samples: read the 'professions' column first."
     )
-    return plain_table(frame, title, note)
+    return frame, note
 
 
-def sensitivity(inputs, settings):
-    title = "Sensitivity: per-profession DivDist under one changed choice"
-    validity, _ = _load(inputs)
-    if validity is None:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study_table("Sensitivity: per-profession DivDist under one changed choice")
+def sensitivity(validity: dict, _bias: pd.DataFrame, settings):
     note = (
         "Spearman rho of each setting's per-profession DivDist with one choice changed "
         "against the default (L1, s / sum s, the paper's exclusive counting, HELM's full word "
@@ -202,7 +193,7 @@ def sensitivity(inputs, settings):
         "each group's words. The paper: 'quite stable' to word lists, normalization and "
         "distance."
     )
-    return plain_table(_frame(validity, "sensitivity"), title, note)
+    return _frame(validity, "sensitivity"), note
 
 
 CRITERIA = "resources/published/bommasani2022.yaml"
@@ -249,11 +240,8 @@ def _significant(pred: pd.DataFrame, measure: str, against: str = "unsigned") ->
     )
 
 
-def claims(inputs, settings):
-    title = "The paper's claims, one by one, against our run"
-    validity, _ = _load(inputs)
-    if validity is None:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study_table("The paper's claims, one by one, against our run")
+def claims(validity: dict, _bias: pd.DataFrame, settings):
     pred = _frame(validity, "predictive")
     face_frame = _frame(validity, "face")
     mit = _frame(validity, "mitigation")
@@ -338,15 +326,13 @@ def claims(inputs, settings):
         ("Predictive (diachronic): decade embeddings track the census", "n/a: no decade embeddings")
     )
     note = "Each claim of the paper's text (transcribed in " + CRITERIA + ") beside our number."
-    return plain_table(pd.DataFrame(rows, columns=["claim", "our run"]), title, note)
+    return pd.DataFrame(rows, columns=["claim", "our run"]), note
 
 
-def figure_sensitivity(inputs, settings):
+@_study_figure
+def figure_sensitivity(validity: dict, _bias: pd.DataFrame, settings):
     import matplotlib.pyplot as plt
 
-    validity, _ = _load(inputs)
-    if validity is None:
-        return no_data(NOT_RUN)
     sens = _frame(validity, "sensitivity")
     if sens.empty:
         return no_data("no setting to vary")
@@ -366,12 +352,10 @@ def figure_sensitivity(inputs, settings):
     return fig
 
 
-def figure_face(inputs, settings):
+@_study_figure
+def figure_face(validity: dict, _bias: pd.DataFrame, settings):
     import matplotlib.pyplot as plt
 
-    validity, _ = _load(inputs)
-    if validity is None:
-        return no_data(NOT_RUN)
     frame = _frame(validity, "face")
     if frame.empty:
         return no_data("no profession is covered by every setting")
@@ -394,12 +378,10 @@ def figure_face(inputs, settings):
     return fig
 
 
-def figure_predictive(inputs, settings):
+@_study_figure
+def figure_predictive(validity: dict, bias: pd.DataFrame, settings):
     import matplotlib.pyplot as plt
 
-    validity, bias = _load(inputs)
-    if validity is None:
-        return no_data(NOT_RUN)
     static = bias[(bias["source"] == "embedding") & (bias["kind"] == "gender")]
     if static.empty:
         return no_data("no static model in bommasani.static_models")

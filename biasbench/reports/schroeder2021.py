@@ -11,7 +11,7 @@ import pandas as pd
 import yaml
 
 from biasbench.reports.figures import no_data
-from biasbench.reports.tables import ReportSettings, finish, plain_table
+from biasbench.reports.tables import ReportSettings, finish, plain_table, study_table
 from biasbench.reports.targets import FigureTarget, Table
 from biasbench.studies import groundtruth as gt
 from biasbench.studies.properties import PROPERTIES, property_matrix
@@ -151,11 +151,24 @@ def _records(inputs: list[str]) -> tuple[dict, dict, list[dict], str]:
 NOT_RUN = "The configuration does not run the ground-truth study (groundtruth: null)."
 
 
-def study_summary(inputs, settings):
-    published, model, records, _ = _records(inputs)
-    title = "Section 5: the ground-truth models, how many learned the bias, and their cost"
-    if not records:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+def _study_records(inputs: list[str]):
+    published, model, records, rep = _records(inputs)
+    return (published, model, records, rep) if records else None
+
+
+def _study(title: str):
+    return study_table(title, _study_records, NOT_RUN)
+
+
+def _beside_paper(ours: dict, paper: dict, names: dict[str, str]) -> pd.DataFrame:
+    """Our value of each score beside the paper's (``names``: our name -> the paper's key)."""
+    return pd.DataFrame(
+        [{"score": k, "ours": ours[k], "paper": paper[v]} for k, v in names.items()]
+    )
+
+
+@_study("Section 5: the ground-truth models, how many learned the bias, and their cost")
+def study_summary(_published, model, records, _rep, settings):
     frame = pd.DataFrame(records)
     summary = (
         frame.groupby(["mu", "sigma"])
@@ -179,14 +192,11 @@ def study_summary(inputs, settings):
         f"'{head.get('most_frequent_token', '?')}'. The paper fine-tunes all of BERT, 330 "
         "models; here the top layer of a small encoder, so compare shapes, not values."
     )
-    return plain_table(summary, title, note)
+    return summary, note
 
 
-def study_angles(inputs, settings):
-    published, _, records, rep = _records(inputs)
-    title = "Section 5.2.1: angle between the PCA bias direction and SAME's mean direction"
-    if not records:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study("Section 5.2.1: angle between the PCA bias direction and SAME's mean direction")
+def study_angles(published, _model, records, rep, settings):
     ours = pd.DataFrame(gt.angles(records, rep))
     paper = published["section_5_2_1_angles"]
     ours["paper (degrees)"] = [paper["similar_correlation"], paper["worse_correlation"]]
@@ -195,33 +205,25 @@ def study_angles(inputs, settings):
         "bias is at least 0.6, split by how much worse Direct Bias correlates; 'n/a' (no models) "
         f"when no model reaches 0.6. Word vectors: {rep}."
     )
-    return plain_table(ours, title, note)
+    return ours, note
 
 
-def study_table2(inputs, settings):
-    published, _, records, rep = _records(inputs)
-    title = "Table 2: robustness of the word-level scores across repeats of a distribution"
-    if not records:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study("Table 2: robustness of the word-level scores across repeats of a distribution")
+def study_table2(published, _model, records, rep, settings):
     ours = gt.robustness(records, rep)
     paper = published["table_2"]["values"]
     names = {"Direct Bias": "DirectBias", "WEAT": "WEAT", "SAME": "SAME", "unmasking": "unmask"}
-    frame = pd.DataFrame(
-        [{"score": k, "ours": ours[k], "paper": paper[v]} for k, v in names.items()]
-    )
+    frame = _beside_paper(ours, paper, names)
     note = (
         "Per model the sd of its word scores; within each distribution the mean percentage "
         "difference of these sds over pairs of repeats; the mean over the distributions "
         f"(lower: more robust). Word vectors: {rep}."
     )
-    return plain_table(frame, title, note)
+    return frame, note
 
 
-def study_table3(inputs, settings):
-    published, _, records, rep = _records(inputs)
-    title = "Table 3: robustness of the set-level scores to the choice of words"
-    if not records:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study("Table 3: robustness of the set-level scores to the choice of words")
+def study_table3(published, _model, records, rep, settings):
     ours = gt.subset_robustness(records, rep)
     paper = published["table_3"]["values"]
     names = {
@@ -232,29 +234,24 @@ def study_table3(inputs, settings):
         "SAME stereotype": "SAME_stereo",
         "SAME skew": "SAME_skew",
     }
-    frame = pd.DataFrame(
-        [{"score": k, "ours": ours[k], "paper": paper[v]} for k, v in names.items()]
-    )
+    frame = _beside_paper(ours, paper, names)
     note = (
         "Mean over the kept models of the mean |b(W_i) - b(W)| over 100 random half-size "
         "subsets of the occupations, divided by the width of the score's interval (WEAT d 4, "
         f"MAC and skew 2, the others 1). Word vectors: {rep}."
     )
-    return plain_table(frame, title, note)
+    return frame, note
 
 
-def study_fig9_table(inputs, settings):
-    _, _, records, rep = _records(inputs)
-    title = "Figure 9: R² of the set-level scores with the unmasking bias across models"
-    if not records:
-        return plain_table(pd.DataFrame(), title, NOT_RUN)
+@_study("Figure 9: R² of the set-level scores with the unmasking bias across models")
+def study_fig9_table(_published, _model, records, rep, settings):
     frame = pd.DataFrame(gt.set_level_r2(records, rep))
     note = (
         "Pearson r², across the kept models, of each set score with the mean, the sd and the "
         "absolute sum |0.5 - p| of the models' unmasking bias; p < 0.05 is significant as in the "
         f"paper (uncorrected). Word vectors: {rep}."
     )
-    return plain_table(frame, title, note)
+    return frame, note
 
 
 def figure6(inputs, settings):

@@ -277,3 +277,21 @@ def plain_table(frame: pd.DataFrame, title: str, note: str) -> tuple[str, str, s
         + "\n"
     )
     return csv, md, html
+
+
+def study_table(title: str, load, not_run: str):
+    """A table renderer for a study's outputs: ``load(inputs)`` reads them (None when the
+    configuration does not run the study, and then the table says ``not_run``), and the
+    decorated ``make(*loaded, settings)`` returns (frame, note)."""
+
+    def wrap(make):
+        def render(inputs, settings):
+            loaded = load(inputs)
+            if loaded is None:
+                return plain_table(pd.DataFrame(), title, not_run)
+            frame, note = make(*loaded, settings)
+            return plain_table(frame, title, note)
+
+        return render
+
+    return wrap
