@@ -61,7 +61,7 @@ def test_readers(data, tmp_path):
 
 def test_contexts_of_k_sentences_and_the_text_source_by_hand(data):
     doc = "The nurse came. She was late. The pilot and his son left. He waved. Her too."
-    windows = list(gr.sentence_windows([doc], 2))
+    windows = list(gr.sentence_windows(gr.document_sentences([doc]), 2))
     assert windows == [
         ["the", "nurse", "came", "she", "was", "late"],
         ["the", "pilot", "and", "his", "son", "left", "he", "waved"],

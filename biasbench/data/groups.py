@@ -92,10 +92,14 @@ def words(text: str) -> list[str]:
     return WORD.findall(text.lower())
 
 
-def sentence_windows(documents: Iterable[str], k: int) -> Iterator[list[str]]:
-    """A document cut into contexts of ``k`` consecutive sentences (the last may be shorter),
-    each as its word tokens: every sentence is in one context, so no mention counts twice."""
-    for doc in documents:
-        sentences = [words(doc[a:b]) for a, b in sentence_spans(doc)]
+def document_sentences(documents: Iterable[str]) -> list[list[list[str]]]:
+    """Each document as its sentences' word tokens (read once, windowed for every k)."""
+    return [[words(doc[a:b]) for a, b in sentence_spans(doc)] for doc in documents]
+
+
+def sentence_windows(documents: Iterable[list[list[str]]], k: int) -> Iterator[list[str]]:
+    """Documents (as sentences of words) cut into contexts of ``k`` consecutive sentences (the
+    last may be shorter): every sentence is in one context, so no mention counts twice."""
+    for sentences in documents:
         for start in range(0, len(sentences), k):
             yield [w for s in sentences[start : start + k] for w in s]

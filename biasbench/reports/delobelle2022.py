@@ -215,7 +215,7 @@ def _heatmaps(panels: dict[str, pd.DataFrame], title: str):
 def _template_figure(key: str, representation: str, what: str):
     def draw(inputs, settings):
         ours = [p for p in inputs if p.endswith("/sensitivity.tsv")]
-        panels = {AUTHORS: study.correlation_matrix(_authors(inputs[0]))}
+        panels = {AUTHORS: study.correlation_matrix(_authors(_authors_file(inputs, key)))}
         for path in ours:
             panels[_model_of(path)] = study.correlation_matrix(
                 template_columns(_ours(path), representation)

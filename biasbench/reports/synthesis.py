@@ -26,10 +26,6 @@ def _context() -> dict[str, str]:
     return {m.name: m.context for m in REGISTRY}
 
 
-def _null_models(plan) -> list[str]:
-    return [m for m, s in plan.specs.items() if s.scheme == "random"]
-
-
 def _reads(plan) -> list[str]:
     """The scores, the injected-bias models' scores, the statistic costs where the benchmark
     has written them, and the DivDist study's validity tables where it runs."""
@@ -215,7 +211,7 @@ def league(inputs, settings) -> pd.DataFrame:
     out = out.merge(
         share[["method", "significant_null", "significant_real"]], on="method", how="left"
     )
-    costs = [p for p in inputs if p.endswith("method_costs.tsv") and Path(p).is_file()]
+    costs = [p for p in inputs if p.endswith("method_costs.tsv")]
     if costs:
         out = out.merge(read_tsv(costs[0])[["method", "seconds"]], on="method", how="left")
         out = out.rename(columns={"seconds": "statistic_seconds"})
@@ -294,7 +290,7 @@ TABLES = (
         "Agreement between methods",
         agreement_table,
         "Rank correlation, sign and significance agreement per pair.",
-        reads=lambda plan: [SCORES],
+        reads=lambda plan: [SCORES, *plan.injected_scores],
     ),
     _table(
         "synthesis_null",
@@ -315,7 +311,7 @@ FIGURES = (
         "synthesis_agreement",
         "Agreement: clustered rank correlations between methods",
         figure_agreement,
-        lambda plan: [SCORES],
+        lambda plan: [SCORES, *plan.injected_scores],
         reading="Rho over the (model, test) cells both methods score; n below rho.",
     ),
     FigureTarget(

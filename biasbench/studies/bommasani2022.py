@@ -16,10 +16,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from biasbench.data.groups import Census, helm_groups, read_census, sentence_windows, words
+from biasbench.data.groups import (
+    Census,
+    document_sentences,
+    helm_groups,
+    read_census,
+    sentence_windows,
+    words,
+)
 from biasbench.data.sampling import sample_contexts
 from biasbench.methods.distribution import association as soa
-from biasbench.methods.distribution.divdist import distance, normalize
+from biasbench.methods.distribution.divdist import distance, divdist, normalize
 from biasbench.methods.embedding import debias
 from biasbench.methods.embedding.direct_bias import word_bias
 from biasbench.methods.embedding.mac import mac_word
@@ -104,7 +111,7 @@ def text_strengths(
 ) -> pd.DataFrame:
     """Exclusive co-occurrence counts in contexts of k sentences, for every k (and HELM's
     counting, and the half word lists), from one read of the documents."""
-    docs = [doc for doc in documents]
+    docs = document_sentences(documents)
     rows = []
     for k in ks:
         contexts = list(sentence_windows(docs, k))
@@ -154,14 +161,14 @@ def context_labels(contexts: pd.DataFrame, groups: Mapping[str, list[str]]) -> n
 
 def reduction_strengths(
     contexts: pd.DataFrame, vectors: np.ndarray, data: StudyData, model: str
-) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+) -> pd.DataFrame:
     """Word-embedding association of each word's mean contextual vector (Bommasani et al.,
-    2020), and the reduced vectors."""
-    reduced = {
-        w: vectors[idx].mean(axis=0)
-        for w, idx in contexts.groupby("stimulus", sort=False).indices.items()
-    }
-    return embedding_strengths(reduced, data, "reduction", model, "natural"), reduced
+    2020)."""
+    groups = contexts.groupby("stimulus", sort=False).indices
+    reduced = soa.reduce_contexts([vectors[idx] for idx in groups.values()])
+    return embedding_strengths(
+        dict(zip(groups, reduced, strict=True)), data, "reduction", model, "natural"
+    )
 
 
 def embedding_strengths(
@@ -340,11 +347,7 @@ def predictive_validity(
         ],
     )
     for col in ("p_spearman", "p_pearson"):
-        p = out[col].to_numpy(float)
-        ok = np.isfinite(p)
-        adjusted = np.full(len(p), np.nan)
-        adjusted[ok] = holm_bonferroni(p[ok])
-        out[f"{col}_holm"] = adjusted
+        out[f"{col}_holm"] = holm_bonferroni(out[col].to_numpy(float))
     return out
 
 
@@ -377,6 +380,7 @@ def mitigation(
     definitional: list[tuple[str, str]],
     equality: list[tuple[str, str]],
     model: str,
+    negative: str,
 ) -> pd.DataFrame:
     """Each prior measure and DivDist (mean over the professions) before and after hard
     debiasing (neutralise the professions, equalise the equality pairs)."""
@@ -392,7 +396,7 @@ def mitigation(
         prior = prior_measures(vecs, data, definitional)
         strengths = embedding_strengths(vecs, data, "embedding", model)
         paper = strengths[(strengths["kind"] == "gender") & (strengths["rule"] == "paper")]
-        bias = profession_bias(paper, data)
+        bias = profession_bias(paper, data, negative)
         values = {m: float(prior[m].abs().mean()) for m in ("Direct Bias", "RND", "RIPA")}
         values["MAC"] = float(prior["MAC"].mean())
         values["DivDist"] = float(bias["divdist_uniform"].mean())
@@ -403,20 +407,21 @@ def mitigation(
     ).reset_index()
 
 
-def _per_profession(frame: pd.DataFrame, data: StudyData, negative: str, how) -> pd.Series:
-    """DivDist per profession of one setting, p computed by ``how(s) -> (p, p0)``."""
-    kind = frame["kind"].iat[0]
-    order = list(data.groups[kind])
+def strength_matrix(frame: pd.DataFrame, data: StudyData) -> pd.DataFrame:
+    """One setting's strengths as professions x groups, the groups in the study's order."""
+    order = list(data.groups[frame["kind"].iat[0]])
     table = frame.pivot_table(index="profession", columns="group", values="strength")
-    out = {}
-    for profession, s in table.reindex(columns=order).iterrows():
-        value = how(s.to_numpy(np.float64))
-        if value is not None:
-            out[profession] = value
-    return pd.Series(out, dtype=float)
+    return table.reindex(columns=order)
 
 
-def sensitivity(strengths: pd.DataFrame, data: StudyData, negative: str, k: int = 3):
+def _per_profession(frame: pd.DataFrame, data: StudyData, how) -> pd.Series:
+    """``how(s)`` (a number, NaN when undefined) per profession of one setting."""
+    matrix = strength_matrix(frame, data)
+    values = [how(s) for s in matrix.to_numpy(np.float64)]
+    return pd.Series(values, index=matrix.index, dtype=float).dropna()
+
+
+def sensitivity(strengths: pd.DataFrame, data: StudyData, negative: str, k: int):
     """Per source setting (paper rule, k sentences for text): the Spearman correlation of the
     per-profession DivDist under one changed choice with the default (L1, s / sum s, the
     paper's lists and counting, k), one choice at a time."""
@@ -425,15 +430,14 @@ def sensitivity(strengths: pd.DataFrame, data: StudyData, negative: str, k: int 
         def how(s):
             if smooth:
                 s = np.clip(s, 0, None) + 1  # add-one: every group gets a share
-            p = normalize(s, negative)
-            return None if p is None else distance(p, np.full(len(p), 1 / len(p)), kind)
+            return divdist(s, None, kind, negative)
 
         return how
 
     rows = []
     paper = strengths[(strengths["rule"] == "paper") & strengths["k"].isin([0, k])]
     for (source, model, corpus, _k, kind), frame in paper.groupby(SETTING[:5], sort=False):
-        base = _per_profession(frame, data, negative, measure())
+        base = _per_profession(frame, data, measure())
         same = (
             (strengths["source"] == source)
             & (strengths["model"] == model)
@@ -453,9 +457,7 @@ def sensitivity(strengths: pd.DataFrame, data: StudyData, negative: str, k: int 
             other = strengths[same & (strengths["rule"] == "paper") & (strengths["k"] == other_k)]
             variants[f"k = {other_k} sentences"] = (other, measure())
         for name, (other_frame, how) in variants.items():
-            n, rho, p_rho, _, _ = correlations(
-                base, _per_profession(other_frame, data, negative, how)
-            )
+            n, rho, p_rho, _, _ = correlations(base, _per_profession(other_frame, data, how))
             rows.append((source, model or corpus, kind, name, n, rho, p_rho))
     return pd.DataFrame(
         rows, columns=["source", "model", "kind", "changed", "n", "spearman", "p_spearman"]
@@ -501,7 +503,7 @@ def run(inputs: Inputs, ks: Sequence[int], negative: str, seed: int):
     for model, vectors in inputs.vectors.items():
         ok = np.isfinite(vectors).all(axis=1)
         contexts, kept = inputs.contexts[ok].reset_index(drop=True), vectors[ok]
-        parts.append(reduction_strengths(contexts, kept, data, model)[0])
+        parts.append(reduction_strengths(contexts, kept, data, model))
         probe, accuracy[model] = probe_strengths(contexts, kept, data, model, seed)
         parts.append(probe)
     strengths = pd.concat([p for p in parts if len(p)], ignore_index=True)
@@ -515,23 +517,29 @@ def run(inputs: Inputs, ks: Sequence[int], negative: str, seed: int):
         "predictive": predictive_validity(bias, priors, data),
         "mitigation": pd.concat(
             [
-                mitigation(lk, data, inputs.definitional, inputs.equality, m)
+                mitigation(lk, data, inputs.definitional, inputs.equality, m, negative)
                 for m, lk in inputs.static.items()
             ],
             ignore_index=True,
         ),
-        "amplification": amplification(bias),
-        "sensitivity": sensitivity(strengths, data, negative),
+        "amplification": amplification(bias, default_k(ks)),
+        "sensitivity": sensitivity(strengths, data, negative, default_k(ks)),
     }
     return strengths, bias, validity, accuracy
 
 
-def amplification(bias: pd.DataFrame) -> pd.DataFrame:
-    """Mean DivDist (uniform reference, gender and race, the paper's rule, 3-sentence text
+def default_k(ks: Sequence[int]) -> int:
+    """The text contexts the comparisons use: the paper's 3 sentences where configured, else
+    the middle of the configured sizes."""
+    return 3 if 3 in ks else sorted(ks)[len(ks) // 2]
+
+
+def amplification(bias: pd.DataFrame, k: int) -> pd.DataFrame:
+    """Mean DivDist (uniform reference, gender and race, the paper's rule, k-sentence text
     contexts) of each source that can stand for a model's data, representations or outputs:
     the corpus text, the probe and reduction on each model's representations, and a causal
     model's generated samples, with the professions each covers."""
-    rows = bias[(bias["rule"] == "paper") & bias["k"].isin([0, 3])]
+    rows = bias[(bias["rule"] == "paper") & bias["k"].isin([0, k])]
     out = (
         rows.groupby(["kind", "source", "model", "corpus"], sort=False)["divdist_uniform"]
         .agg(mean="mean", professions="count")
@@ -563,9 +571,7 @@ def score_rows(
     out = []
     for key, frame in strengths[strengths["rule"] != HALF].groupby(SETTING, sort=False):
         source, model, corpus, k, kind, rule = key
-        order = list(data.groups[kind])
-        table = frame.pivot_table(index="profession", columns="group", values="strength")
-        matrix = table.reindex(columns=order).to_numpy(np.float64)
+        matrix = strength_matrix(frame, data).to_numpy(np.float64)
         where = f"{source} k={k}" if source in ("text", "generated text") else source
         for variant in method.variants:
             row_key = RowKey(
