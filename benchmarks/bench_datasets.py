@@ -72,7 +72,7 @@ def whole_pll(model, tokenizer, ids: list[list[int]], positions: list[list[int]]
     return out
 
 
-def whole_slot(model, tokenizer, engine: Engine, pieces) -> np.ndarray:
+def whole_slot(model, tokenizer, pieces) -> np.ndarray:
     """One sentence per forward pass through the engine's own slot scoring."""
     single = Engine(model, tokenizer, True, batch=1)
     return np.concatenate([single.masked_slot([p]) for p in pieces])
@@ -164,7 +164,7 @@ def main() -> None:
         "BEC-Pro slot (masked LM)",
         len(pieces),
         timed(lambda: engine.masked_slot(pieces), args.repeats),
-        timed(lambda: whole_slot(model, tok, engine, pieces), args.repeats),
+        timed(lambda: whole_slot(model, tok, pieces), args.repeats),
     )
 
 

@@ -11,6 +11,11 @@ repeated 1,000 times) in the same run, so machines can be compared. Writes
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one thread, set before numpy loads BLAS
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import argparse
 import statistics
 import time
@@ -103,7 +108,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    import torch
-
-    torch.set_num_threads(1)
     main()

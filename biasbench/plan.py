@@ -128,6 +128,8 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     natural = config["natural_source"]
     if natural is not None and natural not in corpora:
         raise InputError(f"config: natural_source {natural!r} is not under 'corpora'")
+    # each word set read once, whichever models and sources run it
+    available = {t: descriptors(root / "resources" / "wordsets" / f"{t}.yaml") for t in tests}
     jobs = []
     for name, cfg in config["models"].items():
         default = "words" if specs[name].kind == "static" else "templates"
@@ -140,7 +142,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
                     f"config: models.{name}.tests names the source {source!r}; a "
                     f"{specs[name].kind} model reads {sorted(allowed)}"
                 )
-            for test, descriptor in _model_jobs(name, entries, tests, root):
+            for test, descriptor in _model_jobs(name, entries, available):
                 jobs.append(Job(name, source, test, descriptor))
     lpbs = config["lpbs"] or {}
     lpbs_corpora = tuple(lpbs.get("corpora", ()))
@@ -351,19 +353,19 @@ def resolve_files(patterns: list[str], field: str, manifest: dict | None = None)
 
 
 def _model_jobs(
-    model: str, wanted: list[str] | str, tests: list[str], root: Path
+    model: str, wanted: list[str] | str, available: dict[str, list[str]]
 ) -> list[tuple[str, str]]:
     """(test, descriptor) pairs of a model: ``all``, or entries that are a test (all its
     descriptors) or ``test/descriptor`` (e.g. a vocabulary that covers only one of them)."""
     pairs = []
-    for entry in tests if wanted == "all" else wanted:
+    for entry in available if wanted == "all" else wanted:
         test, _, only = entry.partition("/")
-        if test not in tests:
+        if test not in available:
             raise InputError(f"config: models.{model}.tests names {entry!r}, not in 'tests'")
-        available = descriptors(root / "resources" / "wordsets" / f"{test}.yaml")
-        if only and only not in available:
+        if only and only not in available[test]:
             raise InputError(
-                f"config: models.{model}.tests names {entry!r}; {test} has descriptors {available}"
+                f"config: models.{model}.tests names {entry!r}; {test} has descriptors "
+                f"{available[test]}"
             )
-        pairs += [(test, d) for d in available if not only or d == only]
+        pairs += [(test, d) for d in available[test] if not only or d == only]
     return pairs

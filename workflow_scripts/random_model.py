@@ -1,4 +1,4 @@
-"""Adapter: rule random_model -> biasbench.models.prepare.random_copy."""
+"""Adapter: rule random_model -> biasbench.models.null.random_copy."""
 
 import json
 from pathlib import Path
