@@ -28,10 +28,6 @@ class Job:
     test: str
     descriptor: str
 
-    @property
-    def stem(self) -> str:
-        return f"{self.model}/{self.source}/{self.test}/{self.descriptor}"
-
 
 @dataclass(frozen=True)
 class Plan:
@@ -71,12 +67,21 @@ class Plan:
             return f"results/contexts/{source}/{test}/{descriptor}.tsv"
         return f"results/contexts/{source}/{self.specs[model].case}/{test}/{descriptor}.tsv"
 
+    def contexts_files(self, model: str, source: str, test: str) -> list[str]:
+        """The contexts of every descriptor of a (model, source, test): one embeddings file."""
+        return [
+            self.contexts_file(model, source, test, d)
+            for d in self.descriptors_of(model, source, test)
+        ]
+
     def pairs_file(self, model: str, corpus: str) -> str:
         """The LPBS contexts of a corpus under the model's case policy."""
         return f"results/corpus/{corpus}/{self.specs[model].case}/pairs.tsv"
 
     def score_files(self) -> list[str]:
-        return [f"results/scores/{job.stem}.tsv" for job in self.jobs]
+        """One score file per embeddings file (all descriptors of a model, source and test)."""
+        keys = dict.fromkeys((job.model, job.source, job.test) for job in self.jobs)
+        return [f"results/scores/{m}/{s}/{t}.tsv" for m, s, t in keys]
 
     def lpbs_files(self) -> list[str]:
         """Score rows of LPBS: templates and, per corpus, probability-based CEAT."""

@@ -1,10 +1,7 @@
 rule elmo_tokens:
     """ELMo's input: every distinct context sentence of a test as tokens, with offsets."""
     input:
-        contexts=lambda w: [
-            PLAN.contexts_file(w.model, w.source, w.test, d)
-            for d in PLAN.descriptors_of(w.model, w.source, w.test)
-        ],
+        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
     output:
         "results/elmo/{model}/{source}/{test}.tokens.json",
     log:
@@ -39,10 +36,7 @@ rule embed_elmo:
     """ELMo's layers pooled into the embeddings contract (words: sum over layers; sentences:
     mean over tokens, summed over layers), as the embed rule writes for other models."""
     input:
-        contexts=lambda w: [
-            PLAN.contexts_file(w.model, w.source, w.test, d)
-            for d in PLAN.descriptors_of(w.model, w.source, w.test)
-        ],
+        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
         tokens="results/elmo/{model}/{source}/{test}.tokens.json",
         layers="results/elmo/{model}/{source}/{test}.layers.npz",
         model="results/models/{model}/biasbench_model.json",

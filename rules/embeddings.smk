@@ -2,10 +2,7 @@ rule embed:
     """Word- and sentence-level encodings of every context of a test (all its target
     descriptors in one pass), to HDF5 with a group per descriptor."""
     input:
-        contexts=lambda w: [
-            PLAN.contexts_file(w.model, w.source, w.test, d)
-            for d in PLAN.descriptors_of(w.model, w.source, w.test)
-        ],
+        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
         model="results/models/{model}/biasbench_model.json",
     output:
         "results/embeddings/{model}/{source}/{test}.h5",

@@ -1,17 +1,21 @@
 rule score:
-    """Every registered method on context vectors (WEAT, s-SEAT, w-SEAT, CEAT, MAC, ...) for one
-    descriptor of an embeddings file."""
+    """Every registered method on context vectors (WEAT, s-SEAT, w-SEAT, CEAT, MAC, ...) for
+    every descriptor of one embeddings file (one job: scoring takes seconds, a job's start
+    about as long)."""
     input:
-        contexts=lambda w: PLAN.contexts_file(w.model, w.source, w.test, w.descriptor),
+        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
         embeddings="results/embeddings/{model}/{source}/{test}.h5",
-        wordset="results/wordsets/{test}/{descriptor}.json",
+        wordsets=lambda w: [
+            f"results/wordsets/{w.test}/{d}.json"
+            for d in PLAN.descriptors_of(w.model, w.source, w.test)
+        ],
     output:
-        scores="results/scores/{model}/{source}/{test}/{descriptor}.tsv",
-        samples="results/scores/{model}/{source}/{test}/{descriptor}.samples.npz",
+        scores="results/scores/{model}/{source}/{test}.tsv",
+        samples="results/scores/{model}/{source}/{test}.samples.npz",
     log:
-        "results/logs/score/{model}/{source}/{test}/{descriptor}.log",
+        "results/logs/score/{model}/{source}/{test}.log",
     benchmark:
-        "results/benchmarks/score/{model}/{source}/{test}/{descriptor}.tsv"
+        "results/benchmarks/score/{model}/{source}/{test}.tsv"
     conda:
         ENV
     resources:
@@ -21,6 +25,7 @@ rule score:
         scoring=config["scoring"],
         seed=config["seed"],
         spec=lambda w: model_params(w.model),
+        descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),
     script:
         "../workflow_scripts/score.py"
 

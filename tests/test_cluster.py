@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -18,6 +19,11 @@ import yaml
 from .conftest import ROOT
 
 CLUSTER = ROOT / "scripts" / "slurm_cluster.sh"
+#: SLURM's own executor plugin and what it needs beyond the workflow (pyproject: extra ``slurm``)
+SLURM_PLUGIN = (
+    "snakemake-executor-plugin-slurm==2.8.0",
+    "snakemake-executor-plugin-slurm-jobstep==0.6.1",
+)
 TARGET = "results/tables/weat_static.md"
 COPIED = ("Snakefile", "rules", "workflow_scripts", "resources", "config", "profiles", "envs")
 
@@ -34,6 +40,19 @@ def cluster():
     assert start.returncode == 0, start.stdout + start.stderr
     yield
     subprocess.run([CLUSTER, "stop"], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def slurm_plugin():
+    """A directory holding the SLURM executor plugin, put on PYTHONPATH for the runs that use
+    it. It stays out of the environment itself: at import the plugin asks scontrol and sacct for
+    the cluster's settings, and after this test the SLURM tools stay installed with no
+    controller answering, so every local Snakemake run would wait ~9 s for their timeouts."""
+    target = Path(sys.prefix) / "slurm-plugin"
+    if not (target / "snakemake_executor_plugin_slurm").is_dir():
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        subprocess.run([*pip, "--no-deps", "--target", target, *SLURM_PLUGIN], check=True)
+    return {"PYTHONPATH": str(target)}
 
 
 def workdir(tmp_path, name):
@@ -53,11 +72,13 @@ def workdir(tmp_path, name):
     return work
 
 
-def snakemake(work, *args, timeout=900):
-    """Run Snakemake; on a timeout interrupt it (SIGINT cancels its SLURM jobs), then kill."""
+def snakemake(work, *args, env=None, timeout=900):
+    """Run Snakemake (``env``: variables added to ours); on a timeout interrupt it (SIGINT
+    cancels its SLURM jobs), then kill it."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "snakemake", *args, TARGET],
         cwd=work,
+        env=os.environ | (env or {}),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -100,10 +121,11 @@ def local_run(tmp_path_factory):
     [("slurm", "with SLURM jobid"), ("cluster-generic", "with external jobid")],
 )
 def test_a_slice_of_the_dag_runs_through_sbatch_and_matches_a_local_run(
-    cluster, local_run, tmp_path, profile, submitted
+    cluster, slurm_plugin, local_run, tmp_path, profile, submitted
 ):
     work = workdir(tmp_path, profile)
-    log = snakemake(work, "--workflow-profile", f"profiles/{profile}")
+    env = slurm_plugin if profile == "slurm" else None
+    log = snakemake(work, "--workflow-profile", f"profiles/{profile}", env=env)
     jobs = [line for line in log.splitlines() if submitted in line]
     assert len(jobs) >= 5, log[-3000:]  # prepare_model, embed and the three score jobs
     assert all(line.split(submitted)[1].strip(" '")[:1].isdigit() for line in jobs)

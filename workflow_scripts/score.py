@@ -1,7 +1,9 @@
-"""Adapter: rule score -> biasbench.scoring.embeddings.score_file."""
+"""Adapter: rule score -> biasbench.scoring.embeddings.score_file, per descriptor of the file."""
 
 import json
 from pathlib import Path
+
+import pandas as pd
 
 from biasbench.data.wordsets import WordSet
 from biasbench.io import log_to, read_tsv, signature_of, write_npz, write_tsv
@@ -12,26 +14,33 @@ from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 log_to(sm.log[0])
-arrays, attrs, checksum = read_embeddings(sm.input.embeddings, sm.wildcards.descriptor)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-single_token = None
-if spec.kind != "static":  # the reduced variants keep the targets that are one token
-    single_token = set(json.loads(attrs["single_token_stimuli"]))
+settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 samples = {}
-frame = score_file(
-    read_tsv(sm.input.contexts),
-    arrays,
-    model=spec.name,
-    kind=spec.kind,
-    is_decoder=bool(attrs["is_decoder"]),
-    source=sm.wildcards.source,
-    test=sm.wildcards.test,
-    descriptor=sm.wildcards.descriptor,
-    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
-    signature=signature_of([sm.input.contexts], checksum),
-    expected=WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8")).sets,
-    single_token=single_token,
-    samples=samples,
-)
-write_tsv(sm.output.scores, frame)
+frames = []
+for descriptor, contexts, wordset in zip(
+    sm.params.descriptors, sm.input.contexts, sm.input.wordsets, strict=True
+):
+    arrays, attrs, checksum = read_embeddings(sm.input.embeddings, descriptor)
+    single_token = None
+    if spec.kind != "static":  # the reduced variants keep the targets that are one token
+        single_token = set(json.loads(attrs["single_token_stimuli"]))
+    frames.append(
+        score_file(
+            read_tsv(contexts),
+            arrays,
+            model=spec.name,
+            kind=spec.kind,
+            is_decoder=bool(attrs["is_decoder"]),
+            source=sm.wildcards.source,
+            test=sm.wildcards.test,
+            descriptor=descriptor,
+            settings=settings,
+            signature=signature_of([contexts], checksum),
+            expected=WordSet.from_json(Path(wordset).read_text(encoding="utf-8")).sets,
+            single_token=single_token,
+            samples=samples,
+        )
+    )
+write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True))
 write_npz(sm.output.samples, samples)

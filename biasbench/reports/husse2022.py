@@ -378,6 +378,8 @@ def figure3(inputs: list[str], settings: ReportSettings) -> Figure:
                 method, descriptor, encoding, variant = key.split("|")
                 if method not in panels or (method == CEAT and encoding != "word/mean"):
                     continue
+                if descriptor not in ("names", "simplified"):
+                    continue
                 name = "simplified" if descriptor == "simplified" else f"{variant} ({descriptor})"
                 if descriptor != "simplified" or variant == "full":
                     panels[method][name] = data[key]
@@ -471,13 +473,9 @@ def _figure3_inputs(plan) -> list[str]:
     templates if it has none there) and its p-CEAT samples on every LPBS corpus."""
     model = plan.lpbs_corpus_models[:1]
     lpbs_tests = {t for _m, t in plan.lpbs_jobs}
-    ceat = [
-        job
-        for job in plan.jobs
-        if job.model in model and job.test == "C1" and job.descriptor in ("names", "simplified")
-    ]
-    natural = [job for job in ceat if job.source == plan.natural]
-    return [f"results/scores/{job.stem}.samples.npz" for job in natural or ceat] + [
+    ceat = [job.source for job in plan.jobs if job.model in model and job.test == "C1"]
+    sources = [plan.natural] if plan.natural in ceat else list(dict.fromkeys(ceat))
+    return [f"results/scores/{m}/{s}/C1.samples.npz" for m in model for s in sources] + [
         f"results/lpbs/{m}/{c}/C1.samples.npz"
         for m in model
         for c in plan.lpbs_corpora
