@@ -11,6 +11,8 @@ rule dataset_scores:
         "results/logs/datasets/{model}/{dataset}.log",
     benchmark:
         "results/benchmarks/datasets/{model}/{dataset}.tsv"
+    # the longest single jobs go first (longest-first packing: no lone long job at the end)
+    priority: 5
     conda:
         ENV
     threads: 1

@@ -30,6 +30,8 @@ rule lpbs_templates:
         "results/logs/lpbs/{model}/templates/{test}.log",
     benchmark:
         "results/benchmarks/lpbs/{model}/templates/{test}.tsv"
+    # the longest single jobs go first (longest-first packing: no lone long job at the end)
+    priority: 10
     conda:
         ENV
     threads: 1
@@ -90,6 +92,8 @@ rule lpbs_corpus:
         "results/logs/lpbs/{model}/{corpus}/{test}.log",
     benchmark:
         "results/benchmarks/lpbs/{model}/{corpus}/{test}.tsv"
+    # the longest single jobs go first (longest-first packing: no lone long job at the end)
+    priority: 10
     conda:
         ENV
     threads: 1

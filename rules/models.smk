@@ -8,6 +8,8 @@ rule prepare_model:
         "results/benchmarks/prepare_model/{model}.tsv"
     wildcard_constraints:
         model=PREPARED_MODELS,
+    # every model's jobs wait for it
+    priority: 20
     conda:
         ENV
     threads: 1

@@ -11,6 +11,8 @@ rule template_sensitivity:
         "results/logs/template_sensitivity/{model}.log",
     benchmark:
         "results/benchmarks/template_sensitivity/{model}.tsv"
+    # the longest single jobs go first (longest-first packing: no lone long job at the end)
+    priority: 5
     conda:
         ENV
     threads: 1
