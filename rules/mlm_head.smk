@@ -19,7 +19,9 @@ rule train_mlm_head:
     priority: 30
     conda:
         ENV
-    threads: 2
+    # one thread: a two-thread job waits until both cores are free at once, which with a
+    # queue of one-thread jobs is the end of the run
+    threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
