@@ -8,6 +8,9 @@ rule template_contexts:
         "results/contexts/templates/{test}/{descriptor}.tsv",
     log:
         "results/logs/contexts/templates/{test}/{descriptor}.log",
+    # bookkeeping that gates the whole DAG (under a second each): first, or it waits
+    # behind every prioritised job and holds back the work that depends on it
+    priority: 40
     conda:
         ENV
     script:
@@ -22,6 +25,9 @@ rule word_contexts:
         "results/contexts/words/{test}/{descriptor}.tsv",
     log:
         "results/logs/contexts/words/{test}/{descriptor}.log",
+    # bookkeeping that gates the whole DAG (under a second each): first, or it waits
+    # behind every prioritised job and holds back the work that depends on it
+    priority: 40
     conda:
         ENV
     script:

@@ -11,6 +11,9 @@ rule sample_corpus:
         "results/logs/sample_corpus/{corpus}/{case}.log",
     benchmark:
         "results/benchmarks/sample_corpus/{corpus}/{case}.tsv"
+    # a short job that gates long ones (the natural-context embeddings, p-CEAT): without
+    # a priority it waits behind every prioritised job and their work ends the run
+    priority: 25
     conda:
         ENV
     resources:
@@ -33,6 +36,9 @@ rule corpus_contexts:
         "results/contexts/{corpus}/{case}/{test}/{descriptor}.tsv",
     log:
         "results/logs/contexts/{corpus}/{case}/{test}/{descriptor}.log",
+    # a short job that gates long ones (the natural-context embeddings, p-CEAT): without
+    # a priority it waits behind every prioritised job and their work ends the run
+    priority: 25
     conda:
         ENV
     params:

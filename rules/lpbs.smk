@@ -7,6 +7,9 @@ rule lpbs_spec:
         "results/wordsets/{test}.lpbs.json",
     log:
         "results/logs/lpbs_spec/{test}.log",
+    # bookkeeping that gates the whole DAG (under a second each): first, or it waits
+    # behind every prioritised job and holds back the work that depends on it
+    priority: 40
     conda:
         ENV
     script:
@@ -60,6 +63,9 @@ rule sample_pairs:
         "results/logs/sample_pairs/{corpus}/{case}.log",
     benchmark:
         "results/benchmarks/sample_pairs/{corpus}/{case}.tsv"
+    # a short job that gates long ones (the natural-context embeddings, p-CEAT): without
+    # a priority it waits behind every prioritised job and their work ends the run
+    priority: 25
     conda:
         ENV
     resources:

@@ -4,6 +4,9 @@ rule fetch_external:
         "results/external/{file_id}",
     log:
         "results/logs/fetch_external/{file_id}.log",
+    # bookkeeping that gates the whole DAG (under a second each): first, or it waits
+    # behind every prioritised job and holds back the work that depends on it
+    priority: 40
     conda:
         ENV
     params:
@@ -21,6 +24,9 @@ rule wordset:
         "results/wordsets/{test}/{descriptor}.json",
     log:
         "results/logs/wordset/{test}/{descriptor}.log",
+    # bookkeeping that gates the whole DAG (under a second each): first, or it waits
+    # behind every prioritised job and holds back the work that depends on it
+    priority: 40
     conda:
         ENV
     script:
