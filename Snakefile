@@ -14,9 +14,12 @@ from biasbench.models.specs import model_spec
 from biasbench.plan import injected_datasets, make_plan, names_except
 from biasbench.reports.cards import slug
 from biasbench.reports.catalog import FIGURES, TABLES
+from biasbench.scheduler import patch_job_scheduler
 from biasbench.methods.registry import REGISTRY
 
 min_version("8.0")
+# one pending scheduler wake-up instead of a timer chain per finished job (biasbench/scheduler.py)
+patch_job_scheduler()
 
 
 report: "resources/report/workflow.rst"
