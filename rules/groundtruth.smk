@@ -1,6 +1,6 @@
-rule groundtruth_models:
-    """The ground-truth study's models of one mean male probability: every sigma and repeat,
-    fine-tuned and measured (the frozen part of the masked LM computed once per job)."""
+rule groundtruth_states:
+    """The masked LM's frozen lower layers on every input of the ground-truth study: the same
+    for each of its models, computed once for every job of the grid."""
     input:
         model=lambda w: f"results/models/{config['groundtruth']['model']}/biasbench_model.json",
         occupations="resources/lists/schroeder2021_occupations.yaml",
@@ -8,6 +8,38 @@ rule groundtruth_models:
         test="resources/templates/schroeder2021_test.yaml",
         pairs="results/external/debiaswe_definitional_pairs",
         professions="results/external/debiaswe_professions",
+    output:
+        "results/studies/groundtruth/frozen_states.safetensors",
+    log:
+        "results/logs/groundtruth/frozen_states.log",
+    benchmark:
+        "results/benchmarks/groundtruth/frozen_states.tsv"
+    # the DAG's longest chain (masked-LM head -> frozen states -> ground-truth models -> their
+    # data-set scores): started as soon as it can, so a run does not end on it
+    priority: 30
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        study=config["groundtruth"],
+    script:
+        "../workflow_scripts/groundtruth_states.py"
+
+
+rule groundtruth_models:
+    """The ground-truth study's models of one mean male probability: every sigma and repeat,
+    fine-tuned and measured on the frozen states of groundtruth_states."""
+    input:
+        model=lambda w: f"results/models/{config['groundtruth']['model']}/biasbench_model.json",
+        occupations="resources/lists/schroeder2021_occupations.yaml",
+        train="resources/templates/schroeder2021_train.yaml",
+        test="resources/templates/schroeder2021_test.yaml",
+        pairs="results/external/debiaswe_definitional_pairs",
+        professions="results/external/debiaswe_professions",
+        states="results/studies/groundtruth/frozen_states.safetensors",
     output:
         records="results/studies/groundtruth/mu{mu}.json",
         weights="results/studies/groundtruth/mu{mu}.safetensors",

@@ -129,13 +129,33 @@ def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
     models = gt.grid([0.3], [0.2], 2)
     first, weights = gt.run_grid(masked_lm, data(), models, settings)
     again, _ = gt.run_grid(masked_lm, data(), models, settings)
-    assert json.dumps(first[0] | {"seconds": 0}) == json.dumps(again[0] | {"seconds": 0})
+    assert json.dumps(first) == json.dumps(again)
     assert [(r["mu"], r["repeat"]) for r in first] == [(0.3, 0), (0.3, 1)]
     rep = first[0]["representations"]
     assert set(rep) == {"alone", "in templates"}
     assert len(rep["alone"]["word_scores"]["WEAT"]) == len(OCCUPATIONS)
     assert 0 <= first[0]["heldout_accuracy"] <= 1 and np.isfinite(first[0]["unmasking_bias"]).all()
     assert set(rep["alone"]["set_scores"]) == set(gt.WIDTHS)
+
+
+def test_saved_frozen_states_give_the_study_it_computes_itself(masked_lm, tmp_path):
+    """The workflow computes the frozen states once and every job of the grid reads them: the
+    same records as a job that computes them, and a corrupted file is refused."""
+    from biasbench.errors import InputError
+
+    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3)
+    model, tokenizer = gt.load_study_lm(masked_lm)
+    path = tmp_path / "states.safetensors"
+    gt.save_states(path, gt.study_states(model, tokenizer, data(), settings.trainable))
+    models = gt.grid([0.3], [0.2], 1)
+    read, _ = gt.run_grid(masked_lm, data(), models, settings, gt.load_states(path))
+    computed, _ = gt.run_grid(masked_lm, data(), models, settings)
+    assert json.dumps(read) == json.dumps(computed)
+    raw = bytearray(path.read_bytes())
+    raw[-8:] = bytes(8) if raw[-8:] != bytes(8) else b"\x01" * 8  # a tensor's last bytes
+    path.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match="checksum"):
+        gt.load_states(path)
 
 
 def test_the_study_tables_and_figures_render_byte_stable(masked_lm, tmp_path):
@@ -206,4 +226,13 @@ def test_a_shared_body_study_model_equals_the_whole_model(masked_lm):
         np.testing.assert_allclose(cached.masked_slot(pieces), whole.masked_slot(pieces), atol=1e-5)
         ids = cached.ids(["the nurse is here ."])
         np.testing.assert_allclose(cached.pll(ids, [[1, 2]]), whole.pll(ids, [[1, 2]]), atol=1e-5)
+        sentences = ["the nurse is here .", "he is a person ."]
+        got, want = cached.unmasked(sentences), whole.unmasked(sentences)
+        for (a, _), (b, _) in zip(got, want, strict=True):
+            np.testing.assert_allclose(a, b, atol=1e-5)
+        with pytest.raises(NotImplementedError):  # no attention weights: AULA is "n/a"
+            cached.unmasked(sentences, attention=True)
     assert len(shared.cache) >= 2  # the lower layers ran once per batch, for both models
+    top, frozen = shared.layers[0], base.bert.encoder.layer[-1]
+    assert top.output.dense.weight is not frozen.output.dense.weight  # trained: a copy
+    assert shared.cls.predictions.decoder.weight is base.cls.predictions.decoder.weight  # frozen

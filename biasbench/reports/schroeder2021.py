@@ -177,7 +177,6 @@ def study_summary(_published, model, records, _rep, settings):
             kept=("kept", "sum"),
             r2_unmasking_training=("r2_unmasking_training", "mean"),
             heldout_accuracy=("heldout_accuracy", "mean"),
-            seconds_per_model=("seconds", "mean"),
         )
         .reset_index()
     )

@@ -388,6 +388,22 @@ def load_data(
     )
 
 
+def read_data(occupations: str, train: str, test: str, pairs: str, professions: str) -> StudyData:
+    """:func:`load_data` from its files (the YAML resources and debiaswe's JSON files)."""
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    def read(path: str):
+        text = Path(path).read_text(encoding="utf-8")
+        return yaml.safe_load(text) if str(path).endswith(".yaml") else json.loads(text)
+
+    return load_data(
+        read(occupations)["words"], read(train), read(test), read(pairs), read(professions)
+    )
+
+
 def grid(mus: list[float], sigmas: list[float], repeats: int) -> list[tuple[float, float, int]]:
     return [(m, s, r) for m in mus for s in sigmas for r in range(repeats)]
 
@@ -397,32 +413,95 @@ def model_name(mu: float, sigma: float, repeat: int) -> str:
     return f"gt-mu{mu:.2f}-sd{sigma:.2f}-r{repeat}"
 
 
-def run_grid(
-    model_dir: str, data: StudyData, models: list[tuple[float, float, int]], settings: StudySettings
-) -> tuple[list[dict], dict]:
-    """Fine-tune and measure one model per (mu, sigma, repeat), the frozen part once. Returns
-    the records and the trained weights ({model name/parameter: tensor}: the top layers and
-    the head's transform, what :func:`injected_model` puts back into the masked LM)."""
-    import time
+STATE_PARTS = ("train", "test", "words")
 
-    import torch
-    from tqdm.auto import tqdm
+
+def load_study_lm(model_dir: str):
+    """(masked LM, tokenizer) of the study, in evaluation mode."""
     from transformers import AutoTokenizer, BertForMaskedLM
 
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = BertForMaskedLM.from_pretrained(model_dir, dtype="float32").eval()
+    return model, AutoTokenizer.from_pretrained(model_dir)
+
+
+def study_states(model, tokenizer, data: StudyData, trainable: int) -> dict[str, FrozenStates]:
+    """The frozen states of the study's inputs (training and test sentences, the words alone):
+    the same for every model of the grid, so the workflow computes them once for all jobs."""
+    mask = tokenizer.mask_token
+    texts = {
+        "train": fill(data.occupations, data.train, data.slot, data.mask, mask).texts,
+        "test": fill(data.occupations, data.test, data.slot, data.mask, mask).texts,
+        "words": data.occupations + data.male + data.female,
+    }
+    return {part: frozen_states(model, tokenizer, texts[part], trainable) for part in STATE_PARTS}
+
+
+def save_states(path, states: dict[str, FrozenStates]) -> None:
+    """Frozen states to safetensors, with the sha256 of every tensor (checked on reading)."""
+    from safetensors.torch import save_file
+
+    from biasbench.io import atomic_path
+    from biasbench.models.extract import array_checksum
+
+    tensors = {
+        f"{part}.{name}": getattr(frozen, name).contiguous()
+        for part, frozen in states.items()
+        for name in ("states", "attention", "slot")
+    }
+    sums = {k: array_checksum(t.numpy()) for k, t in tensors.items()}
+    with atomic_path(path) as tmp:
+        save_file(tensors, str(tmp), metadata=sums)
+
+
+def load_states(path) -> dict[str, FrozenStates]:
+    """What :func:`save_states` wrote; a tensor that no longer matches its checksum (or an
+    unreadable file) is an error naming the file, never a study on corrupted states."""
+    from safetensors import safe_open
+
+    from biasbench.errors import InputError
+    from biasbench.models.extract import array_checksum
+
+    fix = f"delete {path} and rerun (the workflow rebuilds it)"
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            sums = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    except Exception as exc:  # safetensors raises its own error types
+        raise InputError(f"{path}: unreadable frozen states ({exc}); {fix}") from exc
+    for key, tensor in tensors.items():
+        if sums.get(key) != array_checksum(tensor.numpy()):
+            raise InputError(f"{path}: {key} does not match its checksum; {fix}")
+    return {
+        part: FrozenStates(*(tensors[f"{part}.{n}"] for n in ("states", "attention", "slot")))
+        for part in STATE_PARTS
+    }
+
+
+def run_grid(
+    model_dir: str,
+    data: StudyData,
+    models: list[tuple[float, float, int]],
+    settings: StudySettings,
+    states: dict[str, FrozenStates] | None = None,
+) -> tuple[list[dict], dict]:
+    """Fine-tune and measure one model per (mu, sigma, repeat) on the frozen states (computed
+    here unless given). Returns the records and the trained weights ({model name/parameter:
+    tensor}: the top layers and the head's transform, what :func:`injected_model` puts back
+    into the masked LM)."""
+    import torch
+    from tqdm.auto import tqdm
+
+    model, tokenizer = load_study_lm(model_dir)
     n = len(data.occupations)
     train = fill(data.occupations, data.train, data.slot, data.mask, tokenizer.mask_token)
     test = fill(data.occupations, data.test, data.slot, data.mask, tokenizer.mask_token)
-    k = settings.trainable
-    frozen_train = frozen_states(model, tokenizer, train.texts, k)
-    frozen_test = frozen_states(model, tokenizer, test.texts, k)
-    frozen_words = frozen_states(model, tokenizer, data.occupations + data.male + data.female, k)
+    if states is None:
+        states = study_states(model, tokenizer, data, settings.trainable)
+    frozen_train, frozen_test, frozen_words = (states[part] for part in STATE_PARTS)
     positions, real = span_positions(tokenizer, test)
     head = PronounHead.of(model, tokenizer)
     records, weights = [], {}
     for mu, sigma, repeat in tqdm(models, desc="ground-truth models"):
-        start = time.perf_counter()
         p = male_probabilities(n, mu, sigma, settings.seed)
         male, fit, held = draw_labels(p, train, mu, sigma, repeat, settings)
         labels = train.kind * 2 + (~male).astype(int)  # he she his her
@@ -472,7 +551,6 @@ def run_grid(
                 "mu": mu,
                 "sigma": sigma,
                 "repeat": repeat,
-                "seconds": round(time.perf_counter() - start, 2),
                 "train_loss": trained.losses,
                 "heldout_accuracy": float((predicted == labels[held]).mean()),
                 "r2_unmasking_training": fit_r2,
@@ -488,13 +566,16 @@ def run_grid(
 
 def injected_model(base, weights: dict, name: str):
     """A copy of the masked LM with one study model's trained top layers and head transform:
-    the whole model, for measures that read more than the pronoun slot."""
-    model = copy.deepcopy(base)
+    the whole model, for measures that read more than the pronoun slot. The frozen parameters
+    (embeddings, lower layers, the decoder) are the base model's own, not copies."""
     layers = sorted(
         {k.split("/")[1].split(".")[0] for k in weights if k.startswith(f"{name}/layer")}
     )
     if not layers:
         raise KeyError(f"no weights of {name}")
+    trained = [*base.bert.encoder.layer[-len(layers) :], base.cls.predictions.transform]
+    copied = {id(t) for module in trained for t in module.parameters()}
+    model = copy.deepcopy(base, memo={id(t): t for t in base.parameters() if id(t) not in copied})
     top = model.bert.encoder.layer[-len(layers) :]
     for k, layer in enumerate(top):
         prefix = f"{name}/layer{k}."
@@ -509,44 +590,38 @@ def injected_model(base, weights: dict, name: str):
 
 
 class SharedBodyMLM:
-    """A study model for the log-probability engine without copying the masked LM: the frozen
-    lower layers run once per batch of inputs and are kept (``cache``, shared by every model of
-    a job), then this model's trained top layers and head. Equal to :func:`injected_model`
-    (tested) at a sixth of the encoder's cost per model. Gives logits, not attention weights."""
+    """A study model for the log-probability engine: the frozen lower layers run once per batch
+    of inputs and are kept (``cache``, shared by every model of a job), then this model's
+    trained top layers, the last of them only at the positions read, and its head there. Equal
+    to :func:`injected_model` (tested) at a fraction of the encoder's cost per model. Gives
+    logits, not attention weights."""
 
     def __init__(self, base, top: int, model: Any, cache: dict):
         self.base, self.top, self.cache, self.config = base, top, cache, base.config
         self.layers = list(model.bert.encoder.layer[-top:])
         self.cls = model.cls
 
-    def base_model(self, input_ids, attention_mask, **_):
-        from types import SimpleNamespace
-
+    def logits_at(self, inputs: dict, rows, cols, attention: bool = False):
+        """The logits at (rows, cols) only, as ``biasbench.models.logprobs`` asks a masked LM."""
         import torch
 
-        key = (
-            tuple(input_ids.shape),
-            input_ids.numpy().tobytes(),
-            attention_mask.numpy().tobytes(),
-        )
+        if attention:
+            raise NotImplementedError("a study model gives no attention weights")
+        ids, mask = inputs["input_ids"], inputs["attention_mask"]
+        key = (tuple(ids.shape), ids.numpy().tobytes(), mask.numpy().tobytes())
         if key not in self.cache:
             with torch.inference_mode():
                 self.cache[key] = self.base.bert(
-                    input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True
+                    input_ids=ids, attention_mask=mask, output_hidden_states=True
                 ).hidden_states[-1 - self.top]
-        n, width = input_ids.shape
-        every = torch.arange(width).expand(n, width)
-        return SimpleNamespace(
-            last_hidden_state=forward(self.layers, self.cache[key], attention_mask, every)
-        )
-
-    def __call__(self, input_ids, attention_mask, output_attentions=False, **_):
-        from types import SimpleNamespace
-
-        if output_attentions:
-            raise NotImplementedError("a study model gives no attention weights")
-        hidden = self.base_model(input_ids, attention_mask).last_hidden_state
-        return SimpleNamespace(logits=self.cls(hidden))
+        slot, count = [], [0] * len(ids)  # each position's place among its row's queries
+        for r in rows.tolist():
+            slot.append(count[r])
+            count[r] += 1
+        slot = torch.tensor(slot, dtype=torch.long)
+        queries = torch.zeros(len(ids), max(count), dtype=torch.long)
+        queries[rows, slot] = cols
+        return self.cls(forward(self.layers, self.cache[key], mask, queries)[rows, slot])
 
     def set_attn_implementation(self, _name):
         raise NotImplementedError("a study model gives no attention weights")

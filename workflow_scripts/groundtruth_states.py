@@ -1,0 +1,16 @@
+"""Adapter: rule groundtruth_states -> biasbench.studies.groundtruth.study_states."""
+
+from pathlib import Path
+
+import torch
+
+from biasbench.io import log_to
+from biasbench.studies.groundtruth import load_study_lm, read_data, save_states, study_states
+
+sm = snakemake  # noqa: F821
+log_to(sm.log[0])
+torch.set_num_threads(sm.threads)
+i = sm.input
+data = read_data(i.occupations, i.train, i.test, i.pairs, i.professions)
+model, tokenizer = load_study_lm(str(Path(i.model).parent))
+save_states(sm.output[0], study_states(model, tokenizer, data, sm.params.study["trainable_layers"]))
