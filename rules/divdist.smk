@@ -55,7 +55,8 @@ rule divdist_contexts:
 
 
 rule divdist_vectors:
-    """One contextual model's final-layer vector of the word in each study context."""
+    """One contextual model's final-layer vector of the word in each study context (a decoder
+    reads each context only up to the word: its vector depends on nothing after it)."""
     input:
         model="results/models/{model}/biasbench_model.json",
         contexts="results/studies/divdist/contexts.tsv",

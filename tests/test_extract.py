@@ -4,9 +4,12 @@ import pytest
 import torch
 
 from biasbench.data.contexts import fill
+from biasbench.encodings import WORD_ENCODINGS
 from biasbench.errors import InputError
 from biasbench.models.extract import (
+    Tokenized,
     batches_by_length,
+    cut_after_stimuli,
     encode_transformer,
     read_embeddings,
     span_tokens,
@@ -102,6 +105,32 @@ def test_span_lost_to_truncation_is_invalid(tiny):
     frame = contexts([("This is a person that is here and ", "John", ".")])
     out = encode_transformer(model, tokenizer, frame, max_length=4, progress=False)
     assert not out["valid"][0]
+
+
+def test_prefix_only_keeps_a_decoders_word_encodings(tmp_path):
+    path = tiny_gpt2(tmp_path)
+    spec = ModelSpec("gpt2", "transformer", "path", str(path), None, False, -1, "any")
+    model, tokenizer, _ = load_transformer(spec, path)
+    # two stimuli of one sentence: it is cut after the later one
+    shared = contexts(
+        [("This is ", "John", " and Amy is here."), ("This is John and ", "Amy", ".")]
+    )
+    frame = pd.concat([FRAME, shared], ignore_index=True)
+    plain = encode_transformer(model, tokenizer, frame, progress=False)
+    cut = encode_transformer(model, tokenizer, frame, progress=False, prefix_only=True)
+    np.testing.assert_array_equal(cut["valid"], plain["valid"])
+    for key in WORD_ENCODINGS:
+        np.testing.assert_allclose(cut[key], plain[key], atol=1e-5, err_msg=key)
+
+
+def test_cut_after_stimuli():
+    offsets = [(0, 0), (0, 4), (5, 7), (8, 11), (11, 15), (15, 16), (0, 0)]
+    special = [1, 0, 0, 0, 0, 0, 1]
+    tok = Tokenized([list(range(7))] * 2, [offsets] * 2, [special] * 2)
+    rows_of = {0: [0, 1], 1: [2]}  # sentence 1's only span is covered by no token
+    cut = cut_after_stimuli(tok, rows_of, np.array([0, 8, 99]), np.array([4, 15, 100]))
+    assert cut.ids == [[0, 1, 2, 3, 4], list(range(7))]
+    assert cut.offsets[0] == offsets[:5] and cut.special[0] == special[:5]
 
 
 def test_span_tokens():

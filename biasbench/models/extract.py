@@ -73,6 +73,26 @@ def span_tokens(
     ]
 
 
+def cut_after_stimuli(
+    tok: Tokenized, rows_of: dict[int, list[int]], starts: np.ndarray, ends: np.ndarray
+) -> Tokenized:
+    """Each sentence's tokens up to the last one covering a stimulus span of its rows
+    (``rows_of``: sentence -> context rows); all of them when none covers any."""
+    cut = []
+    for s, (offsets, special) in enumerate(zip(tok.offsets, tok.special, strict=True)):
+        last = [
+            pos[-1]
+            for r in rows_of[s]
+            if (pos := span_tokens(offsets, special, starts[r], ends[r]))
+        ]
+        cut.append(max(last) + 1 if last else len(offsets))
+    return Tokenized(
+        [ids[:n] for ids, n in zip(tok.ids, cut, strict=True)],
+        [offsets[:n] for offsets, n in zip(tok.offsets, cut, strict=True)],
+        [special[:n] for special, n in zip(tok.special, cut, strict=True)],
+    )
+
+
 def encode_transformer(
     model: Any,
     tokenizer: Any,
@@ -83,10 +103,16 @@ def encode_transformer(
     max_batch: int = 256,
     max_length: int = 512,
     progress: bool = True,
+    prefix_only: bool = False,
 ) -> dict[str, np.ndarray]:
     """All word and sentence encodings of every context row, plus a ``valid`` mask: False
     where no token covers the stimulus span (truncated away) or every token covering it is
-    the unknown token (the model cannot tell that stimulus from any other unknown word)."""
+    the unknown token (the model cannot tell that stimulus from any other unknown word).
+
+    ``prefix_only`` is for a causal LM, whose state at a token depends on the tokens up to it
+    alone: each sentence is cut after its rows' stimuli (:func:`cut_after_stimuli`), which
+    spares the work on the rest; the word encodings stay the same up to float rounding, the
+    sentence encodings become those of the cut sentences."""
     import torch
     from tqdm.auto import tqdm
 
@@ -96,6 +122,10 @@ def encode_transformer(
         return {**empty, "valid": np.zeros(0, bool)}
     sentences, inverse = np.unique(contexts["sentence"].to_numpy(dtype=object), return_inverse=True)
     tok = tokenize(tokenizer, [str(s) for s in sentences], max_length)
+    rows_of = pd.Series(np.arange(len(contexts))).groupby(inverse).apply(list).to_dict()
+    starts, ends = contexts["start"].to_numpy(), contexts["end"].to_numpy()
+    if prefix_only:
+        tok = cut_after_stimuli(tok, rows_of, starts, ends)
     lengths = np.array([len(ids) for ids in tok.ids])
     pad_id = tokenizer.pad_token_id
     if pad_id is None:
@@ -103,10 +133,8 @@ def encode_transformer(
     unk_id = tokenizer.unk_token_id
     n_sent = len(sentences)
     sent = {k: np.zeros((n_sent, dim), dtype=np.float32) for k in SENT_ENCODINGS}
-    rows_of = pd.Series(np.arange(len(contexts))).groupby(inverse).apply(list).to_dict()
     word = {k: np.zeros((len(contexts), dim), dtype=np.float32) for k in WORD_ENCODINGS}
     valid = np.zeros(len(contexts), dtype=bool)
-    starts, ends = contexts["start"].to_numpy(), contexts["end"].to_numpy()
 
     bar = tqdm(total=n_sent, desc="embedding", unit="sent", disable=not progress)
     with torch.inference_mode():
@@ -157,7 +185,7 @@ def array_checksum(data: np.ndarray) -> str:
     """sha256 of an array's dtype, shape and bytes: what a dataset must still hold on reading."""
     data = np.ascontiguousarray(data)
     digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode())
-    digest.update(data.tobytes())
+    digest.update(data)  # its buffer: a tobytes() copy took as long as the hashing
     return digest.hexdigest()
 
 
