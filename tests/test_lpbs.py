@@ -7,12 +7,14 @@ from biasbench.data.templates import split_double_template
 from biasbench.errors import InputError
 from biasbench.methods.probability.lpbs import bias_scores, lpbs_test
 from biasbench.models.logprobs import (
+    causal_context_log_probs,
     causal_log_probs,
     check_output_head,
     continuation_log_probs,
     mlm_context_log_probs,
     mlm_log_probs,
     sentence_log_probs,
+    sentence_pair_log_probs,
     shared_prefix_log_probs,
 )
 
@@ -146,6 +148,37 @@ def test_shared_prefix_equals_separate_continuations(tmp_path):
             model, tok, [p for p in prefixes for _ in continuations], continuations * 2
         ).reshape(2, 4)
         np.testing.assert_allclose(shared, separate, atol=1e-4)
+
+
+def test_sentence_pairs_equal_scoring_each_sentence_apart(tmp_path):
+    """p-CEAT's shared-prefix path gives every sentence its sentence_log_probs: pairs that
+    share some tokens, none, all of the shorter one, or all (one sentence a prefix of the
+    other, both ways), in batches and rest chunks of any size."""
+    model, tok = causal_lm(tmp_path)
+    first = [
+        "Paul is kind and here.",
+        "Joan is a person that is here.",
+        "It is.",
+        "They are there.",
+        "Amy is mean.",
+        "Here is John.",
+    ]
+    second = [
+        "Paul is and here.",
+        "Joan is a person.",
+        "It is. It is here and there.",
+        "Here they are.",
+        "Amy is mean.",
+        "Here is",
+    ]
+    expected = sentence_log_probs(model, tok, first), sentence_log_probs(model, tok, second)
+    for batch, rows in ((1, 1), (2, 1), (4, 2), (64, 16)):
+        got = sentence_pair_log_probs(model, tok, first, second, batch, rows)
+        np.testing.assert_allclose(got, expected, atol=1e-4)
+    text = "Paul is kind and here."
+    pt, pp = causal_context_log_probs(model, tok, [text], [(0, 4)], [(8, 12)])
+    assert pt[0] == pytest.approx(expected[0][0], abs=1e-4)
+    assert pp[0] == pytest.approx(expected[1][0], abs=1e-4)  # "Paul is and here."
 
 
 def test_sentence_log_probs_against_the_models_own_logits(tmp_path):

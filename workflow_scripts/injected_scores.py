@@ -1,5 +1,6 @@
 """Adapter: rule injected_scores -> biasbench.studies.groundtruth.study_models + the data-set
-scorers, for every study model of one mean (the frozen lower layers computed once for all)."""
+scorers, for every study model of one mean (the frozen lower layers computed once for all, each
+data set read and sampled once for all)."""
 
 import json
 from pathlib import Path
@@ -12,7 +13,7 @@ from transformers import AutoTokenizer, BertForMaskedLM
 
 from biasbench.io import log_to, signature_of, write_tsv
 from biasbench.models.logprobs import Engine
-from biasbench.scoring.datasets import score_dataset
+from biasbench.scoring.datasets import DATASETS, dataset_items
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth import study_models
 
@@ -26,20 +27,23 @@ weights = load_file(sm.input.weights)
 records = json.loads(Path(sm.input.records).read_text(encoding="utf-8"))["models"]
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
 signature = signature_of([sm.input.weights, *sm.input.files, sm.input.model])
+items = {
+    d: dataset_items(d, dict(sm.params.files[d]), sm.params.limits.get(d), sm.params.seed)[0]
+    for d in sm.params.datasets
+}
 frames = []
 names = [r["name"] for r in records]
 for name, model in tqdm(study_models(base, weights, names), total=len(names), desc="study models"):
     engine = Engine(model, tokenizer, True, sm.params.batch)
     for dataset in sm.params.datasets:
-        frame, _coverage = score_dataset(
-            engine,
-            dataset,
-            dict(sm.params.files[dataset]),
-            sm.params.limits.get(dataset),
-            model=name,
-            settings=settings,
-            seed=sm.params.seed,
-            signature=signature,
+        frames.append(
+            DATASETS[dataset].score(
+                engine,
+                items[dataset],
+                model=name,
+                settings=settings,
+                seed=sm.params.seed,
+                signature=signature,
+            )
         )
-        frames.append(frame)
 write_tsv(sm.output[0], pd.concat(frames, ignore_index=True))

@@ -189,17 +189,6 @@ def _continuation_ids(
     return np.array([t.sum() for t in _continuation_tokens(model, tokenizer, head, tail, batch)])
 
 
-def sentence_token_log_probs(
-    model: Any, tokenizer: Any, sentences: list[str], batch: int = 64
-) -> tuple[list[list[int]], list[np.ndarray]]:
-    """(each sentence's token ids, log P of each token after the first given those before
-    it) under a causal LM: what CrowS-Pairs and StereoSet sum or average."""
-    ids = tokenizer(sentences)["input_ids"]
-    return ids, _continuation_tokens(
-        model, tokenizer, [i[:1] for i in ids], [i[1:] for i in ids], batch
-    )
-
-
 def continuation_log_probs(
     model: Any, tokenizer: Any, prefixes: list[str], continuations: list[str], batch: int = 64
 ) -> np.ndarray:
@@ -258,12 +247,7 @@ def shared_prefix_log_probs(
         head_lengths = head_mask.sum(1)
         per_chunk = max(1, rows_per_batch // k)
         with torch.inference_mode():
-            out = model.base_model(
-                input_ids=head_ids,
-                attention_mask=head_mask,
-                position_ids=(head_mask.cumsum(1) - 1).clamp(min=0),
-                use_cache=True,
-            )
+            out = _cached_body(model, head_ids, head_mask)
             last = _output_logits(model, out.last_hidden_state[:, -1])
             total = torch.log_softmax(last, dim=-1)[:, first_ids].double()  # (k, continuations)
             for width, columns in sorted(by_length.items()):
@@ -379,10 +363,109 @@ def causal_context_log_probs(
         (t[:a].rstrip() + " " + t[b:].lstrip()).strip()
         for t, (a, b) in zip(texts, attribute_spans, strict=True)
     ]
-    return (
-        sentence_log_probs(model, tokenizer, texts, batch),
-        sentence_log_probs(model, tokenizer, without, batch),
+    return sentence_pair_log_probs(model, tokenizer, texts, without, batch)
+
+
+def _cached_body(model: Any, ids: Any, mask: Any) -> Any:
+    """The body on left-padded rows (positions counted from each row's first token), keeping
+    the keys and values for the tokens that follow."""
+    return model.base_model(
+        input_ids=ids,
+        attention_mask=mask,
+        position_ids=(mask.cumsum(1) - 1).clamp(min=0),
+        use_cache=True,
     )
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading token ids two sequences share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _cache_rows(cache: Any, rows: Any) -> Any:
+    """A new key/value cache of some batch rows of ``cache`` (which stays as it is), each
+    layer of the same kind (full or sliding-window attention)."""
+    from transformers import DynamicCache
+
+    return DynamicCache([(k[rows], v[rows], *kind) for k, v, *kind in cache])
+
+
+def sentence_pair_log_probs(
+    model: Any,
+    tokenizer: Any,
+    first: list[str],
+    second: list[str],
+    batch: int = 64,
+    rows_per_call: int = 16,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sentence_log_probs` of ``first`` and of ``second``, whose sentences begin like
+    their ``first`` (a corpus context without its attribute): the tokens before the
+    attribute, a fifth to a quarter of a context's, run once, not twice.
+
+    The first sentences run as in :func:`sentence_log_probs`, keeping their key/value cache.
+    Every sentence is tokenised whole, and a second sentence takes the log-probabilities of
+    the ids it shares with its first (their common prefix) from that run; only its other
+    tokens run, on the first's cache masked to the shared prefix, ``rows_per_call`` rows of
+    similar length at a time so that padding stays small. Equal to scoring both lists apart
+    up to float rounding (tested).
+    """
+    import torch
+
+    pad = _pad_id(tokenizer)
+    whole, cut = tokenizer(first)["input_ids"], tokenizer(second)["input_ids"]
+    if any(len(w) < 2 for w in whole):
+        raise InputError("a sentence of one token: nothing to score")
+    out_first, out_second = np.zeros(len(whole)), np.zeros(len(cut))
+    order = np.argsort([len(w) for w in whole], kind="stable")
+    for start in range(0, len(order), batch):
+        rows = order[start : start + batch]
+        ids, mask = _padded([whole[i] for i in rows], pad, left=True)
+        run = mask[:, :-1]  # position j predicts token j + 1: the last token is not run
+        fill = (1 - mask).sum(1)  # left padding
+        # shared ids (at most the run ones), and the second's tokens after them
+        k = [min(_common_prefix(whole[i], cut[i]), len(whole[i]) - 1) for i in rows]
+        rests = [cut[i][n:] for i, n in zip(rows, k, strict=True)]
+        shared = torch.tensor(k)
+        cols = torch.arange(run.shape[1])[None, :]
+        with torch.inference_mode():
+            out = _cached_body(model, ids[:, :-1], run)
+            hidden, scored = out.last_hidden_state, run.bool()
+            token_lp = torch.zeros(scored.shape, dtype=torch.float64)
+            token_lp[scored] = _next_token_log_probs(model, hidden[scored], ids[:, 1:][scored])
+            out_first[rows] = token_lp.sum(1).numpy()
+            # the second's tokens 1 .. k - 1 as the first's, its token k from the state
+            # before it, the tokens after that from states of its own
+            within = (cols >= fill[:, None]) & (cols < (fill + shared - 1)[:, None])
+            second_lp = torch.where(within, token_lp, 0.0).sum(1)
+            on = [r for r, (n, rest) in enumerate(zip(k, rests, strict=True)) if n and rest]
+            second_lp[on] += _next_token_log_probs(
+                model,
+                hidden[on, (fill + shared - 1)[on]],
+                torch.tensor([rests[r][0] for r in on], dtype=torch.long),
+            )
+            longer = sorted(
+                (r for r in range(len(rows)) if len(rests[r]) > 1), key=lambda r: len(rests[r])
+            )
+            for c in range(0, len(longer), rows_per_call):
+                part = longer[c : c + rows_per_call]
+                rest, rest_mask = _padded([rests[r] for r in part], pad, left=False)
+                seen = (cols >= fill[part, None]) & (cols < (fill + shared)[part, None])
+                rest_hidden = model.base_model(
+                    input_ids=rest[:, :-1],
+                    attention_mask=torch.cat([seen.long(), rest_mask[:, :-1]], 1),
+                    position_ids=shared[part, None] + torch.arange(rest.shape[1] - 1)[None, :],
+                    past_key_values=_cache_rows(out.past_key_values, part),
+                ).last_hidden_state
+                second_lp[part] += _scored_sums(
+                    model, rest_hidden, rest[:, 1:], rest_mask[:, 1:].bool()
+                )
+        out_second[rows] = second_lp.numpy()
+    return out_first, out_second
 
 
 def shared_token_positions(a: list[int], b: list[int]) -> tuple[list[int], list[int]]:
@@ -405,25 +488,29 @@ def mlm_pseudo_log_likelihood(
     model: Any, tokenizer: Any, ids: list[list[int]], positions: list[list[int]], batch: int = 128
 ) -> np.ndarray:
     """Per sentence, the sum over ``positions`` of log P(the token there | the sentence with
-    that token masked): the pseudo-log-likelihood of Salazar et al., over the given tokens."""
+    that token masked): the pseudo-log-likelihood of Salazar et al., over the given tokens.
+    The masked copies run shortest first, so a batch pads little (a copy per shared token:
+    the body's work is most of a CrowS-Pairs run); each sentence sums in position order."""
     import torch
 
     copies = [(i, j) for i, pos in enumerate(positions) for j in pos]
-    out = np.zeros(len(ids))
+    order = sorted(range(len(copies)), key=lambda c: len(ids[copies[c][0]]))
+    lp = np.zeros(len(copies))
     pad = _pad_id(tokenizer)
-    for start in range(0, len(copies), batch):
-        chunk = copies[start : start + batch]
-        rows = [list(ids[i]) for i, _ in chunk]
-        for row, (_, j) in zip(rows, chunk, strict=True):
-            row[j] = tokenizer.mask_token_id
+    for start in range(0, len(order), batch):
+        chunk = order[start : start + batch]
+        rows = [list(ids[copies[c][0]]) for c in chunk]
+        for row, c in zip(rows, chunk, strict=True):
+            row[copies[c][1]] = tokenizer.mask_token_id
         tensor, mask = _padded(rows, pad, left=False)
         at = torch.arange(len(chunk))
-        cols = torch.tensor([j for _, j in chunk])
+        cols = torch.tensor([copies[c][1] for c in chunk])
         with torch.inference_mode():
             logits = _masked_logits(model, {"input_ids": tensor, "attention_mask": mask}, at, cols)
-        truth = torch.tensor([ids[i][j] for i, j in chunk])
-        lp = torch.log_softmax(logits.double(), dim=-1)[at, truth].numpy()
-        np.add.at(out, [i for i, _ in chunk], lp)
+        truth = torch.tensor([ids[i][j] for i, j in (copies[c] for c in chunk)])
+        lp[chunk] = torch.log_softmax(logits.double(), dim=-1)[at, truth].numpy()
+    out = np.zeros(len(ids))
+    np.add.at(out, [i for i, _ in copies], lp)
     return out
 
 
@@ -432,7 +519,8 @@ def mlm_unmasked_log_probs(
 ) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """Per sentence, log P(w_i | the whole sentence, nothing masked) of every non-special
     token (AUL) and, with ``attention``, the mean attention each of them receives over all
-    layers and heads (AULA's weights)."""
+    layers and heads (AULA's weights). The output head runs on those tokens only: over a
+    small model's vocabulary it costs more than the body."""
     import torch
 
     if attention and model.config._attn_implementation != "eager":
@@ -445,23 +533,23 @@ def mlm_unmasked_log_probs(
             padding=True,
             return_special_tokens_mask=True,
         )
-        special = enc.pop("special_tokens_mask").bool()
+        keep = enc["attention_mask"].bool() & ~enc.pop("special_tokens_mask").bool()
+        rows, cols = keep.nonzero(as_tuple=True)  # row-major: each sentence's tokens in order
         with torch.inference_mode():
-            result = model(**enc, output_attentions=attention)
-            lp = torch.log_softmax(result.logits.double(), -1).gather(
-                2, enc["input_ids"][:, :, None]
-            )[:, :, 0]
+            found = _masked_logits(model, enc, rows, cols, attention)
+            logits, attentions = found if attention else (found, None)
+            lp = torch.log_softmax(logits.double(), -1)[
+                torch.arange(len(rows)), enc["input_ids"][rows, cols]
+            ]
             received = None
             if attention:  # (layers, batch, heads, query, key) -> mean over layers, heads, queries
-                stacked = torch.stack(result.attentions)
+                stacked = torch.stack(attentions)
                 received = (
                     (stacked * enc["attention_mask"][None, :, None, :, None]).sum(3).mean((0, 2))
                 )
-        for r in range(len(lp)):
-            keep = (enc["attention_mask"][r].bool() & ~special[r]).numpy()
-            out.append(
-                (lp[r].numpy()[keep], received[r].double().numpy()[keep] if attention else None)
-            )
+        counts = keep.sum(1).tolist()
+        for r, piece in enumerate(np.split(lp.numpy(), np.cumsum(counts)[:-1])):
+            out.append((piece, received[r][keep[r]].double().numpy() if attention else None))
     return out
 
 
@@ -497,8 +585,9 @@ def mlm_masked_slot_log_probs(
         texts.append(built + text[cursor:])
         targets.append(word_ids)
     out = np.zeros(len(texts))
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches pad little
     for start in range(0, len(texts), batch):
-        rows = range(start, min(start + batch, len(texts)))
+        rows = order[start : start + batch]
         enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True)
         at_rows, at_cols, wanted = [], [], []
         for r, i in enumerate(rows):
@@ -517,14 +606,22 @@ def mlm_masked_slot_log_probs(
     return out
 
 
-def _masked_logits(model: Any, inputs: dict, rows: Any, cols: Any) -> Any:
-    """A masked LM's logits at (rows, cols) only: the body runs on every position, the head
-    (BERT's ``cls``, RoBERTa's ``lm_head``) only where a token is read, a fraction of the
-    positions; other architectures compute every position's logits and pick."""
+def _masked_logits(model: Any, inputs: dict, rows: Any, cols: Any, attention: bool = False):
+    """A masked LM's logits at (rows, cols) only, and with ``attention`` (logits, the attention
+    weights of every layer): the body runs on every position, the head (BERT's ``cls``,
+    RoBERTa's ``lm_head``) only where a token is read, a fraction of the positions; other
+    architectures compute every position's logits and pick. A model with its own
+    ``logits_at`` (a ground-truth study model) is asked for exactly that."""
+    if hasattr(model, "logits_at"):
+        return model.logits_at(inputs, rows, cols, attention)
     head = getattr(model, "cls", None) or getattr(model, "lm_head", None)
     if head is None:
-        return model(**inputs).logits[rows, cols]
-    return head(model.base_model(**inputs).last_hidden_state[rows, cols])
+        result = model(**inputs, output_attentions=attention)
+        logits = result.logits[rows, cols]
+    else:
+        result = model.base_model(**inputs, output_attentions=attention)
+        logits = head(result.last_hidden_state[rows, cols])
+    return (logits, result.attentions) if attention else logits
 
 
 def _word_mask_offset(piece: tuple[str, str, str], extra: list[tuple[int, int]], tokenizer) -> int:
@@ -535,6 +632,58 @@ def _word_mask_offset(piece: tuple[str, str, str], extra: list[tuple[int, int]],
         for a, b in extra
         if b <= len(before)
     )
+
+
+def _prefix_shared_tokens(
+    model: Any,
+    tokenizer: Any,
+    head: list[list[int]],
+    tail: list[list[int]],
+    batch: int,
+) -> list[np.ndarray]:
+    """Per row, log P of each ``tail`` token given the ``head`` ids and the tail before it.
+    Each batch runs its distinct heads once (left-padded), their keys and values then serve
+    every tail (right-padded): a repeated head costs its tokens once. Equal to
+    :func:`_continuation_tokens` up to float rounding."""
+    import torch
+
+    if not all(tail):
+        raise InputError("an empty continuation")
+    pad, out = _pad_id(tokenizer), [np.zeros(0)] * len(head)
+    groups: dict[tuple, list[int]] = {}
+    for i, h in enumerate(head):
+        groups.setdefault(tuple(h), []).append(i)
+    # a head's rows together, by their longest tail, then by head: the tails pad little
+    by_size = sorted(groups.values(), key=lambda g: (max(len(tail[i]) for i in g), len(head[g[0]])))
+    order = [i for rows in by_size for i in rows]
+    for start in range(0, len(order), batch):
+        rows = order[start : start + batch]
+        distinct = {h: k for k, h in enumerate(dict.fromkeys(tuple(head[i]) for i in rows))}
+        which = torch.tensor([distinct[tuple(head[i])] for i in rows])
+        head_ids, head_mask = _padded([list(h) for h in distinct], pad, left=True)
+        tail_ids, tail_mask = _padded([tail[i] for i in rows], pad, left=False)
+        rest = [np.zeros(0)] * len(rows)
+        with torch.inference_mode():
+            first = _cached_body(model, head_ids, head_mask)
+            lead = _next_token_log_probs(  # each tail's first token, after its head's last
+                model, first.last_hidden_state[which, -1], tail_ids[:, 0]
+            ).numpy()
+            width = tail_ids.shape[1]
+            if width > 1:  # the rest of each tail, on its head's keys and values
+                cache = first.past_key_values
+                cache.batch_select_indices(which)
+                hidden = model.base_model(  # the last token predicts nothing: not run
+                    input_ids=tail_ids[:, :-1],
+                    attention_mask=torch.cat([head_mask[which], tail_mask[:, :-1]], 1),
+                    position_ids=head_mask.sum(1)[which, None] + torch.arange(width - 1),
+                    past_key_values=cache,
+                ).last_hidden_state
+                r, c = tail_mask[:, 1:].nonzero(as_tuple=True)  # row-major
+                flat = _next_token_log_probs(model, hidden[r, c], tail_ids[:, 1:][r, c])
+                rest = np.split(flat.numpy(), np.cumsum(tail_mask[:, 1:].sum(1).numpy())[:-1])
+        for k, i in enumerate(rows):
+            out[i] = np.concatenate([lead[k : k + 1], rest[k]])
+    return out
 
 
 class Engine:
@@ -561,14 +710,21 @@ class Engine:
         return mlm_masked_slot_log_probs(self.model, self.tokenizer, pieces, masked_too, self.batch)
 
     def sentence_tokens(self, sentences: list[str]):
-        return sentence_token_log_probs(self.model, self.tokenizer, sentences, self.batch)
+        """(each sentence's token ids, log P of each token after the first given those before
+        it) under a causal LM: what CrowS-Pairs and StereoSet sum or average."""
+        ids = self.tokenizer(sentences)["input_ids"]
+        heads, tails = [i[:1] for i in ids], [i[1:] for i in ids]
+        return ids, _continuation_tokens(self.model, self.tokenizer, heads, tails, self.batch)
 
     def continuation_tokens(
         self, prefixes: list[str], continuations: list[str]
     ) -> list[np.ndarray]:
+        """Per pair, log P of each continuation token given the prefix and the tokens before
+        it (WinoBias' two candidates, StereoSet's three, BEC-Pro's professions after one person
+        share their prefix: it runs once)."""
         head = self.tokenizer(prefixes)["input_ids"]
         tail = self.tokenizer(continuations, add_special_tokens=False)["input_ids"]
-        return _continuation_tokens(self.model, self.tokenizer, head, tail, self.batch)
+        return _prefix_shared_tokens(self.model, self.tokenizer, head, tail, self.batch)
 
     def slot_log_probs(self, texts: list[str]) -> np.ndarray:
         """A masked LM's log-distribution over the vocabulary at the first [MASK] of each
@@ -636,7 +792,7 @@ class Engine:
             else:
                 log_p = np.where(self.word_starts(), self.next_token_log_probs(chunk), -np.inf)
             for row in log_p:
-                order = np.argsort(-row, kind="stable")
+                order = _likeliest(row, max(k, int((row > np.log(threshold)).sum())))
                 chosen = (order[:k], order[row[order] > np.log(threshold)])
                 words = [self.tokenizer.convert_ids_to_tokens(c.tolist()) for c in chosen]
                 if not self.masked:
@@ -647,6 +803,14 @@ class Engine:
                 top.append(words[0])
                 over.append(words[1])
         return top, over
+
+
+def _likeliest(row: np.ndarray, n: int) -> np.ndarray:
+    """The first ``n`` entries of ``np.argsort(-row, kind="stable")`` (ties in index order),
+    without sorting the whole vocabulary: only the entries at least the n-th largest."""
+    cut = np.partition(row, len(row) - n)[len(row) - n]
+    candidates = np.flatnonzero(row >= cut)
+    return candidates[np.argsort(-row[candidates], kind="stable")][:n]
 
 
 def _first_mask(ids: Any, mask_id: int) -> Any:

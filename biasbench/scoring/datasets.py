@@ -112,25 +112,21 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
     category = np.array([p.category for p in pairs])
     scored: dict[str, tuple[np.ndarray, np.ndarray, Method]] = {}
     unweighted: list[tuple[str, str]] = []
+    n = len(pairs)
     if engine.masked:
-        ids_m, ids_l = engine.ids(more), engine.ids(less)
-        shared = [engine.shared(a, b) for a, b in zip(ids_m, ids_l, strict=True)]
-        pll = (engine.pll(ids_m, [s[0] for s in shared]), engine.pll(ids_l, [s[1] for s in shared]))
-        scored["mlm-pll"] = (*pll, get("CrowS-Pairs"))
-        for name, weighted in (("mlm-aul", False), ("mlm-aula", True)):
-            per_sentence = []
-            try:
-                for sentences in (more, less):
-                    tokens = engine.unmasked(sentences, attention=weighted)
-                    per_sentence.append(
-                        np.array(
-                            [np.average(lp, weights=w if weighted else None) for lp, w in tokens]
-                        )
-                    )
-            except NotImplementedError as exc:  # a model that gives no attention weights
-                unweighted.append((name, str(exc)))
-                continue
-            scored[name] = (*per_sentence, get("AUL"))
+        ids = engine.ids(more + less)
+        shared = [engine.shared(a, b) for a, b in zip(ids[:n], ids[n:], strict=True)]
+        pll = engine.pll(ids, [s[0] for s in shared] + [s[1] for s in shared])
+        scored["mlm-pll"] = (pll[:n], pll[n:], get("CrowS-Pairs"))
+        try:  # one pass: AUL's log-probabilities and AULA's attention weights
+            tokens = engine.unmasked(more + less, attention=True)
+            weightings = {"mlm-aul": False, "mlm-aula": True}
+        except NotImplementedError as exc:  # a model that gives no attention weights
+            unweighted.append(("mlm-aula", str(exc)))
+            tokens, weightings = engine.unmasked(more + less), {"mlm-aul": False}
+        for name, weighted in weightings.items():
+            mean = np.array([np.average(lp, weights=w if weighted else None) for lp, w in tokens])
+            scored[name] = (mean[:n], mean[n:], get("AUL"))
     else:
         (ids_m, tok_m), (ids_l, tok_l) = engine.sentence_tokens(more), engine.sentence_tokens(less)
         sums = (np.array([t.sum() for t in tok_m]), np.array([t.sum() for t in tok_l]))
@@ -498,8 +494,8 @@ DATASETS = {
 }
 
 
-def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):
-    """(score rows, coverage) of one data set on one model: items read, items scored."""
+def dataset_items(dataset: str, files, limit, seed: int) -> tuple[object, dict]:
+    """(the items of a data set the measures score, coverage: items read, items scored)."""
     spec = DATASETS[dataset]
     items = spec.load(files)
     n_read = len(items) if isinstance(items, list) else None
@@ -507,8 +503,14 @@ def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, 
         if not spec.sampled:
             raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")
         items = sample(items, limit, seed, dataset, spec.unit)
-    frame = spec.score(
+    used = len(items) if isinstance(items, list) else None
+    return items, {"dataset": spec.name, "items": n_read, "scored": used, "limit": limit}
+
+
+def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):
+    """(score rows, coverage) of one data set on one model."""
+    items, coverage = dataset_items(dataset, files, limit, seed)
+    frame = DATASETS[dataset].score(
         engine, items, model=model, settings=settings, seed=seed, signature=signature
     )
-    used = len(items) if isinstance(items, list) else None
-    return frame, {"dataset": spec.name, "items": n_read, "scored": used, "limit": limit}
+    return frame, coverage

@@ -75,7 +75,8 @@ def representation_vectors(
 ) -> dict[tuple[str, str], dict[str, np.ndarray]]:
     """(representation, template) -> {word: vector}; representations of the word alone carry
     the template ``ALONE``. ``encoded`` holds the encodings of ``frame``'s rows (``sent/*``,
-    ``word/*``) and ``layers`` the word/mean of the rows for layers 1-4 (4, rows, dim)."""
+    ``word/*``) and ``layers`` the word/mean of its rows of words alone, in their order, for
+    layers 1-4 (4, rows alone, dim)."""
     alone = (frame["template"] == ALONE).to_numpy()
     sentence = SENTENCE_ENCODING[causal]
     picks = {
@@ -91,7 +92,7 @@ def representation_vectors(
             key = (name, frame["template"].iat[r])
             out.setdefault(key, {})[frame["word"].iat[r]] = encoded[encoding][r]
     vulic = layers.mean(axis=0)
-    out[("vulic", ALONE)] = {frame["word"].iat[r]: vulic[r] for r in np.flatnonzero(alone)}
+    out[("vulic", ALONE)] = dict(zip(frame["word"][alone], vulic, strict=True))
     return out
 
 
@@ -144,13 +145,16 @@ def vulic_layers(n_layers: int) -> list[int]:
 
 
 def encode(model, tokenizer, frame: pd.DataFrame, **extraction) -> tuple[dict, np.ndarray]:
-    """The last layer's encodings of every row and the word/mean of each Vulić layer."""
+    """The last layer's encodings of every row, and the word/mean of each Vulić layer of the
+    rows of words alone: Vulić's representation reads no other row, and the templates are
+    eleven times as many sentences, each longer."""
     from biasbench.models.extract import encode_transformer
 
     encoded = encode_transformer(model, tokenizer, frame, progress=False, **extraction)
+    alone = frame[frame["template"] == ALONE]
     layers = np.stack(
         [
-            encode_transformer(model, tokenizer, frame, layer=k, progress=False, **extraction)[
+            encode_transformer(model, tokenizer, alone, layer=k, progress=False, **extraction)[
                 "word/mean"
             ]
             for k in vulic_layers(model.config.num_hidden_layers)
