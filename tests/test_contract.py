@@ -223,3 +223,11 @@ def test_an_all_oov_set_gives_a_row_that_says_why_never_a_bare_nan():
         word = out["encoding"].str.startswith("word/")
         assert out.loc[word, "note"].str.startswith("coverage: set X lost 4 of 4").all()
         assert out.loc[~word & ~nan, "effect_size"].notna().all()  # sentences are not OOV
+
+
+def test_context_vectors_derive_once_and_a_swap_starts_afresh():
+    inputs = context_vectors(np.random.default_rng(8))
+    calls = []
+    for _ in range(2):
+        assert inputs.derived("k", lambda: calls.append(1) or len(calls)) == 1
+    assert inputs.swapped().derived("k", lambda: 2) == 2

@@ -50,8 +50,9 @@ def test_set_scores_hand_computed():
 
 
 def test_attribute_split_test_equals_a_loop_over_every_split():
-    """p = share of the splits of A u B into groups of the observed sizes whose SAME is at
-    least the observed one, recomputed here one split at a time."""
+    """p = share of the splits of A u B into groups of the observed sizes whose SAME (skew:
+    |skew|) is at least the observed one, recomputed here one split at a time; SAME and skew
+    share one null on the same inputs."""
     import itertools
 
     rng = np.random.default_rng(0)
@@ -59,12 +60,16 @@ def test_attribute_split_test_equals_a_loop_over_every_split():
     b = [rng.normal(size=(1, 3)) + [0, 1, 0] for _ in range(3)]
     x = [rng.normal(size=(1, 3)) + [1, -1, 0] for _ in range(3)]
     y = [rng.normal(size=(1, 3)) for _ in range(2)]
-    res = SAME(ContextVectors({"X": x, "Y": y, "A": a, "B": b}), Settings(exact_max=100), 1)
+    inputs = ContextVectors({"X": x, "Y": y, "A": a, "B": b})
+    res = SAME(inputs, Settings(exact_max=100), 1)
+    skewed = SAME_SKEW(inputs, Settings(exact_max=100), 1)
     words, attributes = np.vstack(x + y), np.vstack(a + b)
-    stats = []
+    biases = []
     for first in itertools.combinations(range(7), 4):
         rest = [i for i in range(7) if i not in first]
-        stats.append(np.abs(word_bias(words, attributes[list(first)], attributes[rest])).mean())
+        biases.append(word_bias(words, attributes[list(first)], attributes[rest]))
+    stats, skews = np.abs(biases).mean(axis=1), np.abs(np.mean(biases, axis=1))
     assert res.exact and res.n_partitions == 35
     assert res.effect_size == pytest.approx(stats[0])
-    assert res.p_value == pytest.approx(np.mean(np.array(stats) >= stats[0] - 1e-12))
+    assert res.p_value == pytest.approx(np.mean(stats >= stats[0] - 1e-12))
+    assert skewed.p_value == pytest.approx(np.mean(skews >= skews[0] - 1e-12))

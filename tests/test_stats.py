@@ -1,3 +1,4 @@
+import functools
 import itertools
 import math
 
@@ -6,7 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from biasbench.stats import holm_bonferroni, n_partitions, permutation_test_mean_difference
+from biasbench.stats import (
+    holm_bonferroni,
+    n_partitions,
+    permutation_test_mean_difference,
+    permutation_tests,
+)
 
 
 def brute_force_p(values, n_x):
@@ -87,6 +93,39 @@ def test_sampled_partitions_are_distinct():
     rows = _sampled_subsets(10, 5, 200, 0, distinct=True)
     assert len({r.tobytes() for r in rows}) == 200
     assert rows.shape == (200, 5)
+
+
+def test_distinct_partitions_are_the_first_distinct_draws():
+    """Dropping repeats keeps the first draw of each subset and tops up from the same stream:
+    the first 200 distinct rows of the plain draws, in draw order."""
+    from biasbench.stats import _sampled_subsets
+
+    plain = _sampled_subsets(10, 5, 5000, 4, distinct=False)
+    _, first = np.unique(plain, axis=0, return_index=True)
+    expected = plain[np.sort(first)][:200]
+    np.testing.assert_array_equal(_sampled_subsets(10, 5, 200, 4, distinct=True), expected)
+
+
+def test_subset_sums_are_the_plain_gather_to_the_bit():
+    from biasbench.stats import _sampled_subsets, _subset_sums
+
+    values = np.random.default_rng(0).normal(size=300)
+    subsets = _sampled_subsets(300, 150, 3000, 0, distinct=False)  # several blocks
+    np.testing.assert_array_equal(_subset_sums(values, subsets), values[subsets].sum(axis=1))
+
+
+def test_statistics_tested_together_as_one_at_a_time():
+    def split_stats(subsets):
+        sums = values[subsets].sum(axis=1)
+        return np.column_stack([sums, sums - values.sum() / 2])
+
+    values = np.random.default_rng(1).normal(size=12)
+    kw = dict(exact_max=10, n_samples=300, seed=3)  # sampled: C(12, 6) = 924 splits
+    both = permutation_tests(split_stats, 12, 6, ("greater", "two-sided"), **kw)
+    for j, alternative in enumerate(("greater", "two-sided")):
+        column = functools.partial(lambda s, j: split_stats(s)[:, [j]], j=j)
+        assert permutation_tests(column, 12, 6, [alternative], **kw) == [both[j]]
+    assert not both[0].exact and both[0].n_partitions == 300
 
 
 def test_fewer_partitions_than_samples_enumerates():

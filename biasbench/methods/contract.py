@@ -28,8 +28,8 @@ A role with no usable item raises :class:`~biasbench.errors.EmptySetError`, neve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -59,6 +59,14 @@ class ContextVectors:
     """Per role, one (contexts, dim) matrix per stimulus (a static word has one context)."""
 
     groups: Mapping[str, Sequence[np.ndarray]]
+    _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def derived(self, key: Hashable, compute: Callable[[], object]) -> object:
+        """``compute()``, once per key for these vectors: the methods given the same inputs
+        share what they derive from them (SAME and its skew: one attribute-split null)."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def require(self, roles: Sequence[str]) -> None:
         for role in roles:

@@ -41,9 +41,13 @@ def stimulus_groups(
     for role in dict.fromkeys([*ROLES, *roles]):
         mask = (contexts["role"] == role).to_numpy()
         stimuli = contexts.loc[mask, "stimulus"].to_numpy()
-        rows_, ok = vectors[mask], valid[mask]
-        kept = list(dict.fromkeys(stimuli[ok]))
-        groups[role] = [rows_[ok & (stimuli == s)] for s in kept]
+        ok = valid[mask]
+        usable = vectors[mask][ok]
+        members: dict[str, list[int]] = {}  # stimulus -> its usable rows, first-seen order
+        for i, s in enumerate(stimuli[ok]):  # one pass (a mask per stimulus: rows x stimuli)
+            members.setdefault(s, []).append(i)
+        kept = list(members)
+        groups[role] = [usable[i] for i in members.values()]
         wanted = expected.get(role, ()) if expected is not None else stimuli
         dropped[role] = sorted(set(wanted) - set(kept))
     return groups, dropped
@@ -86,7 +90,9 @@ def score_file(
     # one seed per job: its methods and encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
     available = available_encodings(kind, is_decoder)
-    grouped: dict[str, tuple] = {}  # encoding -> (valid mask, groups, dropped), once each
+    # encoding -> (valid mask, groups, dropped, their ContextVectors), once each: the methods
+    # on an encoding share one ContextVectors, and with it what they derive from it
+    grouped: dict[str, tuple] = {}
     out = []
     for method in consuming(ContextVectors):
         if kind not in method.model_kinds:
@@ -98,11 +104,9 @@ def score_file(
                     if encoding.startswith("word/")
                     else np.ones(len(contexts), bool)
                 )
-                grouped[encoding] = (
-                    valid,
-                    *stimulus_groups(contexts, arrays[encoding], valid, expected),
-                )
-            valid, groups, dropped = grouped[encoding]
+                groups, dropped = stimulus_groups(contexts, arrays[encoding], valid, expected)
+                grouped[encoding] = (valid, groups, dropped, ContextVectors(groups))
+            valid, groups, dropped, inputs = grouped[encoding]
             note = coverage_note(
                 {r: dropped[r] for r in method.roles},
                 {r: len(groups[r]) for r in method.roles},
@@ -111,7 +115,7 @@ def score_file(
             for variant in method.variants if k == 0 else method.variants[:1]:
                 if variant == "reduced" and single_token is None:
                     continue  # static vectors have no tokenizer to reduce to
-                used, removed = groups, dropped
+                used, removed, variant_inputs = groups, dropped, inputs
                 if variant == "reduced":
                     keep = ~contexts["role"].isin(["X", "Y"]) | contexts["stimulus"].isin(
                         single_token
@@ -120,11 +124,12 @@ def score_file(
                     used, removed = stimulus_groups(
                         contexts[mask], arrays[encoding][mask], valid[mask], expected
                     )
+                    variant_inputs = ContextVectors(used)
                 key = rows.RowKey(model, source, test, descriptor, encoding, variant)
                 score, why = None, note
                 if not note:
                     try:
-                        score = method(ContextVectors(used), method_settings, seed)
+                        score = method(variant_inputs, method_settings, seed)
                     except EmptySetError as exc:
                         why = str(exc)
                     except ValueError as exc:

@@ -25,7 +25,7 @@ import numpy as np
 from biasbench.methods.contract import ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import set_items, unit_rows
 from biasbench.rows import Score
-from biasbench.stats import permutation_test_statistic
+from biasbench.stats import permutation_tests
 
 #: numerical zero for Gram-Schmidt: a difference this short lies in the span already
 _ZERO = 1e-10
@@ -86,37 +86,44 @@ def _items(inputs: ContextVectors, unit: str) -> dict[str, np.ndarray]:
     return {r: set_items(list(inputs.groups[r]), unit) for r in "XYAB"}
 
 
-def _attribute_null(items, statistic, settings: Settings, seed: int, alternative: str):
-    """p of ``statistic(b)`` against re-splits of A u B into groups of the observed sizes."""
+def _attribute_nulls(inputs: ContextVectors, settings: Settings, seed: int):
+    """Tests of SAME (``greater``) and skew (``two-sided``) against re-splits of A u B into
+    groups of the observed sizes, on the same splits: the targets' projections on each
+    split's â - b̂ (most of the work) serve both."""
+    items = _items(inputs, settings.unit)
     w = unit_rows(np.concatenate([items["X"], items["Y"]]), "targets")
     attributes = unit_rows(np.concatenate([items["A"], items["B"]]), "attributes")
-    n_a = len(items["A"])
+    n_a, n_b = len(items["A"]), len(attributes) - len(items["A"])
 
     def over_splits(subsets: np.ndarray) -> np.ndarray:
-        in_a = np.zeros((len(subsets), len(attributes)), bool)
-        np.put_along_axis(in_a, subsets, True, axis=1)
-        weights = in_a / n_a - ~in_a / (len(attributes) - n_a)  # â - b̂ per split
+        weights = np.full((len(subsets), len(attributes)), -1 / n_b)  # â - b̂ per split
+        np.put_along_axis(weights, subsets, 1 / n_a, axis=1)
         d = weights @ attributes
         d /= np.linalg.norm(d, axis=1, keepdims=True)
-        return statistic(d @ w.T)
+        b = d @ w.T
+        return np.column_stack([magnitude(b), skew(b)])
 
-    return permutation_test_statistic(
+    same, skewed = permutation_tests(
         over_splits,
         len(attributes),
         n_a,
+        ("greater", "two-sided"),
         exact_max=settings.exact_max,
         n_samples=min(settings.n_samples, 10_000),
         seed=seed,
-        alternative=alternative,
     )
+    return {magnitude: same, skew: skewed}
 
 
-def _score(inputs: ContextVectors, settings: Settings, seed: int, statistic, alternative):
+def _score(inputs: ContextVectors, settings: Settings, seed: int, statistic, tested: bool):
     items = _items(inputs, settings.unit)
     b = word_bias(np.concatenate([items["X"], items["Y"]]), items["A"], items["B"])
     test = None
-    if alternative is not None:
-        test = _attribute_null(items, statistic, settings, seed, alternative)
+    if tested:
+        nulls = inputs.derived(
+            ("SAME nulls", settings, seed), lambda: _attribute_nulls(inputs, settings, seed)
+        )
+        test = nulls[statistic]
     return Score(
         float(statistic(b)),
         test.p_value if test else np.nan,
@@ -128,15 +135,15 @@ def _score(inputs: ContextVectors, settings: Settings, seed: int, statistic, alt
 
 
 def score_same(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
-    return _score(inputs, settings, seed, magnitude, "greater")
+    return _score(inputs, settings, seed, magnitude, tested=True)
 
 
 def score_skew(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
-    return _score(inputs, settings, seed, skew, "two-sided")
+    return _score(inputs, settings, seed, skew, tested=True)
 
 
 def score_stereotype(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
-    return _score(inputs, settings, seed, stereotype, None)
+    return _score(inputs, settings, seed, stereotype, tested=False)
 
 
 _COMMON = dict(
