@@ -50,8 +50,28 @@ def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
         np.savez(fh, **arrays)
 
 
+#: columns of names and hashes, text whatever they look like: a file whose only signature is
+#: "008410446983" must not read it as the number 8410446983
+TEXT_COLUMNS = (
+    "method",
+    "model",
+    "source",
+    "test",
+    "descriptor",
+    "encoding",
+    "variant",
+    "signature",
+)
+
+
 def read_tsv(path: str | os.PathLike) -> pd.DataFrame:
-    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
+    return pd.read_csv(
+        path,
+        sep="\t",
+        keep_default_na=False,
+        na_values=[""],
+        dtype=dict.fromkeys(TEXT_COLUMNS, str),
+    )
 
 
 def log_to(path: str | os.PathLike) -> None:

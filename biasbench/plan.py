@@ -56,10 +56,22 @@ class Plan:
         return [f"results/wordsets/{t}/{d}.json" for t, d in pairs]
 
     def descriptors_of(self, model: str, source: str, test: str) -> list[str]:
-        """Descriptors a model runs for a test on a source (those its embedding file holds)."""
-        return [
+        """Descriptors a model runs for a test on a source (those its embedding file holds); a
+        file the configuration does not plan (a target typed by hand) is an error naming why."""
+        found = [
             j.descriptor for j in self.jobs if (j.model, j.source, j.test) == (model, source, test)
         ]
+        if not found:
+            if model not in self.specs:
+                raise InputError(
+                    f"config: unknown model {model!r}; configured models: {sorted(self.specs)}"
+                )
+            planned = sorted({j.test for j in self.jobs if (j.model, j.source) == (model, source)})
+            raise InputError(
+                f"config.yaml: model {model!r} has no test {test!r} on source {source!r} "
+                f"(models.{model}.tests; planned there: {', '.join(planned) or 'none'})"
+            )
+        return found
 
     def contexts_file(self, model: str, source: str, test: str, descriptor: str) -> str:
         """The contexts a model embeds: a corpus' under the model's case policy."""

@@ -135,6 +135,20 @@ def test_one_model_runs_every_source_it_lists():
     assert plan.corpus_files("natural")[0].endswith(".csv")
 
 
+def test_a_file_the_config_does_not_plan_is_an_error_naming_the_field():
+    """A target typed by hand for a test a model does not run fails in the planner, naming
+    the model's tests, instead of an embedding job with nothing to embed."""
+    plan = make_plan(validate_config(default_config()), ROOT)
+    planned = plan.descriptors_of("glove-6b-50d", "words", "C6")
+    assert planned and plan.contexts_files("glove-6b-50d", "words", "C6")
+    with pytest.raises(InputError, match=r"model 'glove-6b-50d' has no test 'WEAT1' .*C6"):
+        plan.contexts_files("glove-6b-50d", "words", "WEAT1")
+    with pytest.raises(InputError, match="unknown model 'nosuch'"):
+        plan.descriptors_of("nosuch", "templates", "C6")
+    with pytest.raises(InputError, match="planned there: none"):
+        plan.descriptors_of("glove-6b-50d", "natural", "C6")
+
+
 def test_the_model_wildcard_excludes_whole_names_only():
     import re
 

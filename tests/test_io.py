@@ -3,7 +3,9 @@
 import subprocess
 import sys
 
-from biasbench.io import signature_of, write_text
+import pandas as pd
+
+from biasbench.io import read_tsv, signature_of, write_text, write_tsv
 
 
 def run_script(tmp_path, body):
@@ -37,3 +39,15 @@ def test_signature_covers_every_input(tmp_path):
     assert len(base) == 12 and base != signature_of([b, a]) != signature_of([a, b], "x")
     write_text(b, "three")
     assert signature_of([a, b]) != base
+
+
+def test_names_and_hashes_that_look_like_numbers_stay_text(tmp_path):
+    """A score file whose one signature is all digits keeps it whole through a round trip
+    (read as a number it lost its leading zeros in all.tsv)."""
+    rows = pd.DataFrame(
+        {"test": ["2024"], "signature": ["008410446983"], "seed": [7], "effect_size": [0.5]}
+    )
+    write_tsv(tmp_path / "rows.tsv", rows)
+    back = read_tsv(tmp_path / "rows.tsv")
+    assert back["signature"].tolist() == ["008410446983"] and back["test"].tolist() == ["2024"]
+    assert back["seed"].tolist() == [7] and back["effect_size"].tolist() == [0.5]
