@@ -19,6 +19,7 @@ import argparse
 import numpy as np
 import pandas as pd
 
+from biasbench.io import read_tsv
 from biasbench.rows import KEY_COLUMNS
 
 KEYS = KEY_COLUMNS
@@ -112,10 +113,10 @@ def main() -> None:
     parser.add_argument("--tolerance", type=float, default=0.0)
     parser.add_argument("--probability-encoding", default="causal")
     args = parser.parse_args()
-    read = dict(sep="\t", keep_default_na=False, na_values=[""])
-    old_raw = pd.read_csv(args.old, **read)
-    old = to_new_schema(old_raw, args.probability_encoding)
-    new = pd.read_csv(args.new, **read)
+    old_raw = read_tsv(args.old)
+    # a table already in the schema (it has the variant column) is compared as it is
+    old = old_raw if "variant" in old_raw else to_new_schema(old_raw, args.probability_encoding)
+    new = read_tsv(args.new)
     out = compare(old, new, args.tolerance)
     pd.set_option("display.width", 200)
     print(f"old: {len(old)} rows, new: {len(new)} rows")
