@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasbench.rows import KEY_COLUMNS
+
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
@@ -52,16 +54,7 @@ def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
 
 #: columns of names and hashes, text whatever they look like: a file whose only signature is
 #: "008410446983" must not read it as the number 8410446983
-TEXT_COLUMNS = (
-    "method",
-    "model",
-    "source",
-    "test",
-    "descriptor",
-    "encoding",
-    "variant",
-    "signature",
-)
+TEXT_COLUMNS = (*KEY_COLUMNS, "signature")
 
 
 def read_tsv(path: str | os.PathLike) -> pd.DataFrame:

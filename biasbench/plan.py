@@ -16,7 +16,7 @@ from typing import Any
 
 from biasbench.data.wordsets import descriptors, read_yaml
 from biasbench.errors import InputError
-from biasbench.models.specs import ModelSpec
+from biasbench.models.specs import ModelSpec, check_known_model
 
 BUILTIN_SOURCES = ("templates", "words")
 
@@ -62,10 +62,7 @@ class Plan:
             j.descriptor for j in self.jobs if (j.model, j.source, j.test) == (model, source, test)
         ]
         if not found:
-            if model not in self.specs:
-                raise InputError(
-                    f"config: unknown model {model!r}; configured models: {sorted(self.specs)}"
-                )
+            check_known_model(model, self.specs)
             planned = sorted({j.test for j in self.jobs if (j.model, j.source) == (model, source)})
             raise InputError(
                 f"config.yaml: model {model!r} has no test {test!r} on source {source!r} "

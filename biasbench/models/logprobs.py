@@ -644,7 +644,9 @@ def _prefix_shared_tokens(
     """Per row, log P of each ``tail`` token given the ``head`` ids and the tail before it.
     Each batch runs its distinct heads once (left-padded), their keys and values then serve
     every tail (right-padded): a repeated head costs its tokens once. Equal to
-    :func:`_continuation_tokens` up to float rounding."""
+    :func:`_continuation_tokens` up to float rounding. The matrix of every prefix with every
+    continuation keeps its own :func:`shared_prefix_log_probs` (no padding: the tails run by
+    width): through this function it took 2-2.5x as long on LPBS Dis (4 x 446 pairs)."""
     import torch
 
     if not all(tail):

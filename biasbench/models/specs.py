@@ -77,6 +77,11 @@ class ModelSpec:
 def model_spec(config: dict[str, Any], name: str) -> ModelSpec:
     """The spec of a configured model; an unknown name is an input error, not a KeyError."""
     models = config.get("models") or {}
+    check_known_model(name, models)
+    return ModelSpec.from_config(name, models[name])
+
+
+def check_known_model(name: str, models) -> None:
+    """An unknown model name is an input error that lists the configured ones."""
     if name not in models:
         raise InputError(f"config: unknown model {name!r}; configured models: {sorted(models)}")
-    return ModelSpec.from_config(name, models[name])

@@ -90,8 +90,8 @@ def score_file(
     # one seed per job: its methods and encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
     available = available_encodings(kind, is_decoder)
-    # encoding -> (valid mask, groups, dropped, their ContextVectors), once each: the methods
-    # on an encoding share one ContextVectors, and with it what they derive from it
+    # encoding -> (valid mask, dropped, its ContextVectors), once each: the methods on an
+    # encoding share one ContextVectors, and with it what they derive from it
     grouped: dict[str, tuple] = {}
     out = []
     for method in consuming(ContextVectors):
@@ -105,17 +105,17 @@ def score_file(
                     else np.ones(len(contexts), bool)
                 )
                 groups, dropped = stimulus_groups(contexts, arrays[encoding], valid, expected)
-                grouped[encoding] = (valid, groups, dropped, ContextVectors(groups))
-            valid, groups, dropped, inputs = grouped[encoding]
+                grouped[encoding] = (valid, dropped, ContextVectors(groups))
+            valid, dropped, inputs = grouped[encoding]
             note = coverage_note(
                 {r: dropped[r] for r in method.roles},
-                {r: len(groups[r]) for r in method.roles},
+                {r: len(inputs.groups[r]) for r in method.roles},
                 settings.max_drop_share,
             )
             for variant in method.variants if k == 0 else method.variants[:1]:
                 if variant == "reduced" and single_token is None:
                     continue  # static vectors have no tokenizer to reduce to
-                used, removed, variant_inputs = groups, dropped, inputs
+                variant_inputs, removed = inputs, dropped
                 if variant == "reduced":
                     keep = ~contexts["role"].isin(["X", "Y"]) | contexts["stimulus"].isin(
                         single_token
@@ -149,7 +149,9 @@ def score_file(
                         seed=seed,
                         signature=signature,
                         dropped=removed,
-                        sizes=None if score else {r: len(g) for r, g in used.items()},
+                        sizes=None
+                        if score
+                        else {r: len(g) for r, g in variant_inputs.groups.items()},
                         note=why,
                     )
                 )

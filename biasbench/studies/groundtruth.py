@@ -393,14 +393,17 @@ def read_data(occupations: str, train: str, test: str, pairs: str, professions: 
     import json
     from pathlib import Path
 
-    import yaml
+    from biasbench.data.wordsets import read_yaml
 
-    def read(path: str):
-        text = Path(path).read_text(encoding="utf-8")
-        return yaml.safe_load(text) if str(path).endswith(".yaml") else json.loads(text)
+    def read_json(path: str):
+        return json.loads(Path(path).read_text(encoding="utf-8"))
 
     return load_data(
-        read(occupations)["words"], read(train), read(test), read(pairs), read(professions)
+        read_yaml(occupations)["words"],
+        read_yaml(train),
+        read_yaml(test),
+        read_json(pairs),
+        read_json(professions),
     )
 
 

@@ -86,11 +86,10 @@ def _items(inputs: ContextVectors, unit: str) -> dict[str, np.ndarray]:
     return {r: set_items(list(inputs.groups[r]), unit) for r in "XYAB"}
 
 
-def _attribute_nulls(inputs: ContextVectors, settings: Settings, seed: int):
+def _attribute_nulls(items: dict[str, np.ndarray], settings: Settings, seed: int):
     """Tests of SAME (``greater``) and skew (``two-sided``) against re-splits of A u B into
     groups of the observed sizes, on the same splits: the targets' projections on each
     split's â - b̂ (most of the work) serve both."""
-    items = _items(inputs, settings.unit)
     w = unit_rows(np.concatenate([items["X"], items["Y"]]), "targets")
     attributes = unit_rows(np.concatenate([items["A"], items["B"]]), "attributes")
     n_a, n_b = len(items["A"]), len(attributes) - len(items["A"])
@@ -121,7 +120,7 @@ def _score(inputs: ContextVectors, settings: Settings, seed: int, statistic, tes
     test = None
     if tested:
         nulls = inputs.derived(
-            ("SAME nulls", settings, seed), lambda: _attribute_nulls(inputs, settings, seed)
+            ("SAME nulls", settings, seed), lambda: _attribute_nulls(items, settings, seed)
         )
         test = nulls[statistic]
     return Score(
