@@ -3,6 +3,7 @@
 Run `snakemake --cores 2`; one table: `snakemake --cores 2 results/tables/table3_seat.md`.
 """
 
+import os
 import re
 
 from snakemake.utils import min_version
@@ -14,6 +15,8 @@ from biasbench.models.specs import model_spec
 from biasbench.plan import injected_datasets, make_plan, names_except
 from biasbench.reports.cards import slug
 from biasbench.reports.catalog import FIGURES, TABLES
+from biasbench.reports.tables import coverage_lines
+from biasbench.reports.tables import report_settings as plan_report_settings
 from biasbench.scheduler import patch_job_scheduler
 from biasbench.methods.registry import REGISTRY
 
@@ -36,6 +39,7 @@ LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 LPBS_TEMPLATE_FILE = f"resources/templates/{LPBS.get('templates')}.yaml"
 ENV = "../envs/biasbench.yaml"
 INJECTED_DATASETS = injected_datasets(PLAN)
+REPORT_SETTINGS = plan_report_settings(config, PLAN)
 CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
 #: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment);
 #: models whose masked-LM head is trained here: rules/mlm_head.smk prepares them; null models
@@ -107,3 +111,15 @@ rule all:
         expand("results/figures/{figure}.{ext}", figure=FIGURES, ext=["png", "pdf"]),
         "results/report/provenance.html",
         expand("results/cards/{card}.md", card=CARD_SLUGS),
+
+
+onsuccess:
+    # the completeness guard: every table whose planned cells are not all filled, one line
+    for line in coverage_lines(
+        [
+            f"results/tables/{t}.csv"
+            for t in TABLES
+            if os.path.exists(f"results/tables/{t}.csv")
+        ]
+    ):
+        print(f"coverage {line}")

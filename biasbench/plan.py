@@ -113,8 +113,14 @@ class Plan:
 
     def lpbs_descriptors(self, test: str) -> list[str]:
         """Target descriptors a test runs LPBS on (those its ``lpbs.templates`` names)."""
-        doc = read_yaml(self.root / "resources" / "wordsets" / f"{test}.yaml")
-        return list(doc["lpbs"]["templates"])
+        return list(self._lpbs_section(test)["templates"])
+
+    def lpbs_has_adjectives(self, test: str) -> bool:
+        """Whether a test's LPBS attributes have adjective forms (the ``+adjective`` rows)."""
+        return "adjectives" in self._lpbs_section(test)
+
+    def _lpbs_section(self, test: str) -> dict:
+        return read_yaml(self.root / "resources" / "wordsets" / f"{test}.yaml")["lpbs"]
 
 
 def make_plan(config: dict[str, Any], root: str | Path) -> Plan:

@@ -15,9 +15,5 @@ def external_inputs(resource):
 
 
 def report_settings():
-    """What every table and figure is drawn with."""
-    return {
-        "models": {name: m.get("paper_model") for name, m in config["models"].items()},
-        "alpha": config["alpha"],
-        "natural": config["natural_source"],
-    }
+    """What every table and figure is drawn with: the configuration and its plan."""
+    return REPORT_SETTINGS

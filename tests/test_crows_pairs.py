@@ -14,19 +14,30 @@ def pairs(more, less, stereo):
 
 
 def test_hand_computed_with_antistereo_rows_and_a_tie():
-    # stereo rows: the stereotype is "more"; antistereo rows: it is "less"
+    # "more" is the more stereotyping sentence on every row, antistereo rows included (the
+    # authors' metric.py counts sent_more > sent_less on both directions): pair 3, an
+    # antistereo pair whose "less" sentence scores higher, is not a stereotype preference
     inputs = pairs([-3.0, -1.0, -2.0, -5.0], [-4.0, -0.5, -1.0, -5.0], [True, True, False, True])
     preferred, tie = stereotype_preferred(inputs)
-    assert preferred.tolist() == [True, False, True, False] and tie.tolist() == [
-        False,
-        False,
-        False,
-        True,
-    ]
+    assert preferred.tolist() == [True, False, False, False]
+    assert tie.tolist() == [False, False, False, True]
     res = CROWS_PAIRS(inputs, Settings(), 0)
-    assert res.effect_size == pytest.approx(50.0)  # 2 of 4
+    assert res.effect_size == pytest.approx(25.0)  # 1 of 4
     assert "1 tied pairs" in res.note
-    assert res.p_value == pytest.approx(1.0)  # 2 of 3 untied: binomial p = 1
+    assert res.p_value == pytest.approx(1.0)  # 1 of 3 untied: binomial p = 1
+
+
+def test_the_direction_of_a_pair_does_not_enter_the_score():
+    rng = np.random.default_rng(1)
+    more, less = rng.normal(size=40), rng.normal(size=40)
+    stereo = rng.random(40) < 0.5
+    flipped = pairs(more, less, ~stereo)
+    assert CROWS_PAIRS(pairs(more, less, stereo), Settings(), 0).effect_size == pytest.approx(
+        CROWS_PAIRS(flipped, Settings(), 0).effect_size
+    )
+    assert CROWS_PAIRS(flipped, Settings(), 0).effect_size == pytest.approx(
+        100 * np.mean(more > less)
+    )
 
 
 def test_swapping_the_roles_gives_100_minus_the_score():

@@ -47,13 +47,15 @@ def test_crows_pairs_counts_the_stereotype_side_and_aul_is_na_for_a_causal_lm():
     pairs = [
         SentencePair("s1", "a1", True, "race"),  # stereo preferred
         SentencePair("s2", "a2", True, "race"),  # anti preferred
-        SentencePair("a3", "s3", False, "gender"),  # antistereo row: "less" is the stereotype
+        # an antistereo row: "more" is still the more stereotyping sentence (the authors'
+        # metric counts sent_more > sent_less on it too): preferred
+        SentencePair("m3", "l3", False, "gender"),
         SentencePair("s4", "a4", True, "gender"),  # tie: neither side
     ]
-    scores = {"s1": -1, "a1": -2, "s2": -3, "a2": -1, "s3": -1, "a3": -4, "s4": -2, "a4": -2}
+    scores = {"s1": -1, "a1": -2, "s2": -3, "a2": -1, "m3": -1, "l3": -4, "s4": -2, "a4": -2}
     out = datasets.crows_pairs(CausalStub(scores), pairs, **ARGS)
     row = out.query("encoding == 'causal-sentence' and descriptor == 'all'").iloc[0]
-    assert row.effect_size == pytest.approx(50.0)  # s1 and s3 of four pairs
+    assert row.effect_size == pytest.approx(50.0)  # s1 and m3 of four pairs
     assert "1 tied" in row.note
     gender = out.query("encoding == 'causal-sentence' and descriptor == 'gender'").iloc[0]
     assert gender.effect_size == pytest.approx(50.0)

@@ -10,6 +10,7 @@ from biasbench.models.logprobs import (
     Engine,
     _continuation_tokens,
     _likeliest,
+    causal_ids,
     mlm_unmasked_log_probs,
 )
 
@@ -51,7 +52,7 @@ def test_continuations_on_a_shared_prefix_equal_whole_rows(tmp_path):
     whole = _continuation_tokens(
         model,
         tok,
-        tok(prefixes)["input_ids"],
+        causal_ids(tok, prefixes),
         tok(continuations, add_special_tokens=False)["input_ids"],
         batch=64,
     )

@@ -7,7 +7,9 @@ from biasbench.data.templates import split_double_template
 from biasbench.errors import InputError
 from biasbench.methods.probability.lpbs import bias_scores, lpbs_test
 from biasbench.models.logprobs import (
+    Engine,
     causal_context_log_probs,
+    causal_ids,
     causal_log_probs,
     check_output_head,
     continuation_log_probs,
@@ -182,17 +184,38 @@ def test_sentence_pairs_equal_scoring_each_sentence_apart(tmp_path):
 
 
 def test_sentence_log_probs_against_the_models_own_logits(tmp_path):
-    """The body + packed output head reproduce a plain forward pass: the sum over the
-    sentence of log_softmax(logits)[next token], each sentence run alone, unpadded."""
+    """The body + packed output head reproduce a plain forward pass: the sum over every token
+    of the sentence, the first included, of log_softmax(logits)[token] given the tokens before
+    it after the start token (GPT-2's BOS is its end-of-text token, as in the reference code),
+    each sentence run alone, unpadded."""
     model, tok = causal_lm(tmp_path)
     sentences = ["Paul is kind.", "Joan is a person that is here.", "It is."]
     got = sentence_log_probs(model, tok, sentences, batch=2)
-    for sentence, value in zip(sentences, got, strict=True):
-        ids = torch.tensor([tok(sentence)["input_ids"]])
+    engine = Engine(model, tok, False, batch=2)
+    ids_of, tokens = engine.sentence_tokens(sentences)
+    for sentence, value, ids, token_lp in zip(sentences, got, ids_of, tokens, strict=True):
+        words = tok(sentence, add_special_tokens=False)["input_ids"]
+        row = torch.tensor([[tok.convert_tokens_to_ids("<|endoftext|>"), *words]])
         with torch.inference_mode():
-            logp = torch.log_softmax(model(input_ids=ids).logits, -1)[0]
-        expected = sum(float(logp[j, ids[0, j + 1]]) for j in range(ids.shape[1] - 1))
-        assert value == pytest.approx(expected, abs=1e-4)
+            logp = torch.log_softmax(model(input_ids=row).logits.double(), -1)[0]
+        per_token = [float(logp[j, row[0, j + 1]]) for j in range(len(words))]
+        assert value == pytest.approx(sum(per_token), abs=1e-4)
+        assert ids == row[0].tolist() and len(token_lp) == len(words)  # the first one too
+        np.testing.assert_allclose(token_lp, per_token, atol=1e-5)
+
+
+def test_a_causal_lm_without_bos_or_end_of_text_token_is_refused(tmp_path):
+    model, tok = causal_lm(tmp_path)
+    tok.bos_token, tok.eos_token = None, None
+    with pytest.raises(InputError, match="BOS or end-of-text"):
+        sentence_log_probs(model, tok, ["Paul is kind."])
+
+
+def test_without_a_bos_token_the_end_of_text_token_starts_the_sentence(tmp_path):
+    model, tok = causal_lm(tmp_path)
+    eos = tok.eos_token_id
+    tok.bos_token = None
+    assert causal_ids(tok, ["It is."])[0][0] == eos
 
 
 def test_output_head_check_refuses_logits_it_cannot_reproduce(tmp_path):

@@ -16,7 +16,8 @@ from biasbench.studies import synthesis as syn
 
 from .conftest import score_row
 
-SETTINGS = ReportSettings(models={}, alpha=0.05, natural=None)
+# the null model is the configuration's random-weight copy, whatever its name
+SETTINGS = ReportSettings(models={}, alpha=0.05, natural=None, null_models=("m1-null",))
 
 
 def _rows():

@@ -4,7 +4,16 @@ import pytest
 
 from biasbench.reports.catalog import TABLES
 from biasbench.reports.husse2022 import PAPER_MODELS, table3, table5, table13
-from biasbench.reports.tables import ReportSettings, TableContext, load_published, to_markdown
+from biasbench.reports.tables import (
+    MISSING,
+    Coverage,
+    ReportSettings,
+    TableContext,
+    coverage_lines,
+    load_published,
+    method_source,
+    to_markdown,
+)
 from biasbench.reports.targets import render_table
 
 from .conftest import ROOT, score_row
@@ -39,8 +48,15 @@ def scores():
 PUBLISHED = load_published(ROOT / "resources/published/husse2022.csv")
 
 
-def context(scores_=None, models=None):
-    settings = ReportSettings({"enc": "BERT"} if models is None else models, alpha=0.01)
+#: what the configuration plans for the model "enc": templates jobs of C1 and C6 (names)
+ENC_JOBS = (("enc", "templates", "C1", "names"), ("enc", "templates", "C6", "names"))
+
+
+def context(scores_=None, models=None, jobs=ENC_JOBS, natural=None):
+    models = {"enc": "BERT"} if models is None else models
+    settings = ReportSettings(
+        models, alpha=0.01, natural=natural, kinds=dict.fromkeys(models, "transformer"), jobs=jobs
+    )
     return TableContext(scores() if scores_ is None else scores_, PUBLISHED, settings, PAPER_MODELS)
 
 
@@ -48,7 +64,10 @@ def test_table3_cells_and_published_values():
     long = table3(context())
     ours = long[long["origin"] == "ours"]
     assert set(ours["test"]) == {"C1", "C6"}
-    assert len(ours) == 4  # 2 methods x 2 tests x 1 model
+    assert len(ours) == 6  # 3 methods x 2 tests x 1 model, CEAT planned but without rows
+    ceat = ours[ours["method"] == "CEAT"]
+    assert ceat["effect_size"].isna().all() and (ceat["note"] == MISSING).all()
+    assert ceat["planned"].all() and (ceat["source"] == "templates").all()
     c1 = ours[(ours["test"] == "C1") & (ours["method"] == "s-SEAT")].iloc[0]
     assert c1["column"] == "enc (as BERT)" and c1["significant"]
     # Holm over 4 cells: 0.001 * 4 = 0.004 < 0.01 -> still significant
@@ -72,6 +91,9 @@ def test_markdown_marks_significance():
 def test_table13_levels():
     long = table13(context())
     ours = long[long["origin"] == "ours"]
+    ceat = ours[ours["method"] == "CEAT"]  # planned, no rows: counted as missing
+    assert len(ceat) == 8 and (ceat["note"] == MISSING).all()
+    ours = ours[ours["method"] == "SEAT"]
     assert sorted(ours.loc[ours["test"] == "C1", "column"]) == [
         "enc (as BERT) avg",
         "enc (as BERT) end",
@@ -136,3 +158,109 @@ def test_html_rendering_matches_the_markdown():
     assert "<b>0.50</b>†" in html and "<h2>T3</h2>" in html and "0.93" in html
     assert html.count("<tr") == to_markdown(long, "T3", "").count("\n|") - 1  # header + rows
     assert "<th>column</th>" not in html
+
+
+def _rows(model, source, test, methods=("s-SEAT", "w-SEAT", "CEAT")):
+    encodings = {"s-SEAT": "sent/cls", "w-SEAT": "word/mean", "CEAT": "word/mean"}
+    return [
+        score_row(
+            method=m,
+            model=model,
+            source=source,
+            test=test,
+            descriptor="names",
+            encoding=encodings[m],
+            effect_size=0.4,
+            p_value=0.001,
+        )
+        for m in methods
+    ]
+
+
+def test_table3_keeps_a_transformer_that_also_reads_words_alone():
+    """A transformer with rows on ``words`` (Schröder et al.'s example) is still a transformer:
+    its kind comes from the configuration, not from which rows exist."""
+    rows = _rows("enc", "templates", "C1") + _rows("enc", "words", "Schroeder31")
+    jobs = (("enc", "templates", "C1", "names"), ("enc", "words", "Schroeder31", "names"))
+    long = table3(context(pd.DataFrame(rows), jobs=jobs))
+    ours = long[long["origin"] == "ours"].set_index("method")
+    assert set(ours.index) == {"s-SEAT", "w-SEAT", "CEAT"}
+    assert (ours["effect_size"] == 0.4).all() and (ours["source"] == "templates").all()
+    assert Coverage.of(long) == Coverage(planned=3, filled=3, explained=0, missing=0)
+
+
+def test_natural_context_methods_follow_the_planned_sources():
+    jobs = (("enc", "templates", "C1", "names"), ("enc", "natural", "C1", "names"))
+    ctx = context(pd.DataFrame(_rows("enc", "natural", "C1")), jobs=jobs, natural="natural")
+    assert method_source(ctx, "CEAT", "enc") == "natural"
+    assert method_source(ctx, "s-SEAT", "enc") == "templates"
+    # a model the configuration runs on templates only shows CEAT there
+    ctx = context(pd.DataFrame(_rows("enc", "templates", "C1")), natural="natural")
+    assert method_source(ctx, "CEAT", "enc") == "templates"
+    long = table3(ctx)
+    assert long.loc[long["method"] == "CEAT", "effect_size"].notna().any()
+
+
+def test_coverage_counts_filled_explained_and_missing(tmp_path):
+    rows = _rows("enc", "templates", "C1")
+    rows[0] |= {"effect_size": float("nan"), "p_value": float("nan"), "note": "X: 9 of 25 OOV"}
+    long = table3(context(pd.DataFrame(rows)))  # C6 is planned too and has no rows
+    assert Coverage.of(long) == Coverage(planned=6, filled=2, explained=1, missing=3)
+    assert "Coverage: 6 planned cells: 2 filled, 1 n/a" in to_markdown(long, "T3", "")
+    long.to_csv(tmp_path / "table3_seat.csv", index=False)
+    full = table3(context(pd.DataFrame(_rows("enc", "templates", "C1")), jobs=ENC_JOBS[:1]))
+    full.to_csv(tmp_path / "full.csv", index=False)
+    lines = coverage_lines([str(tmp_path / "table3_seat.csv"), str(tmp_path / "full.csv")])
+    assert lines == [
+        "table3_seat: 6 planned cells: 2 filled, 1 n/a with the reason in a footnote, 3 missing"
+    ]
+
+
+def test_every_planned_cell_of_the_default_configuration_has_score_rows_feeding_it():
+    """Over the default configuration's plan: each paper table plans the cells of every real
+    transformer, and each planned cell is fed by a score file the workflow builds (and
+    collects into all.tsv) for that model, source and test."""
+    from biasbench.config import validate_config
+    from biasbench.plan import make_plan
+    from biasbench.reports.husse2022 import TABLE3_TESTS
+    from biasbench.reports.tables import report_settings
+
+    from .test_config import default_config
+
+    config = validate_config(default_config())
+    plan = make_plan(config, ROOT)
+    settings = ReportSettings(**report_settings(config, plan))
+    empty = pd.DataFrame([score_row()]).iloc[:0]
+    fed = set(plan.score_files()) | set(plan.lpbs_files())
+    transformers = ("minilm-l6", "smollm2-135m", "gemma3-270m")
+    planned_models = {}
+    for table in (t for t in TABLES.values() if t.build is not None):
+        published = load_published(ROOT / table.published) if table.published else pd.DataFrame()
+        long = table.build(TableContext(empty, published, settings, table.paper_models))
+        cells = long[(long["origin"] == "ours") & long["planned"]]
+        planned_models[table.name] = set(cells["model"])
+        if table.name == "table5_correlations":
+            continue  # correlations of the cells below
+        assert (cells["note"] == MISSING).all()  # no rows: every planned cell is missing
+        for cell in cells.itertuples():
+            reads_logprobs = cell.method in ("LPBS", "p-CEAT")
+            stage = "lpbs" if reads_logprobs else "scores"
+            assert f"results/{stage}/{cell.model}/{cell.source}/{cell.test}.tsv" in fed, cell
+    for name in ("table3_seat", "table5_correlations", "table11_names_terms", "table13_encoding"):
+        assert set(transformers) <= planned_models[name], name
+    assert {"smollm2-135m", "gemma3-270m"} <= planned_models["table4_lpbs"]
+    assert "smollm2-135m" in planned_models["table14_probability"]  # p-CEAT's corpus model
+    assert "glove-6b-50d" in planned_models["weat_static"]
+    t3 = table3(TableContext(empty, PUBLISHED, settings, PAPER_MODELS))
+    t3 = t3[(t3["origin"] == "ours") & t3["planned"]]
+    for model in transformers:
+        for method in ("s-SEAT", "w-SEAT", "CEAT"):
+            cells = t3[(t3["model"] == model) & (t3["method"] == method)]
+            assert set(cells["test"]) == set(TABLE3_TESTS), (model, method)
+    ceat = t3[t3["method"] == "CEAT"].groupby("model")["source"].agg(set)
+    assert ceat.to_dict() == {
+        "minilm-l6": {"natural"},  # natural contexts, as configured
+        "smollm2-135m": {"templates"},
+        "gemma3-270m": {"templates"},
+        **{f"{m}-null": {"templates"} for m in transformers},  # the null models: templates
+    }

@@ -90,7 +90,8 @@ def workdir(tmp_path_factory):
             "tiny-bert": {
                 "kind": "transformer",
                 "source": f"path:{model_dir}",
-                "tests": {"templates": "all", "mini": "all"},
+                # words alone too, as the default config's transformers (Schröder et al.)
+                "tests": {"templates": "all", "mini": "all", "words": ["C9"]},
             },
             "glove-6b-50d": config["models"]["glove-6b-50d"] | {"tests": ["C6", "C9"]},
             # the masked-LM stage on the tiny encoder: a head trained on the test corpus
@@ -159,6 +160,7 @@ def workdir(tmp_path_factory):
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     run = snakemake(work)
     assert run.returncode == 0, run.stderr[-3000:]
+    (work / "run.log").write_text(run.stdout + run.stderr)
     return work
 
 
@@ -175,15 +177,16 @@ def test_outputs(workdir):
     divdist = counts.pop("DivDist", 0)
     assert (divdist > 0 and divdist % 3 == 0) if MIRROR else divdist == 0
     # C6 and C9 have names, terms and simplified targets; per descriptor: tiny-bert on
-    # templates and on the corpus (6 SEAT + 6 CEAT rows each, CEAT on the reduced set, and one
-    # row of each word-level method of Schröder et al.), GloVe (WEAT and those methods); LPBS
-    # and p-CEAT: full and reduced per descriptor
-    per_word_method = 6 * 2 + 6  # two sources of tiny-bert, one of GloVe
+    # templates and on the corpus, C9 on words alone (3 s-SEAT + 3 w-SEAT + 7 CEAT rows each,
+    # CEAT on the reduced set too, and one row of each word-level method of Schröder et al.),
+    # GloVe (WEAT and those methods); LPBS and p-CEAT: full and reduced per descriptor
+    bert_jobs = 2 * 2 * 3 + 3  # (source, test, descriptor) of tiny-bert
+    per_word_method = bert_jobs + 6  # and GloVe's
     assert counts == {
         "WEAT": 6,
-        "s-SEAT": 36,
-        "w-SEAT": 36,
-        "CEAT": 84,
+        "s-SEAT": 3 * bert_jobs,
+        "w-SEAT": 3 * bert_jobs,
+        "CEAT": 7 * bert_jobs,
         "LPBS": 12,
         "p-CEAT": 12,
         **dict.fromkeys(
@@ -218,6 +221,25 @@ def test_outputs(workdir):
     coverage = pd.read_csv(workdir / "results/corpus/mini/any/coverage.tsv", sep="\t")
     assert (coverage["kept"] > 0).all() and (coverage["seen"] >= 6).all()
     assert "tiny-bert" in (workdir / "results/tables/table3_seat.md").read_text()
+
+
+def test_a_transformer_reading_words_keeps_its_table3_cells(workdir):
+    """tiny-bert also reads words alone; Table 3 still shows its SEAT (templates) and CEAT
+    (the natural corpus) cells, and no planned cell of any table lacks its score row."""
+    table3 = pd.read_csv(workdir / "results/tables/table3_seat.csv")
+    ours = table3[(table3["origin"] == "ours") & (table3["model"] == "tiny-bert")]
+    assert ours["planned"].all() and len(ours) == 3 * 2  # three methods, C6 and C9
+    sources = ours.groupby("method")["source"].agg(set).to_dict()
+    assert sources == {"s-SEAT": {"templates"}, "w-SEAT": {"templates"}, "CEAT": {"mini"}}
+    assert set(ours["test"]) == {"C6", "C9"}
+    assert ours["effect_size"].notna().any()
+    assert "Coverage: " in (workdir / "results/tables/table3_seat.md").read_text()
+    printed = [
+        line
+        for line in (workdir / "run.log").read_text().splitlines()
+        if line.startswith("coverage ")
+    ]
+    assert not [line for line in printed if not line.endswith(" 0 missing")], printed
 
 
 def test_second_run_has_nothing_to_do(workdir):

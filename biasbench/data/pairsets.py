@@ -16,8 +16,10 @@ from biasbench.errors import InputError
 
 @dataclass(frozen=True)
 class SentencePair:
-    """A minimal pair: ``more`` and ``less`` differ in the group mentioned; ``stereo`` says
-    whether ``more`` is the stereotype (CrowS-Pairs' "stereo") or the anti-stereotype."""
+    """A minimal pair: ``more`` and ``less`` differ in the group mentioned; ``more`` is the
+    more stereotyping sentence on every pair. ``stereo`` is CrowS-Pairs' direction: "stereo"
+    (``more`` states a stereotype of a disadvantaged group) or "antistereo" (``less`` violates
+    one); the score does not read it."""
 
     more: str
     less: str

@@ -120,8 +120,8 @@ class ContextLogProbs:
 @dataclass(frozen=True)
 class PairScores:
     """Per sentence pair, a model's score of the sentence that is more and the one that is less
-    stereotyping of a group, whether the "more" one is the stereotype (or the
-    anti-stereotype), and the pair's category (CrowS-Pairs; AUL)."""
+    stereotyping (``more`` on every pair, whatever its direction), the pair's direction
+    (CrowS-Pairs' stereo/antistereo, kept for reading) and its category (CrowS-Pairs; AUL)."""
 
     more: np.ndarray
     less: np.ndarray
@@ -133,7 +133,7 @@ class PairScores:
             raise EmptySetError("set of sentence pairs has no pair")
 
     def swapped(self) -> PairScores:
-        """The two sentences' roles exchanged: the stereotype becomes the anti-stereotype."""
+        """The two sentences' roles exchanged: the more stereotyping becomes the less."""
         return replace(self, more=self.less, less=self.more)
 
 

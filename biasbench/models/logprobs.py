@@ -148,6 +148,23 @@ def check_output_head(model: Any, tokenizer: Any) -> None:
         )
 
 
+def causal_ids(tokenizer: Any, texts: list[str]) -> list[list[int]]:
+    """Each text's token ids for a causal LM after the model's start token: its BOS, or where
+    it has none its end-of-text token (as GPT-2 is scored in the reference code). Every token
+    of the text is then scored; a tokenizer that adds no BOS itself (SmolLM2) would otherwise
+    leave the first token unscored and every other token conditioned on a different prefix."""
+    start = tokenizer.bos_token_id
+    if start is None:
+        start = tokenizer.eos_token_id
+    if start is None:
+        raise InputError(
+            f"{getattr(tokenizer, 'name_or_path', 'the tokenizer')}: a causal LM needs a BOS or "
+            "end-of-text token to condition a sentence's first token on; its tokenizer has "
+            "neither (set bos_token in its tokenizer_config.json)"
+        )
+    return [[start, *ids] for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+
+
 def _continuation_tokens(
     model: Any, tokenizer: Any, head: list[list[int]], tail: list[list[int]], batch: int
 ) -> list[np.ndarray]:
@@ -194,7 +211,7 @@ def continuation_log_probs(
 ) -> np.ndarray:
     """log P(continuation | prefix) under a causal LM, for each pair. Prefix and continuation
     are tokenised apart and concatenated, so the split is exact."""
-    head = tokenizer(prefixes)["input_ids"]
+    head = causal_ids(tokenizer, prefixes)
     tail = tokenizer(continuations, add_special_tokens=False)["input_ids"]
     return _continuation_ids(model, tokenizer, head, tail, batch)
 
@@ -202,9 +219,9 @@ def continuation_log_probs(
 def sentence_log_probs(
     model: Any, tokenizer: Any, sentences: list[str], batch: int = 64
 ) -> np.ndarray:
-    """log P(sentence) under a causal LM: every token after the first (the first is BOS when
-    the tokenizer adds one, otherwise the sentence's first token is not scored)."""
-    ids = tokenizer(sentences)["input_ids"]
+    """log P(sentence) under a causal LM: every token, the first given the start token
+    (:func:`causal_ids`)."""
+    ids = causal_ids(tokenizer, sentences)
     return _continuation_ids(model, tokenizer, [i[:1] for i in ids], [i[1:] for i in ids], batch)
 
 
@@ -229,10 +246,10 @@ def shared_prefix_log_probs(
     import torch
 
     pad = _pad_id(tokenizer)
-    heads = tokenizer(prefixes)["input_ids"]
+    heads = causal_ids(tokenizer, prefixes)
     tails = tokenizer(continuations, add_special_tokens=False)["input_ids"]
-    if any(not h for h in heads) or any(not t for t in tails):
-        raise InputError("LPBS: an empty prefix or continuation")
+    if any(not t for t in tails):
+        raise InputError("LPBS: an empty continuation")
     first_ids = torch.tensor([t[0] for t in tails])
     by_length: dict[int, list[int]] = {}
     for col, tail in enumerate(tails):
@@ -417,9 +434,9 @@ def sentence_pair_log_probs(
     import torch
 
     pad = _pad_id(tokenizer)
-    whole, cut = tokenizer(first)["input_ids"], tokenizer(second)["input_ids"]
+    whole, cut = causal_ids(tokenizer, first), causal_ids(tokenizer, second)
     if any(len(w) < 2 for w in whole):
-        raise InputError("a sentence of one token: nothing to score")
+        raise InputError("an empty sentence: nothing to score")
     out_first, out_second = np.zeros(len(whole)), np.zeros(len(cut))
     order = np.argsort([len(w) for w in whole], kind="stable")
     for start in range(0, len(order), batch):
@@ -712,9 +729,10 @@ class Engine:
         return mlm_masked_slot_log_probs(self.model, self.tokenizer, pieces, masked_too, self.batch)
 
     def sentence_tokens(self, sentences: list[str]):
-        """(each sentence's token ids, log P of each token after the first given those before
-        it) under a causal LM: what CrowS-Pairs and StereoSet sum or average."""
-        ids = self.tokenizer(sentences)["input_ids"]
+        """(each sentence's token ids after the start token, log P of each token but the start
+        given those before it) under a causal LM: what CrowS-Pairs and StereoSet sum or
+        average (:func:`causal_ids`)."""
+        ids = causal_ids(self.tokenizer, sentences)
         heads, tails = [i[:1] for i in ids], [i[1:] for i in ids]
         return ids, _continuation_tokens(self.model, self.tokenizer, heads, tails, self.batch)
 
@@ -723,8 +741,8 @@ class Engine:
     ) -> list[np.ndarray]:
         """Per pair, log P of each continuation token given the prefix and the tokens before
         it (WinoBias' two candidates, StereoSet's three, BEC-Pro's professions after one person
-        share their prefix: it runs once)."""
-        head = self.tokenizer(prefixes)["input_ids"]
+        share their prefix: it runs once); the prefix starts with the start token."""
+        head = causal_ids(self.tokenizer, prefixes)
         tail = self.tokenizer(continuations, add_special_tokens=False)["input_ids"]
         return _prefix_shared_tokens(self.model, self.tokenizer, head, tail, self.batch)
 
@@ -750,7 +768,7 @@ class Engine:
         import torch
 
         pad, out = _pad_id(self.tokenizer), []
-        ids = self.tokenizer(prefixes)["input_ids"]
+        ids = causal_ids(self.tokenizer, prefixes)
         for start in range(0, len(ids), self.batch):
             tensor, mask = _padded(ids[start : start + self.batch], pad, left=True)
             with torch.inference_mode():

@@ -16,10 +16,11 @@ from biasbench.reports.tables import (
     TableContext,
     correlation,
     finish,
+    is_static,
     label,
     method_source,
-    models_with,
     our_cells,
+    planned_sources,
     primary_scores,
     published_cells,
 )
@@ -41,17 +42,24 @@ WEAT, P_CEAT = get("WEAT").name, get("p-CEAT").name
 METHOD_PAIRS = tuple((a, b) for i, a in enumerate(METHODS) for b in METHODS[i + 1 :])
 
 
-def _primary_descriptor(scores: pd.DataFrame, test: str) -> str | None:
-    present = set(scores.loc[scores["test"] == test, "descriptor"])
+def _primary_descriptor(ctx: TableContext, test: str) -> str | None:
+    """Names where the test has them, else terms (the word set's descriptors, as planned)."""
+    present = {d for _m, _s, t, d in ctx.settings.jobs if t == test}
     return "names" if "names" in present else ("terms" if "terms" in present else None)
 
 
 def _transformers(ctx: TableContext) -> list[str]:
-    return models_with(ctx, lambda s: s["source"] != "words")
+    """Contextual models the configuration runs on templates or a corpus, in config order."""
+    return [
+        m
+        for m in ctx.models
+        if not is_static(ctx, m) and any(s != "words" for s in planned_sources(ctx, m))
+    ]
 
 
 def _lpbs_models(ctx: TableContext) -> list[str]:
-    return models_with(ctx, lambda s: s["method"] == LPBS)
+    planned = {m for m, *_ in ctx.settings.lpbs_jobs}
+    return [m for m in ctx.models if m in planned]
 
 
 def _where(method: str, test: str, model: str, descriptor: str | None, **extra) -> dict:
@@ -80,20 +88,18 @@ def _published(ctx: TableContext, table: str, orig: bool = False) -> list[dict]:
 
 def table3(ctx: TableContext) -> pd.DataFrame:
     """s-SEAT, w-SEAT (templates) and CEAT (natural contexts) per test and model; a model
-    that does not run CEAT on the natural contexts gets "n/a" cells that say so."""
+    the configuration does not run on the natural contexts shows CEAT on templates (the
+    cell's source says so)."""
     selectors = [
         (
             {"method": method, "test": test, "column": label(ctx, model)},
-            _where(method, test, model, _primary_descriptor(ctx.scores, test)),
+            _where(method, test, model, _primary_descriptor(ctx, test)),
         )
         for method in (S_SEAT, W_SEAT, CEAT)
         for test in TABLE3_TESTS
         for model in _transformers(ctx)
     ]
-    explained = [(labels, where) for labels, where in selectors if where["method"] == CEAT]
-    cells = our_cells(ctx, [s for s in selectors if s[1]["method"] != CEAT])
-    cells += our_cells(ctx, explained, explain_missing=bool(ctx.natural))
-    return finish(cells + _published(ctx, "table3", orig=True), ctx.alpha)
+    return finish(our_cells(ctx, selectors) + _published(ctx, "table3", orig=True), ctx.alpha)
 
 
 def table11(ctx: TableContext) -> pd.DataFrame:
@@ -117,7 +123,7 @@ def table12(ctx: TableContext) -> pd.DataFrame:
     selectors = [
         (
             {"method": method, "test": test, "column": f"{label(ctx, model)} {name}"},
-            _where(method, test, model, _primary_descriptor(ctx.scores, test), source=source),
+            _where(method, test, model, _primary_descriptor(ctx, test), source=source),
         )
         for test in TABLE3_TESTS
         for method in (S_SEAT, W_SEAT, CEAT)
@@ -138,7 +144,7 @@ def table13(ctx: TableContext) -> pd.DataFrame:
     sentence, w-SEAT for words) and CEAT."""
     selectors = []
     for test in TABLE3_TESTS:
-        descriptor = _primary_descriptor(ctx.scores, test)
+        descriptor = _primary_descriptor(ctx, test)
         for row, sent_method, word_method in (("SEAT", S_SEAT, W_SEAT), ("CEAT", CEAT, CEAT)):
             for model in _transformers(ctx):
                 for level, encoding in ENCODING_LEVELS.items():
@@ -157,6 +163,7 @@ def table5(ctx: TableContext) -> pd.DataFrame:
     """Pearson correlations between methods per model, over all (test, descriptor) scores
     and over those significant for both methods."""
     cells = []
+    lpbs_models = _lpbs_models(ctx)
     for model in _transformers(ctx):
         per_method = {
             m: (
@@ -180,7 +187,9 @@ def table5(ctx: TableContext) -> pd.DataFrame:
                         "test": "all tests",
                         "column": f"{label(ctx, model)} {name}",
                         "origin": "ours",
+                        "model": model,
                         "source": f"{src1}/{src2}",
+                        "planned": LPBS not in (first, second) or model in lpbs_models,
                         "effect_size": r,
                         "p_value": np.nan,
                         "note": f"{len(frame)} common scores (< {MIN_POINTS})"
@@ -203,8 +212,7 @@ def _lpbs_where(test: str, model: str, descriptor: str | None, variant: str) -> 
 
 
 def _has_adjectives(ctx: TableContext, test: str) -> bool:
-    rows = ctx.scores[(ctx.scores["method"] == LPBS) & (ctx.scores["test"] == test)]
-    return rows["variant"].str.endswith("+adjective").any()
+    return test in ctx.settings.adjectives
 
 
 def table4(ctx: TableContext) -> pd.DataFrame:
@@ -214,7 +222,7 @@ def table4(ctx: TableContext) -> pd.DataFrame:
     selectors = []
     for test in TABLE3_TESTS:
         form = "+adjective" if _has_adjectives(ctx, test) else ""
-        descriptor = _primary_descriptor(ctx.scores, test)
+        descriptor = _primary_descriptor(ctx, test)
         for model in _lpbs_models(ctx):
             for variant, desc, which in (
                 ("simplified", "simplified", f"full{form}"),
@@ -247,7 +255,7 @@ def table14(ctx: TableContext) -> pd.DataFrame:
     corpus is configured)."""
     selectors = []
     for test in TABLE3_TESTS:
-        descriptor = _primary_descriptor(ctx.scores, test)
+        descriptor = _primary_descriptor(ctx, test)
         for model in _transformers(ctx):
             for method in (CEAT, P_CEAT):
                 for name, desc, variant in (
@@ -269,15 +277,16 @@ def table14(ctx: TableContext) -> pd.DataFrame:
 
 
 def weat_static(ctx: TableContext) -> pd.DataFrame:
-    """WEAT on the static embeddings, every test and descriptor."""
-    static = ctx.scores[ctx.scores["method"] == WEAT]
+    """WEAT on the static embeddings, every test and descriptor they run."""
+    static = [m for m in ctx.models if is_static(ctx, m)]
+    jobs = [(m, t, d) for m, _s, t, d in ctx.settings.jobs if m in static and d != "simplified"]
     selectors = [
         (
             {"method": WEAT, "test": t, "column": f"{m} {d}"},
-            {"method": WEAT, "test": t, "model": m, "descriptor": d},
+            {"method": WEAT, "test": t, "model": m, "descriptor": d, "source": "words"},
         )
-        for t in dict.fromkeys(static["test"])
-        for m in dict.fromkeys(static["model"])
+        for t in dict.fromkeys(t for _m, t, _d in jobs)
+        for m in static
         for d in ("names", "terms")
     ]
     return finish(our_cells(ctx, selectors), ctx.alpha)

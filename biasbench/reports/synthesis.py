@@ -20,10 +20,15 @@ COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
 
 
-def _context() -> dict[str, str]:
+def _context(settings) -> dict[str, str]:
+    """Each method's own source: its declared context, "natural" read as the configured
+    natural corpus."""
     from biasbench.methods.registry import REGISTRY
 
-    return {m.name: m.context for m in REGISTRY}
+    return {
+        m.name: (settings.natural or "templates") if m.context == "natural" else m.context
+        for m in REGISTRY
+    }
 
 
 def _reads(plan) -> list[str]:
@@ -41,19 +46,21 @@ def _scores(inputs: list[str]) -> pd.DataFrame:
     return read_tsv(inputs[0])
 
 
-def _cells(inputs: list[str]) -> pd.DataFrame:
-    return syn.primary_cells(_scores(inputs), _context())
+def _cells(inputs: list[str], settings) -> pd.DataFrame:
+    return syn.primary_cells(_scores(inputs), _context(settings))
 
 
-def _is_null(model: str) -> bool:
-    return model.endswith("-null")
+def _null_mask(cells: pd.DataFrame, settings) -> pd.Series:
+    """The rows of the configuration's null models (``random:`` sources), never guessed from
+    a model's name."""
+    return cells["model"].isin(set(settings.null_models))
 
 
 def scores_table(inputs, settings):
     title = "Every score of the four papers' methods, one tidy table"
-    cells = _cells(inputs)
+    cells = _cells(inputs, settings)
     cells["significant"] = cells["p_value"] < settings.alpha
-    cells["null model"] = cells["model"].map(_is_null)
+    cells["null model"] = _null_mask(cells, settings)
     keep = [
         "method",
         "paper",
@@ -78,20 +85,20 @@ def scores_table(inputs, settings):
 
 
 def agreement_pairs(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
-    cells = _cells(inputs)
-    real = cells[~cells["model"].map(_is_null)]
+    cells = _cells(inputs, settings)
+    real = cells[~_null_mask(cells, settings)]
     return real, syn.agreement(real, settings.alpha)
 
 
 def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Agreement across models (the zoo and the ground-truth study's injected-bias models):
     every method's mean score per model."""
-    cells = _cells(inputs)
+    cells = _cells(inputs, settings)
     injected = [p for p in inputs if p.endswith(".datasets.tsv")]
     if injected:
         frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
-        cells = pd.concat([cells, syn.primary_cells(frames, _context())], ignore_index=True)
-    per_model = syn.model_cells(cells[~cells["model"].map(_is_null)])
+        cells = pd.concat([cells, syn.primary_cells(frames, _context(settings))], ignore_index=True)
+    per_model = syn.model_cells(cells[~_null_mask(cells, settings)])
     return per_model, syn.agreement(per_model, settings.alpha)
 
 
@@ -158,8 +165,8 @@ def figure_agreement(inputs, settings):
 
 def null_table(inputs, settings):
     title = "Null-model control: significant results on random weights"
-    cells = _cells(inputs)
-    null = sorted(m for m in cells["model"].unique() if _is_null(m))
+    cells = _cells(inputs, settings)
+    null = sorted(set(cells["model"]) & set(settings.null_models))
     share = syn.significant_share(cells, null, settings.alpha)
     note = (
         f"Per method, the share of its tested cells with p < {settings.alpha} on the null "
@@ -177,9 +184,9 @@ def league(inputs, settings) -> pd.DataFrame:
     from biasbench.methods.registry import REGISTRY
 
     scores = _scores(inputs)
-    cells = syn.primary_cells(scores, _context())
-    real = cells[~cells["model"].map(_is_null)]
-    null = [m for m in cells["model"].unique() if _is_null(m)]
+    cells = syn.primary_cells(scores, _context(settings))
+    real = cells[~_null_mask(cells, settings)]
+    null = sorted(set(cells["model"]) & set(settings.null_models))
     injected = [p for p in inputs if p.endswith(".datasets.tsv")]
     truth_frame = pd.DataFrame(columns=["method", "models", "truth_spearman"])
     if injected:
@@ -203,7 +210,9 @@ def league(inputs, settings) -> pd.DataFrame:
     else:
         out["census_spearman"] = np.nan
     if injected:
-        all_models = pd.concat([real, syn.primary_cells(frames, _context())], ignore_index=True)
+        all_models = pd.concat(
+            [real, syn.primary_cells(frames, _context(settings))], ignore_index=True
+        )
     else:
         all_models = real
     out = out.merge(syn.extrinsic(all_models), on="method", how="left")

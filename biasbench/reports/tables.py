@@ -18,14 +18,48 @@ import pandas as pd
 from biasbench.methods.registry import get
 from biasbench.stats import holm_bonferroni
 
+Cell = tuple[str, str, str, str]  # (model, source, test, descriptor) of a planned job
+
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """What every table and figure is drawn with (from the config)."""
+    """What every table and figure is drawn with, all of it from the configuration and its
+    plan (:func:`report_settings`): what a model is and what it runs is never inferred from
+    which score rows happen to exist."""
 
     models: Mapping[str, str | None] = field(default_factory=dict)  # model -> paper model
     alpha: float = 0.01
     natural: str | None = None  # the corpus shown as "natural contexts" (natural_source)
+    kinds: Mapping[str, str] = field(default_factory=dict)  # model -> static|transformer|elmo
+    null_models: tuple[str, ...] = ()  # random-weight copies (``random:`` sources)
+    jobs: tuple[Cell, ...] = ()  # embedding jobs: every method on context vectors
+    lpbs_jobs: tuple[Cell, ...] = ()  # LPBS (templates) and p-CEAT (corpora)
+    adjectives: tuple[str, ...] = ()  # tests whose LPBS attributes have adjective forms
+
+
+def report_settings(config: Mapping, plan) -> dict:
+    """The keyword arguments of :class:`ReportSettings` for a validated config and its plan
+    (plain values: they travel as a rule's params)."""
+    lpbs_tests = dict.fromkeys(t for _m, t in plan.lpbs_jobs)
+    lpbs_sources = {
+        m: ["templates", *(plan.lpbs_corpora if m in plan.lpbs_corpus_models else [])]
+        for m, _t in plan.lpbs_jobs
+    }
+    return {
+        "models": {name: m.get("paper_model") for name, m in config["models"].items()},
+        "alpha": config["alpha"],
+        "natural": config["natural_source"],
+        "kinds": {name: spec.kind for name, spec in plan.specs.items()},
+        "null_models": tuple(n for n, spec in plan.specs.items() if spec.scheme == "random"),
+        "jobs": tuple((j.model, j.source, j.test, j.descriptor) for j in plan.jobs),
+        "lpbs_jobs": tuple(
+            (m, s, t, d)
+            for m, t in plan.lpbs_jobs
+            for s in lpbs_sources[m]
+            for d in plan.lpbs_descriptors(t)
+        ),
+        "adjectives": tuple(t for t in lpbs_tests if plan.lpbs_has_adjectives(t)),
+    }
 
 
 @dataclass(frozen=True)
@@ -52,13 +86,27 @@ def load_published(path: str) -> pd.DataFrame:
     return pd.read_csv(path, comment="#", dtype={"value": float})
 
 
-CELL_COLUMNS = ["method", "test", "column", "origin", "source", "effect_size", "p_value", "note"]
+CELL_COLUMNS = [
+    "method",
+    "test",
+    "column",
+    "origin",
+    "model",
+    "source",
+    "effect_size",
+    "p_value",
+    "note",
+    "planned",
+]
+#: the note of a planned cell without a score row: a defect of the workflow, never a finding
+MISSING = "missing: the configuration plans this cell but no score row feeds it"
 
 
 def finish(cells: list[dict], alpha: float) -> pd.DataFrame:
     """Holm-Bonferroni over our cells, significance flags, stable column order."""
     long = pd.DataFrame(cells, columns=CELL_COLUMNS)
     long["note"] = long["note"].astype(object).fillna("")
+    long["planned"] = long["planned"].astype(object).fillna(False).astype(bool)
     ours = long["origin"] == "ours"
     long["p_holm"] = np.nan
     long.loc[ours, "p_holm"] = holm_bonferroni(long.loc[ours, "p_value"].to_numpy())
@@ -67,28 +115,67 @@ def finish(cells: list[dict], alpha: float) -> pd.DataFrame:
     return long.reset_index(drop=True)
 
 
+def is_static(ctx: TableContext, model: str) -> bool:
+    return ctx.settings.kinds.get(model) == "static"
+
+
+def _reads_corpus_logprobs(method: str) -> bool:
+    return get(method).consumes.__name__ == "ContextLogProbs"
+
+
+def planned_sources(ctx: TableContext, model: str, method: str | None = None) -> list[str]:
+    """The sources the configuration runs a model on, in plan order: its embedding jobs, or
+    for probability-based CEAT the corpora of its LPBS jobs."""
+    if method is not None and _reads_corpus_logprobs(method):
+        jobs = [j for j in ctx.settings.lpbs_jobs if j[1] != "templates"]
+    else:
+        jobs = ctx.settings.jobs
+    return list(dict.fromkeys(s for m, s, _t, _d in jobs if m == model))
+
+
 def method_source(ctx: TableContext, method: str, model: str | None = None) -> str:
     """Where the paper tables show a method: static vectors on words; otherwise the method's
-    declared context (templates, or the natural corpus when one is configured)."""
-    if model is not None and _is_static(ctx, model):
+    declared context. A natural-context method is shown on the natural corpus when the
+    configuration runs the model there, else on templates (the cell's source says so);
+    probability-based CEAT runs on corpora only."""
+    if model is not None and is_static(ctx, model):
         return "words"
     context = get(method).context
-    if context == "natural":
-        return ctx.natural or "templates"
-    return context
+    if context != "natural":
+        return context
+    natural = ctx.natural or "templates"
+    if _reads_corpus_logprobs(method) or model is None:
+        return natural
+    return natural if natural in planned_sources(ctx, model, method) else "templates"
 
 
-def _is_static(ctx: TableContext, model: str) -> bool:
-    return bool(((ctx.scores["model"] == model) & (ctx.scores["source"] == "words")).any())
+def is_planned(ctx: TableContext, where: Mapping) -> bool:
+    """Whether the configuration asks for the score row a cell filter selects: the model's
+    kind runs the method, and the plan has its (model, source, test, descriptor) job."""
+    method, model = get(where["method"]), where.get("model")
+    if ctx.settings.kinds.get(model) not in method.model_kinds:
+        return False
+    variant = where.get("variant", "")
+    if variant.startswith("reduced") and is_static(ctx, model):
+        return False  # static vectors have no tokenizer to reduce the targets to
+    cell = (model, where["source"], where["test"], where.get("descriptor"))
+    consumes = method.consumes.__name__
+    if consumes == "ContextVectors":
+        return cell in ctx.settings.jobs
+    if "adjective" in variant and where["test"] not in ctx.settings.adjectives:
+        return False
+    if consumes == "TemplateLogProbs":
+        return cell[1] == "templates" and cell in ctx.settings.lpbs_jobs
+    if consumes == "ContextLogProbs":
+        return cell[1] != "templates" and cell in ctx.settings.lpbs_jobs
+    return False
 
 
-def our_cells(
-    ctx: TableContext, selectors: list[tuple[dict, dict]], explain_missing: bool = False
-) -> list[dict]:
-    """One record per (labels, score filter) whose filter matches exactly one score row; a
-    ``source`` of None means the method's source in the paper tables (:func:`method_source`).
-    With ``explain_missing``, a filter that matches nothing gives an "n/a" cell whose note says
-    the configuration does not run it."""
+def our_cells(ctx: TableContext, selectors: list[tuple[dict, dict]]) -> list[dict]:
+    """One record per (labels, score filter): the row the filter matches (exactly one); for a
+    planned cell without a row, an "n/a" cell noted :data:`MISSING` (the completeness guard
+    counts it); an unplanned cell without a row is left out. A ``source`` of None means the
+    method's source in the paper tables (:func:`method_source`)."""
     out = []
     for labels, where in selectors:
         if where.get("source", "") is None:
@@ -98,34 +185,44 @@ def our_cells(
             sel = sel[sel[key] == value]
         if len(sel) > 1:
             raise ValueError(f"ambiguous score selection {where}: {len(sel)} rows")
-        if len(sel) == 0 and explain_missing:
-            note = (
-                f"not run: this configuration has no {where['method']} scores of "
-                f"{where.get('model')} on {where['source']} (add the source to its tests)"
-            )
-            out.append(
-                {
-                    **labels,
-                    "origin": "ours",
-                    "source": where["source"],
-                    "effect_size": np.nan,
-                    "p_value": np.nan,
-                    "note": note,
-                }
-            )
+        planned = is_planned(ctx, where)
+        cell = {**labels, "origin": "ours", "model": where.get("model"), "source": where["source"]}
+        cell["planned"] = planned
         if len(sel) == 1:
             row = sel.iloc[0]
-            out.append(
-                {
-                    **labels,
-                    "origin": "ours",
-                    "source": row["source"],
-                    "effect_size": row["effect_size"],
-                    "p_value": row["p_value"],
-                    "note": row.get("note", ""),
-                }
-            )
+            cell |= {"effect_size": row["effect_size"], "p_value": row["p_value"]}
+            out.append(cell | {"note": row.get("note", "")})
+        elif planned:
+            out.append(cell | {"effect_size": np.nan, "p_value": np.nan, "note": MISSING})
     return out
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How many of a table's planned cells are filled, n/a with a reason, or missing."""
+
+    planned: int
+    filled: int
+    explained: int  # n/a, with the score row's reason
+    missing: int  # no score row, or n/a without a reason: a defect
+
+    @classmethod
+    def of(cls, long: pd.DataFrame) -> Coverage:
+        if "planned" not in long:
+            return cls(0, 0, 0, 0)
+        cells = long[long["origin"].eq("ours") & long["planned"].astype(bool)]
+        filled = cells["effect_size"].notna()
+        note = cells["note"].fillna("").astype(str)
+        explained = ~filled & (note != "") & (note != MISSING)
+        return cls(
+            len(cells), int(filled.sum()), int(explained.sum()), int((~filled & ~explained).sum())
+        )
+
+    def line(self) -> str:
+        return (
+            f"{self.planned} planned cells: {self.filled} filled, {self.explained} n/a with "
+            f"the reason in a footnote, {self.missing} missing"
+        )
 
 
 def published_cells(
@@ -153,12 +250,6 @@ def published_cells(
 def label(ctx: TableContext, model: str) -> str:
     paper = ctx.models.get(model)
     return f"{model} (as {paper})" if paper else model
-
-
-def models_with(ctx: TableContext, keep: Callable[[pd.DataFrame], pd.Series]) -> list[str]:
-    """Configured models (config order) that have score rows passing ``keep``."""
-    present = set(ctx.scores.loc[keep(ctx.scores), "model"])
-    return [m for m in ctx.models if m in present]
 
 
 def primary_scores(ctx: TableContext, method: str, model: str | None = None) -> pd.DataFrame:
@@ -232,7 +323,11 @@ def to_markdown(long: pd.DataFrame, title: str, note: str) -> str:
     if table is None:
         return f"# {title}\n\nNo scores for this table in the current configuration.\n"
     body = table.wide.to_markdown(index=False)
-    text = f"# {title}\n\n{note} Context sources of our cells: {table.sources}.\n\n{body}\n"
+    coverage = Coverage.of(long).line()
+    text = (
+        f"# {title}\n\n{note} Context sources of our cells: {table.sources}. "
+        f"Coverage: {coverage}.\n\n{body}\n"
+    )
     if table.footnotes:
         text += "\n" + "\n".join(f"[{i}] {n}" for n, i in table.footnotes.items()) + "\n"
     return text
@@ -255,7 +350,8 @@ def to_html(long: pd.DataFrame, title: str, note: str) -> str:
     notes = "".join(f"<li>[{i}] {escape(n)}</li>" for n, i in table.footnotes.items())
     return (
         f"{head}{style}<h2>{escape(title)}</h2><p>{escape(note)} Context sources of our cells: "
-        f"{escape(table.sources)}.</p>{body}"
+        f"{escape(table.sources)}.</p><p class='coverage'>Coverage: "
+        f"{escape(Coverage.of(long).line())}.</p>{body}"
         + (f"<ol style='list-style:none'>{notes}</ol>" if notes else "")
         + "\n"
     )
@@ -295,3 +391,17 @@ def study_table(title: str, load, not_run: str):
         return render
 
     return wrap
+
+
+def coverage_lines(paths: list[str]) -> list[str]:
+    """One line per table CSV whose planned cells are not all filled (the end of a run
+    prints them: an empty planned cell must never pass unseen)."""
+    from pathlib import Path
+
+    lines = []
+    for path in paths:
+        long = pd.read_csv(path, dtype={"note": str}, keep_default_na=False, na_values=[""])
+        coverage = Coverage.of(long) if {"origin", "planned"} <= set(long) else None
+        if coverage and coverage.filled < coverage.planned:
+            lines.append(f"{Path(path).stem}: {coverage.line()}")
+    return lines
