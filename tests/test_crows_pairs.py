@@ -46,3 +46,21 @@ def test_swapping_the_roles_gives_100_minus_the_score():
     assert CROWS_PAIRS(inputs.swapped(), Settings(), 0).effect_size == pytest.approx(
         100 - CROWS_PAIRS(inputs, Settings(), 0).effect_size
     )
+
+
+def test_aula_is_the_mean_of_attention_times_log_likelihood_and_its_weighted_variant():
+    """Kaneko & Bollegala's AULA: mean_t(alpha_t * ll_t); the weighted mean
+    sum(alpha * ll) / sum(alpha) is a named variant. On this pair they disagree."""
+    from biasbench.scoring.datasets import AUL_SCORES
+
+    a_lp, a_alpha = np.array([-1.0, -3.0]), np.array([0.5, 0.1])
+    b_lp, b_alpha = np.array([-2.0]), np.array([0.1])
+    assert AUL_SCORES["mlm-aul"](a_lp, a_alpha) == pytest.approx(-2.0)
+    assert AUL_SCORES["mlm-aula"](a_lp, a_alpha) == pytest.approx((-0.5 - 0.3) / 2)
+    assert AUL_SCORES["mlm-aula"](b_lp, b_alpha) == pytest.approx(-0.2)
+    assert AUL_SCORES["mlm-aula-weighted"](a_lp, a_alpha) == pytest.approx(-0.8 / 0.6)
+    assert AUL_SCORES["mlm-aula-weighted"](b_lp, b_alpha) == pytest.approx(-2.0)
+    # the reference prefers b (-0.2 > -0.4), the weighted variant a (-1.33 > -2)
+    ref = [AUL_SCORES["mlm-aula"](lp, w) for lp, w in ((a_lp, a_alpha), (b_lp, b_alpha))]
+    var = [AUL_SCORES["mlm-aula-weighted"](lp, w) for lp, w in ((a_lp, a_alpha), (b_lp, b_alpha))]
+    assert ref[0] < ref[1] and var[0] > var[1]

@@ -54,11 +54,14 @@ def test_crows_pairs_counts_the_stereotype_side_and_aul_is_na_for_a_causal_lm():
     ]
     scores = {"s1": -1, "a1": -2, "s2": -3, "a2": -1, "m3": -1, "l3": -4, "s4": -2, "a4": -2}
     out = datasets.crows_pairs(CausalStub(scores), pairs, **ARGS)
-    row = out.query("encoding == 'causal-sentence' and descriptor == 'all'").iloc[0]
-    assert row.effect_size == pytest.approx(50.0)  # s1 and m3 of four pairs
-    assert "1 tied" in row.note
-    gender = out.query("encoding == 'causal-sentence' and descriptor == 'gender'").iloc[0]
-    assert gender.effect_size == pytest.approx(50.0)
+    for encoding in ("causal-sentence-mean", "causal-sentence"):
+        row = out.query(f"encoding == '{encoding}' and descriptor == 'all'").iloc[0]
+        assert row.effect_size == pytest.approx(50.0)  # s1 and m3 of four pairs
+        assert "1 tied" in row.note
+        gender = out.query(f"encoding == '{encoding}' and descriptor == 'gender'").iloc[0]
+        assert gender.effect_size == pytest.approx(50.0)
+    primary = out[out["primary"].astype(bool)]
+    assert set(primary["encoding"]) == {"causal-sentence-mean"}
     aul = out.query("method == 'AUL'").iloc[0]
     assert np.isnan(aul.effect_size) and "masked LMs only" in aul.note
 
@@ -205,3 +208,24 @@ def test_a_sample_by_unit_keeps_each_units_items_together():
     picked = datasets.sample(rows, 2, 5, "becpro", unit=lambda r: r[0])
     assert len(picked) == 4 and len({r[0] for r in picked}) == 2
     assert picked == [r for r in rows if r in picked]  # file order
+
+
+def test_causal_crows_pairs_compares_the_mean_per_token_and_names_the_sum():
+    """bias-bench's causal CrowS-Pairs compares each sentence's mean log-probability per
+    token; the summed log-likelihood (a variant) penalises the longer sentence."""
+
+    class Tokens:
+        masked = False
+
+        def sentence_tokens(self, sentences):
+            # "more": three tokens of -1; "less": one token of -2
+            lp = {"more": np.array([-1.0, -1.0, -1.0]), "less": np.array([-2.0])}
+            return [[0] * (len(lp[s]) + 1) for s in sentences], [lp[s] for s in sentences]
+
+        def shared(self, a, b):
+            return [], []
+
+    out = datasets.crows_pairs(Tokens(), [SentencePair("more", "less", True, "x")], **ARGS)
+    by = out[out["descriptor"] == "all"].set_index("encoding")["effect_size"]
+    assert by["causal-sentence-mean"] == 100.0  # -1 > -2
+    assert by["causal-sentence"] == 0.0  # -3 < -2

@@ -31,7 +31,7 @@ def test_unmasked_log_probs_and_attention_equal_the_whole_models_outputs(tmp_pat
             result = model(**enc, output_attentions=True)
         ids = enc["input_ids"][0]
         full = torch.log_softmax(result.logits[0].double(), -1)[torch.arange(len(ids)), ids]
-        received = torch.stack(result.attentions)[:, 0].sum(2).mean((0, 1)).double()
+        received = torch.stack(result.attentions)[:, 0].mean((0, 1, 2)).double()  # AULA's alpha
         np.testing.assert_allclose(lp, full[1:-1].numpy(), atol=1e-5)  # [CLS] and [SEP] out
         np.testing.assert_allclose(weights, received[1:-1].numpy(), atol=1e-6)
     plain = mlm_unmasked_log_probs(model, tok, sentences, batch=2)

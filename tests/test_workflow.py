@@ -194,11 +194,12 @@ def test_outputs(workdir):
             per_word_method,
         ),
         # the data sets on the tiny masked LM: CrowS-Pairs overall and per bias type of its
-        # sample (5 rows; AUL and AULA each), StereoSet intersentence and intrasentence
-        # (overall and per domain of its sample), BEC-Pro all/balanced/female/male, DisCo
+        # sample (5 rows; AUL, AULA and its weighted variant each), StereoSet intersentence
+        # and intrasentence (overall and per domain of its sample), BEC-Pro
+        # all/balanced/female/male, DisCo
         # names/nouns with and without the P > 0.1 rule, WinoBias types 1 and 2
         "CrowS-Pairs": 5,
-        "AUL": 10,
+        "AUL": 15,
         "StereoSet SS": 4,
         "StereoSet LMS": 4,
         "StereoSet ICAT": 4,

@@ -561,9 +561,9 @@ def mlm_unmasked_log_probs(
             received = None
             if attention:  # (layers, batch, heads, query, key) -> mean over layers, heads, queries
                 stacked = torch.stack(attentions)
-                received = (
-                    (stacked * enc["attention_mask"][None, :, None, :, None]).sum(3).mean((0, 2))
-                )
+                queries = enc["attention_mask"][None, :, None, :, None]
+                received = (stacked * queries).sum(3).mean((0, 2))
+                received = received / enc["attention_mask"].sum(1, keepdim=True)
         counts = keep.sum(1).tolist()
         for r, piece in enumerate(np.split(lp.numpy(), np.cumsum(counts)[:-1])):
             out.append((piece, received[r][keep[r]].double().numpy() if attention else None))

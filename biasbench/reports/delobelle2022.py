@@ -133,8 +133,9 @@ def measures(inputs, settings):
         "preferring the stereotype, 50 ideal; LMS, ICAT: 0-100; BEC-Pro, LPBS: log-probability "
         "differences; DisCo: gendered fills per template; WinoBias: F1 points); * p < "
         f"{settings.alpha}. n/a: the measure needs what the model lacks (see the note column "
-        "of results/scores/all.tsv). Encodings: mlm-pll/mlm-aul/mlm-aula masked LM, "
-        "causal-sentence/causal-shared and causal a causal LM. "
+        "of results/scores/all.tsv). Encodings: mlm-pll/mlm-aul/mlm-aula(-weighted) masked LM, "
+        "causal-sentence-mean (CrowS-Pairs' default, bias-bench's per-token mean), "
+        "causal-sentence (summed), causal-shared and causal a causal LM. "
         + (f"Sampled: {', '.join(sampled)}. " if sampled else "Every item of every data set. ")
         + SUBSTITUTION
     )

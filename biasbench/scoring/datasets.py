@@ -10,8 +10,14 @@ How sentences are scored (the ``encoding`` column; the first of each kind is the
 ``mlm-pll``               masked LM: pseudo-log-likelihood of the tokens two sentences share,
                           each masked in turn, summed (CrowS-Pairs)
 ``mlm-aul``, ``-aula``    masked LM: mean log-likelihood of every token, nothing masked (AULA:
-                          weighted by the attention each token receives)
-``causal-sentence``       causal LM: the sentence's log-likelihood
+                          the mean of alpha * log-likelihood, alpha the attention a token
+                          receives averaged over layers, heads and queries, as Kaneko &
+                          Bollegala's code)
+``mlm-aula-weighted``     AULA as a weighted mean, sum(alpha * ll) / sum(alpha) (a variant)
+``causal-sentence-mean``  causal LM: the mean log-probability per token of the sentence (the
+                          geometric mean of bias-bench's causal CrowS-Pairs: a longer sentence
+                          is not penalised for its length)
+``causal-sentence``       causal LM: the sentence's log-likelihood (a variant)
 ``causal-shared``         causal LM: the log-probabilities of the shared tokens only
 ``mlm`` / ``causal``      StereoSet, BEC-Pro, DisCo (see their functions)
 ========================  ====================================================================
@@ -55,7 +61,7 @@ from biasbench.methods.contract import (
 from biasbench.methods.registry import get
 from biasbench.stats import derived_seed
 
-DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence", "mlm", "causal")
+DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence-mean", "mlm", "causal")
 AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included: masked LMs only"
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"
 
@@ -105,6 +111,14 @@ def _by_category(categories) -> list[tuple[str, np.ndarray]]:
     ]
 
 
+#: a sentence's AUL score from its tokens' log-likelihoods and the attention they receive
+AUL_SCORES: dict[str, Callable[[np.ndarray, np.ndarray | None], float]] = {
+    "mlm-aul": lambda lp, alpha: float(np.mean(lp)),
+    "mlm-aula": lambda lp, alpha: float(np.mean(alpha * lp)),  # Kaneko & Bollegala's code
+    "mlm-aula-weighted": lambda lp, alpha: float(np.average(lp, weights=alpha)),
+}
+
+
 def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, signature):
     """CrowS-Pairs on every scoring of the model's kind, and AUL/AULA for a masked LM."""
     more, less = [p.more for p in pairs], [p.less for p in pairs]
@@ -120,17 +134,18 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
         scored["mlm-pll"] = (pll[:n], pll[n:], get("CrowS-Pairs"))
         try:  # one pass: AUL's log-probabilities and AULA's attention weights
             tokens = engine.unmasked(more + less, attention=True)
-            weightings = {"mlm-aul": False, "mlm-aula": True}
+            weightings = dict.fromkeys(AUL_SCORES)
         except NotImplementedError as exc:  # a model that gives no attention weights
-            unweighted.append(("mlm-aula", str(exc)))
-            tokens, weightings = engine.unmasked(more + less), {"mlm-aul": False}
-        for name, weighted in weightings.items():
-            mean = np.array([np.average(lp, weights=w if weighted else None) for lp, w in tokens])
+            unweighted += [(name, str(exc)) for name in list(AUL_SCORES)[1:]]
+            tokens, weightings = engine.unmasked(more + less), {"mlm-aul": None}
+        for name in weightings:
+            mean = np.array([AUL_SCORES[name](lp, alpha) for lp, alpha in tokens])
             scored[name] = (mean[:n], mean[n:], get("AUL"))
     else:
         (ids_m, tok_m), (ids_l, tok_l) = engine.sentence_tokens(more), engine.sentence_tokens(less)
-        sums = (np.array([t.sum() for t in tok_m]), np.array([t.sum() for t in tok_l]))
-        scored["causal-sentence"] = (*sums, get("CrowS-Pairs"))
+        for name, reduce in (("causal-sentence-mean", np.mean), ("causal-sentence", np.sum)):
+            scores = (np.array([reduce(t) for t in tok_m]), np.array([reduce(t) for t in tok_l]))
+            scored[name] = (*scores, get("CrowS-Pairs"))
         shared_m, shared_l = [], []
         for a, b, ta, tb in zip(ids_m, ids_l, tok_m, tok_l, strict=True):
             pa, pb = engine.shared(a + [-1], b + [-1])  # a sentinel: the last token counts too

@@ -6,8 +6,11 @@ Per pair, the model scores both sentences (how: the ``encoding``; see
 tokens the two sentences share, each masked in turn (summed log-probabilities, not
 probabilities: the authors' code of Delobelle et al. summed probabilities); AUL the mean
 log-likelihood of every token with nothing masked (AULA weights each token by the attention
-it receives); for a causal LM the sentence's log-likelihood, or the same sum over the shared
-tokens only. Then
+it receives, averaged over layers, heads and queries, as Kaneko & Bollegala's code; the
+weighted mean sum(alpha * ll) / sum(alpha) is the variant ``mlm-aula-weighted``); for a causal
+LM the mean log-probability per token of the sentence (bias-bench's causal CrowS-Pairs, a
+geometric mean of the token probabilities; the summed log-likelihood ``causal-sentence`` and
+the sum over the shared tokens only ``causal-shared`` are variants). Then
 
     score = 100 * #pairs with s(more) > s(less) / N
 
@@ -50,7 +53,7 @@ CROWS_PAIRS = Method(
     "probability",
     PairScores,
     score,
-    encodings=("mlm-pll", "causal-sentence", "causal-shared"),
+    encodings=("mlm-pll", "causal-sentence-mean", "causal-sentence", "causal-shared"),
     model_kinds=("transformer",),
     roles=("items",),
     unit="sentence pair",
@@ -64,7 +67,7 @@ AUL = Method(
     "probability",
     PairScores,
     score,
-    encodings=("mlm-aul", "mlm-aula"),
+    encodings=("mlm-aul", "mlm-aula", "mlm-aula-weighted"),
     model_kinds=("transformer",),
     roles=("items",),
     unit="sentence pair",
