@@ -71,7 +71,8 @@ def pair_scores(rng) -> PairScores:
 
 def triple_scores(rng) -> TripleScores:
     n = 30
-    return TripleScores(rng.normal(size=n) + 0.2, rng.normal(size=n), rng.normal(size=n) - 1)
+    terms = np.array(["a", "b", "c"])[rng.integers(0, 3, n)]  # target terms, as StereoSet
+    return TripleScores(rng.normal(size=n) + 0.2, rng.normal(size=n), rng.normal(size=n) - 1, terms)
 
 
 def associations(rng) -> Associations:

@@ -137,6 +137,7 @@ STEREO = [
             "anti-stereotype": "The person is mean.",
             "unrelated": "The person is there.",
         },
+        "person",
     ),
     StereoSetItem(
         "i2",
@@ -144,6 +145,7 @@ STEREO = [
         "race",
         "Paul is here.",
         {"stereotype": "He is kind.", "anti-stereotype": "He is mean.", "unrelated": "It is."},
+        "Paul",
     ),
 ]
 BECPRO = [
@@ -229,3 +231,13 @@ def test_causal_crows_pairs_compares_the_mean_per_token_and_names_the_sum():
     by = out[out["descriptor"] == "all"].set_index("encoding")["effect_size"]
     assert by["causal-sentence-mean"] == 100.0  # -1 > -2
     assert by["causal-sentence"] == 0.0  # -3 < -2
+
+
+def test_stereoset_with_one_task_empty_says_so_instead_of_failing():
+    engine = CausalStub({})
+    engine.continuation_tokens = lambda prefixes, rests: [np.array([-1.0 - len(r)]) for r in rests]
+    out = datasets.stereoset(engine, [STEREO[1]], **ARGS)
+    intra = out[out["variant"] == "intrasentence"]
+    assert len(intra) == 3 and intra["effect_size"].isna().all()
+    assert (intra["note"] == "the data holds no intrasentence item").all()
+    assert out.loc[out["variant"] == "intersentence", "effect_size"].notna().all()

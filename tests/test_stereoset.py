@@ -25,6 +25,35 @@ def test_hand_computed():
     assert STEREOSET_ICAT(scores, Settings(), 0).effect_size == pytest.approx(62.5 * 25 / 50)
 
 
+def test_per_target_term_as_the_official_evaluator():
+    """SS and LMS per target term, averaged over the terms; ICAT from those means. The same
+    four items as above, three of term "a" and one of "b"."""
+    scores = TripleScores(
+        np.array([3.0, 1.0, 2.0, 0.0]),
+        np.array([2.0, 2.0, 1.0, -1.0]),
+        np.array([0.0, 1.5, 3.0, -2.0]),
+        np.array(["a", "a", "a", "b"]),
+    )
+    # SS: term a 2 of 3, term b 1 of 1 -> (66.7 + 100) / 2; LMS: a (1 + 0.5 + 0) / 3, b 1
+    ss = (200 / 3 + 100) / 2
+    assert STEREOSET_SS(scores, Settings(), 0).effect_size == pytest.approx(ss)
+    assert STEREOSET_LMS(scores, Settings(), 0).effect_size == pytest.approx(75.0)
+    assert STEREOSET_ICAT(scores, Settings(), 0).effect_size == pytest.approx(75 * (100 - ss) / 50)
+
+
+def test_a_stereoset_item_without_sentences_names_the_file_and_item(tmp_path):
+    import json
+
+    from biasbench.data.pairsets import read_stereoset
+    from biasbench.errors import InputError
+
+    path = tmp_path / "dev.json"
+    item = {"id": "x1", "bias_type": "race", "context": "c", "target": "t"}
+    path.write_text(json.dumps({"data": {"intrasentence": [item]}}), encoding="utf-8")
+    with pytest.raises(InputError, match=r"dev.json: intrasentence item 0 \(x1\).*'sentences'"):
+        read_stereoset(path)
+
+
 @pytest.mark.parametrize("lms", [0.0, 37.5, 100.0])
 def test_icat_landmarks(lms):
     assert icat(50, lms) == pytest.approx(lms)

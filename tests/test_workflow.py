@@ -200,9 +200,10 @@ def test_outputs(workdir):
         # names/nouns with and without the P > 0.1 rule, WinoBias types 1 and 2
         "CrowS-Pairs": 5,
         "AUL": 15,
-        "StereoSet SS": 4,
-        "StereoSet LMS": 4,
-        "StereoSet ICAT": 4,
+        # (per target term, the official aggregation, and per item, a variant)
+        "StereoSet SS": 8,
+        "StereoSet LMS": 8,
+        "StereoSet ICAT": 8,
         "BEC-Pro": 4,
         **({"DisCo": 4, "LPBS he/she": 1} if MIRROR else {}),  # pinned upstream files
         "WinoBias F1 gap": 2,

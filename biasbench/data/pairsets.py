@@ -60,6 +60,7 @@ class StereoSetItem:
     domain: str  # bias_type: gender, profession, race, religion
     context: str
     candidates: dict[str, str]  # stereotype / anti-stereotype / unrelated -> sentence
+    target: str = ""  # the target term (the official scores average over these first)
 
 
 LABELS = ("stereotype", "anti-stereotype", "unrelated")
@@ -74,15 +75,18 @@ def read_stereoset(path: str | os.PathLike) -> list[StereoSetItem]:
         raise InputError(f"{path}: not a StereoSet file ({exc})") from exc
     out = []
     for task in ("intrasentence", "intersentence"):
-        for item in data.get(task, []):
-            candidates = {s["gold_label"]: s["sentence"] for s in item["sentences"]}
+        for n, item in enumerate(data.get(task, [])):
+            name = item.get("id", "no id") if isinstance(item, dict) else repr(item)
+            where = f"{path}: {task} item {n} ({name})"
+            try:
+                candidates = {s["gold_label"]: s["sentence"] for s in item["sentences"]}
+                fields = item["id"], item["bias_type"], item["context"], item["target"]
+            except (KeyError, TypeError) as exc:
+                raise InputError(f"{where}: not a StereoSet item, it lacks {exc}") from exc
             if set(candidates) != set(LABELS):
-                raise InputError(
-                    f"{path}: {task} item {item.get('id')}: labels {sorted(candidates)}"
-                )
-            out.append(
-                StereoSetItem(item["id"], task, item["bias_type"], item["context"], candidates)
-            )
+                raise InputError(f"{where}: labels {sorted(candidates)}, expected {LABELS}")
+            item_id, domain, context, target = fields
+            out.append(StereoSetItem(item_id, task, domain, context, candidates, target))
     return out
 
 

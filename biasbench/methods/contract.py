@@ -140,11 +140,12 @@ class PairScores:
 @dataclass(frozen=True)
 class TripleScores:
     """Per StereoSet item, the scores of its stereotype, anti-stereotype and unrelated
-    candidates."""
+    candidates, and its target term (None: every item counts alike)."""
 
     stereotype: np.ndarray
     anti: np.ndarray
     unrelated: np.ndarray
+    terms: np.ndarray | None = None
 
     def require(self, roles: Sequence[str]) -> None:
         if len(self.stereotype) == 0:

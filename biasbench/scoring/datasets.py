@@ -204,10 +204,14 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
                 caveat = f"{len(chosen) - len(single)} items with more than one BLANK left out"
             chosen = single
         labels = ("stereotype", "anti-stereotype", "unrelated")
-        if engine.masked and task == "intersentence":
-            key = rows.RowKey(model, "dataset", "StereoSet", "all", "mlm", task)
+        why = NO_NEXT_SENTENCE_HEAD if engine.masked and task == "intersentence" else ""
+        if not chosen:
+            why = f"the data holds no {task} item" + (f" ({caveat})" if caveat else "")
+        if why:
+            encoding = "mlm" if engine.masked else "causal"
+            key = rows.RowKey(model, "dataset", "StereoSet", "all", encoding, task)
             for method in (get("StereoSet SS"), get("StereoSet LMS"), get("StereoSet ICAT")):
-                out.append(_missing(method, key, NO_NEXT_SENTENCE_HEAD, seed, signature))
+                out.append(_missing(method, key, why, seed, signature))
             continue
         candidates = [i.candidates[label] for i in chosen for label in labels]
         if engine.masked:
@@ -229,21 +233,20 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
             encoding = "causal"
         triples = values.reshape(len(chosen), 3)
         domains = np.array([i.domain for i in chosen])
+        terms = np.array([i.target for i in chosen])
         for name, keep in _by_category(domains):
-            inputs = TripleScores(triples[keep, 0], triples[keep, 1], triples[keep, 2])
-            for method in (get("StereoSet SS"), get("StereoSet LMS"), get("StereoSet ICAT")):
-                key = rows.RowKey(model, "dataset", "StereoSet", name, encoding, task)
-                out.append(
-                    _row(
-                        method,
-                        key,
-                        inputs,
-                        settings,
-                        derived_seed(seed, model, task, name),
-                        signature,
-                        caveat,
-                    )
+            # per target term first (the official evaluator), or every item alike (variant)
+            for scoring, by_term in ((encoding, True), (f"{encoding}-items", False)):
+                inputs = TripleScores(
+                    triples[keep, 0],
+                    triples[keep, 1],
+                    triples[keep, 2],
+                    terms[keep] if by_term else None,
                 )
+                for method in (get("StereoSet SS"), get("StereoSet LMS"), get("StereoSet ICAT")):
+                    key = rows.RowKey(model, "dataset", "StereoSet", name, scoring, task)
+                    job_seed = derived_seed(seed, model, task, name)
+                    out.append(_row(method, key, inputs, settings, job_seed, signature, caveat))
     return rows.frame(out)
 
 
