@@ -79,6 +79,19 @@ def test_set_score_is_the_mean_over_defined_targets_and_has_no_test():
     assert method(inputs.swapped(), Settings(), 0).effect_size == score.effect_size
 
 
+def test_an_infinite_kl_makes_the_set_score_na_with_the_reason():
+    """KL(p || p0) is infinite where p0 gives a group share 0 that p does not: the mean over
+    targets is infinite, not the mean over the finite ones."""
+    inputs = GroupAssociations(
+        np.array([[3.0, 1.0], [1.0, 1.0]]), reference=np.array([1.0, 0.0]), distance="kl"
+    )
+    score = get("DivDist")(inputs, Settings(), seed=0)
+    assert np.isnan(score.effect_size) and "infinite for 2 of 2 targets" in score.note
+    finite = GroupAssociations(np.array([[3.0, 0.0], [1.0, 1.0]]), np.array([0.5, 0.5]), "kl")
+    expected = (np.log(2) + 0.0) / 2  # one-hot vs uniform: log 2; uniform: 0
+    assert get("DivDist")(finite, Settings(), 0).effect_size == pytest.approx(expected)
+
+
 def test_a_context_mentioning_two_groups_counts_for_neither():
     contexts = [
         ["the", "nurse", "and", "her", "sister"],  # female only
@@ -138,3 +151,14 @@ def test_softmax_fit_is_deterministic(x):
     w2, b2 = soa.fit_softmax(x, y, 3)
     np.testing.assert_array_equal(w1, w2)
     np.testing.assert_array_equal(b1, b2)
+
+
+def test_a_word_that_is_target_and_group_word_counts_in_both_roles_for_helm():
+    from biasbench.methods.distribution.association import text_counts
+
+    groups = {"f": ["mother", "she"], "m": ["he"]}
+    contexts = [["mother", "he"]]
+    helm = text_counts(contexts, ["mother"], groups, exclusive=False)
+    np.testing.assert_allclose(helm, [[1 / 2, 1 / 1]])  # mother x (mother, he) / list lengths
+    paper = text_counts(contexts, ["mother"], groups, exclusive=True)
+    np.testing.assert_allclose(paper, [[0.0, 1.0]])  # as the target only: one group, "m"

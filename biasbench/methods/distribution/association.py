@@ -32,8 +32,10 @@ def text_counts(
     """(targets, groups) strengths from tokenised contexts (one pass over the contexts).
 
     ``exclusive`` (the paper): a context counts 1 for group j when it mentions the target and
-    words of group j and of no other group. Otherwise (HELM): target mentions times group-word
-    mentions, summed over contexts, divided by the group list's length."""
+    words of group j and of no other group (a word that is a target and a group word counts
+    as the target). Otherwise (HELM): target mentions times group-word mentions, summed over
+    contexts, divided by the group list's length, a word in both lists counted in both
+    roles."""
     target_index = {t: i for i, t in enumerate(targets)}
     names = list(groups)
     group_of = {}
@@ -47,9 +49,12 @@ def text_counts(
         hits_t: dict[int, int] = {}
         hits_g = np.zeros(len(names))
         for token in tokens:
-            if token in target_index:
+            is_target = token in target_index
+            if is_target:
                 hits_t[target_index[token]] = hits_t.get(target_index[token], 0) + 1
-            elif token in group_of:
+            # a word both a target and a group word: HELM counts it in both roles, the
+            # exclusive rule as the target only
+            if token in group_of and not (exclusive and is_target):
                 hits_g[group_of[token]] += 1
         if not hits_t or not hits_g.any():
             continue

@@ -19,7 +19,10 @@ strength: ``error`` (default: refuse), ``clip`` (a negative association counts a
 groups' order and never makes a group's share 0).
 
 The set score over many targets (the paper: the mean over the census professions) is the
-mean of the defined per-target biases; the paper has no test for it, so p is NaN.
+mean of the defined per-target biases (a target without association is left out, and
+counted in the note); an infinite divergence (KL where the reference gives a group share 0)
+makes the mean infinite: the row is "n/a" and says so. The paper has no test for it, so p
+is NaN.
 """
 
 from __future__ import annotations
@@ -85,9 +88,18 @@ def score(inputs: GroupAssociations, settings: Settings, seed: int) -> Score:
             for s, p0 in zip(inputs.strengths, inputs.references(), strict=True)
         ]
     )
-    defined = biases[np.isfinite(biases)]
+    defined = biases[~np.isnan(biases)]
     if not len(defined):
         return Score(float("nan"), float("nan"), note="no target has a non-zero association")
+    infinite = int(np.isinf(defined).sum())
+    if infinite:  # a divergence, not a missing value: the mean is infinite, so "n/a" says why
+        return Score(
+            float("nan"),
+            float("nan"),
+            sizes={"X": len(defined), "A": inputs.strengths.shape[1]},
+            note=f"{inputs.distance} is infinite for {infinite} of {len(defined)} targets (a "
+            "group the reference gives share 0 has a positive share): the mean is infinite",
+        )
     return Score(
         float(defined.mean()),
         float("nan"),
