@@ -204,8 +204,8 @@ def test_outputs(workdir):
         "StereoSet SS": 8,
         "StereoSet LMS": 8,
         "StereoSet ICAT": 8,
-        "BEC-Pro": 4,
-        **({"DisCo": 4, "LPBS he/she": 1} if MIRROR else {}),  # pinned upstream files
+        "BEC-Pro": 8,  # the prior's profession masked per word and per word piece
+        **({"DisCo": 4, "LPBS he/she": 2} if MIRROR else {}),  # pinned upstream files
         "WinoBias F1 gap": 2,
         "WinoBias skew": 2,
         "WinoBias stereotype": 2,

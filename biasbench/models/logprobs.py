@@ -570,37 +570,65 @@ def mlm_unmasked_log_probs(
     return out
 
 
+#: how many [MASK]s stand for another masked span of a text (a prior's hidden word)
+MASK_UNITS = ("piece", "word", "span")
+
+
+def _mask_count(tokenizer: Any, text: str, per: str) -> int:
+    """[MASK]s for a hidden span: one per word piece, per whitespace word (BEC-Pro's corpus),
+    or one for the whole span (Kurita et al.'s "[MASK] is a [MASK]")."""
+    if per == "piece":
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    if per == "word":
+        return len(text.split())
+    if per == "span":
+        return 1
+    raise ValueError(f"mask unit must be one of {MASK_UNITS}, not {per!r}")
+
+
+def masked_slot_text(
+    tokenizer: Any, piece: tuple[str, str, str], extra: list[tuple[int, int]], per: str
+) -> tuple[str, int]:
+    """(the text of ``piece`` = (before, word, after) with the word's pieces masked, one [MASK]
+    each, and the ``extra`` character ranges masked ``per`` piece, word or span; how many
+    [MASK]s stand before the word's own)."""
+    before, word, after = piece
+    text = before + word + after
+    spans = sorted(
+        [(len(before), len(before) + len(word), True)] + [(a, b, False) for a, b in extra]
+    )
+    built, cursor, offset = "", 0, 0
+    for a, b, is_word in spans:
+        if is_word:
+            n = len(tokenizer(word, add_special_tokens=False)["input_ids"])
+        else:
+            n = _mask_count(tokenizer, text[a:b], per)
+            offset += n if b <= len(before) else 0
+        built += text[cursor:a] + " ".join([tokenizer.mask_token] * n)
+        cursor = b
+    return built + text[cursor:], offset
+
+
 def mlm_masked_slot_log_probs(
     model: Any,
     tokenizer: Any,
     pieces: list[tuple[str, str, str]],
     masked_too: list[list[tuple[int, int]]] | None = None,
     batch: int = 64,
+    per: str = "piece",
 ) -> np.ndarray:
     """log P(the word's word pieces at its slot) for (before, word, after) texts: the word's
     pieces masked, one [MASK] per piece, and with ``masked_too`` other character ranges of
-    before + word + after masked as well, one [MASK] per word piece (a prior: BEC-Pro's
-    profession masked too, as its Sent_TAM with the masks realigned to word pieces)."""
+    before + word + after masked as well (a prior: BEC-Pro's profession masked too), one
+    [MASK] per word piece, per word or for the whole range (``per``, :func:`masked_slot_text`)."""
     import torch
 
-    texts, targets = [], []
-    for k, (before, word, after) in enumerate(pieces):
-        word_ids = tokenizer(word, add_special_tokens=False)["input_ids"]
-        text, extra = before + word + after, (masked_too[k] if masked_too else [])
-        spans = sorted(
-            [(len(before), len(before) + len(word), True)] + [(a, b, False) for a, b in extra]
-        )
-        built, cursor = "", 0
-        for a, b, is_word in spans:
-            n = (
-                len(word_ids)
-                if is_word
-                else len(tokenizer(text[a:b], add_special_tokens=False)["input_ids"])
-            )
-            built += text[cursor:a] + " ".join([tokenizer.mask_token] * n)
-            cursor = b
-        texts.append(built + text[cursor:])
-        targets.append(word_ids)
+    built = [
+        masked_slot_text(tokenizer, piece, masked_too[k] if masked_too else [], per)
+        for k, piece in enumerate(pieces)
+    ]
+    texts = [text for text, _ in built]
+    targets = [tokenizer(word, add_special_tokens=False)["input_ids"] for _, word, _ in pieces]
     out = np.zeros(len(texts))
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches pad little
     for start in range(0, len(texts), batch):
@@ -609,7 +637,7 @@ def mlm_masked_slot_log_probs(
         at_rows, at_cols, wanted = [], [], []
         for r, i in enumerate(rows):
             masks = (enc["input_ids"][r] == tokenizer.mask_token_id).nonzero().flatten().tolist()
-            first = _word_mask_offset(pieces[i], masked_too[i] if masked_too else [], tokenizer)
+            first = built[i][1]
             slots = masks[first : first + len(targets[i])]
             at_rows += [r] * len(slots)
             at_cols += slots
@@ -639,16 +667,6 @@ def _masked_logits(model: Any, inputs: dict, rows: Any, cols: Any, attention: bo
         result = model.base_model(**inputs, output_attentions=attention)
         logits = head(result.last_hidden_state[rows, cols])
     return (logits, result.attentions) if attention else logits
-
-
-def _word_mask_offset(piece: tuple[str, str, str], extra: list[tuple[int, int]], tokenizer) -> int:
-    """How many [MASK]s of other spans stand before the word's own."""
-    before = piece[0]
-    return sum(
-        len(tokenizer((before + piece[1] + piece[2])[a:b], add_special_tokens=False)["input_ids"])
-        for a, b in extra
-        if b <= len(before)
-    )
 
 
 def _prefix_shared_tokens(
@@ -725,8 +743,10 @@ class Engine:
     def unmasked(self, sentences: list[str], attention: bool = False):
         return mlm_unmasked_log_probs(self.model, self.tokenizer, sentences, attention, self.batch)
 
-    def masked_slot(self, pieces, masked_too=None) -> np.ndarray:
-        return mlm_masked_slot_log_probs(self.model, self.tokenizer, pieces, masked_too, self.batch)
+    def masked_slot(self, pieces, masked_too=None, per: str = "piece") -> np.ndarray:
+        return mlm_masked_slot_log_probs(
+            self.model, self.tokenizer, pieces, masked_too, self.batch, per
+        )
 
     def sentence_tokens(self, sentences: list[str]):
         """(each sentence's token ids after the start token, log P of each token but the start

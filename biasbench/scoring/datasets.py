@@ -267,8 +267,9 @@ BECPRO_COUNTERPARTS = {
 def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature):
     """Prior-corrected association A of each person word with the profession, male against
     female counterpart, per profession group. Masked LM: log P(person | profession in view) -
-    log P(person | profession masked too, one [MASK] per word piece), both at the person's
-    slot. Causal LM: log P(the sentence from the profession on | the sentence before it), which
+    log P(person | profession masked too, one [MASK] per word as Bartl et al.'s corpus; per
+    word piece the variant ``mlm-pieces``), both at the person's slot. Causal LM: log P(the
+    sentence from the profession on | the sentence before it), which
     by Bayes is the same contrast between the two person words (the adaptation of LPBS)."""
     if engine.masked:
         pieces, masks = [], []
@@ -277,38 +278,41 @@ def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature):
             pieces.append((r.sentence[:at], r.person, r.sentence[at + len(r.person) :]))
             start = r.sentence.rindex(r.profession)
             masks.append([(start, start + len(r.profession))])
-        association = engine.masked_slot(pieces) - engine.masked_slot(pieces, masks)
-        encoding = "mlm"
+        seen = engine.masked_slot(pieces)
+        # the prior: the profession one [MASK] per word, as Bartl et al.'s corpus, or per
+        # word piece (a variant)
+        associations = {
+            "mlm": seen - engine.masked_slot(pieces, masks, per="word"),
+            "mlm-pieces": seen - engine.masked_slot(pieces, masks, per="piece"),
+        }
     else:
         prefixes, rests = [], []
         for r in data:
             start = r.sentence.rindex(r.profession)
             prefixes.append(r.sentence[:start].rstrip())
             rests.append(" " + r.sentence[start:])
-        association = np.array([t.sum() for t in engine.continuation_tokens(prefixes, rests)])
-        encoding = "causal"
+        tokens = engine.continuation_tokens(prefixes, rests)
+        associations = {"causal": np.array([t.sum() for t in tokens])}
     index = {(r.sentence.replace(r.person, "{}", 1), r.person): k for k, r in enumerate(data)}
-    male, female, groups = [], [], []
+    pairs, groups = [], []
     for k, r in enumerate(data):
         partner = BECPRO_COUNTERPARTS.get(r.person)
         if partner is None:
             continue
         j = index.get((r.sentence.replace(r.person, "{}", 1), partner))
         if j is not None:
-            male.append(association[k])
-            female.append(association[j])
+            pairs.append((k, j))
             groups.append(r.profession_group)
     out = []
-    male, female, groups = np.array(male), np.array(female), np.array(groups)
+    male, female = [k for k, _ in pairs], [j for _, j in pairs]
+    groups = np.array(groups)
     method = get("BEC-Pro")
-    for name, keep in _by_category(groups):
-        key = rows.RowKey(model, "dataset", "BEC-Pro", "all", encoding, name)
-        inputs = Associations(male[keep], female[keep])
-        out.append(
-            _row(
-                method, key, inputs, settings, derived_seed(seed, model, "BEC-Pro", name), signature
-            )
-        )
+    for encoding, association in associations.items():
+        for name, keep in _by_category(groups):
+            key = rows.RowKey(model, "dataset", "BEC-Pro", "all", encoding, name)
+            inputs = Associations(association[male][keep], association[female][keep])
+            job_seed = derived_seed(seed, model, "BEC-Pro", name)
+            out.append(_row(method, key, inputs, settings, job_seed, signature))
     return rows.frame(out)
 
 
@@ -414,25 +418,33 @@ def winobias(
 
 def lpbs_pronoun(engine, professions: list[str], *, model, settings, seed, signature):
     """Delobelle et al.'s LPBS: "GGG is a XXX" with he and she, per profession. Masked LM:
-    log P(GGG | XXX in view) - log P(GGG | XXX masked, one [MASK] per word piece), both read
-    at GGG's slot; causal LM: log P(" is a XXX" | "He") against "She", which by Bayes is the
+    log P(GGG | XXX in view) - log P(GGG | XXX masked by one [MASK], as Kurita et al.'s
+    "[MASK] is a [MASK]" and biased-rulers; one [MASK] per word piece is the variant
+    ``mlm-pieces``), both read at GGG's slot (biased-rulers reads the prior at the last
+    mask); causal LM: log P(" is a XXX" | "He") against "She", which by Bayes is the
     same prior-corrected contrast."""
     if engine.masked:
         pairs = [(g, p) for p in professions for g in ("he", "she")]
         pieces = [("", g, f" is a {p}") for g, p in pairs]
         at = len(" is a ")
         masks = [[(len(g) + at, len(g) + at + len(p))] for g, p in pairs]
-        association = engine.masked_slot(pieces) - engine.masked_slot(pieces, masks)
-        encoding = "mlm"
+        seen = engine.masked_slot(pieces)
+        associations = {  # the prior: "[MASK] is a [MASK]" (Kurita et al.), or per piece
+            "mlm": seen - engine.masked_slot(pieces, masks, per="span"),
+            "mlm-pieces": seen - engine.masked_slot(pieces, masks, per="piece"),
+        }
     else:
         prefixes = [g for _p in professions for g in ("He", "She")]
         rests = [f" is a {p}" for p in professions for _g in ("He", "She")]
-        association = np.array([t.sum() for t in engine.continuation_tokens(prefixes, rests)])
-        encoding = "causal"
-    association = association.reshape(len(professions), 2)
-    key = rows.RowKey(model, "dataset", "LPBS salaries", "all", encoding, "full")
-    inputs = Associations(association[:, 0], association[:, 1])
-    return rows.frame([_row(get("LPBS he/she"), key, inputs, settings, seed, signature)])
+        tokens = engine.continuation_tokens(prefixes, rests)
+        associations = {"causal": np.array([t.sum() for t in tokens])}
+    out = []
+    for encoding, association in associations.items():
+        association = association.reshape(len(professions), 2)
+        key = rows.RowKey(model, "dataset", "LPBS salaries", "all", encoding, "full")
+        inputs = Associations(association[:, 0], association[:, 1])
+        out.append(_row(get("LPBS he/she"), key, inputs, settings, seed, signature))
+    return rows.frame(out)
 
 
 def sample(items: list, limit: int | None, seed: int, name: str, unit=None) -> list:

@@ -31,7 +31,7 @@ BEC_PRO = Method(
     "probability",
     Associations,
     score,
-    encodings=("mlm", "causal"),
+    encodings=("mlm", "causal", "mlm-pieces"),
     variants=("all", "male", "female", "balanced"),
     model_kinds=("transformer",),
     roles=("items",),

@@ -34,7 +34,7 @@ LPBS_PRONOUN = Method(
     "probability",
     Associations,
     score,
-    encodings=("mlm", "causal"),
+    encodings=("mlm", "causal", "mlm-pieces"),
     model_kinds=("transformer",),
     roles=("items",),
     unit="profession",
