@@ -59,3 +59,45 @@ def test_icat_landmarks(lms):
     assert icat(50, lms) == pytest.approx(lms)
     assert icat(0, lms) == 0 and icat(100, lms) == 0
     assert 0 <= icat(73.0, lms) <= 100
+
+
+def test_the_filler_word_as_the_official_evaluator_reads_it():
+    from biasbench.scoring.datasets import template_word
+
+    assert template_word("The BLANK man is here.", "The well-off man is here.") == (
+        "The ",
+        "welloff",
+        " man is here.",
+    )
+    # the candidate's word at BLANK's index, punctuation stripped, even across two words
+    assert template_word("My BLANK's car.", "My sister's car.") == ("My ", "sisters", "'s car.")
+    assert template_word("He is BLANK.", "He is very kind.") == ("He is ", "very", ".")
+
+
+def test_stepwise_unmasking_equals_each_step_run_alone(tmp_path):
+    """Piece k is predicted at the one [MASK] of before + decode(pieces < k) + [MASK] + after:
+    the same log-probabilities as running each of those texts through the model alone."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from biasbench.models.logprobs import mlm_stepwise_log_probs
+
+    from .tiny_models import tiny_bert
+
+    path = tiny_bert(tmp_path, mlm_head=True)
+    model, tok = (
+        AutoModelForMaskedLM.from_pretrained(path).eval(),
+        AutoTokenizer.from_pretrained(path),
+    )
+    pieces = [("this is a ", "persons", " ."), ("it is ", "thing", " here .")]
+    got = mlm_stepwise_log_probs(model, tok, pieces, batch=2)
+    assert [len(g) for g in got] == [2, 1]  # person ##s; thing
+    for (before, word, after), values in zip(pieces, got, strict=True):
+        ids = tok(word, add_special_tokens=False)["input_ids"]
+        for k, value in enumerate(values):
+            text = before + tok.decode(ids[:k]) + tok.mask_token + after
+            enc = tok(text, return_tensors="pt")
+            at = int((enc["input_ids"][0] == tok.mask_token_id).nonzero()[0, 0])
+            with torch.inference_mode():
+                logp = torch.log_softmax(model(**enc).logits[0, at].double(), -1)
+            assert value == pytest.approx(float(logp[ids[k]]), abs=1e-6)

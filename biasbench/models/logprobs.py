@@ -651,6 +651,37 @@ def mlm_masked_slot_log_probs(
     return out
 
 
+def mlm_stepwise_log_probs(
+    model: Any, tokenizer: Any, pieces: list[tuple[str, str, str]], batch: int = 64
+) -> list[np.ndarray]:
+    """Per (before, word, after), log P of each of the word's pieces predicted at one [MASK]
+    with the pieces before it written out and those after it absent: before + decode(pieces
+    < k) + [MASK] + after (StereoSet's evaluator unmasks a filler this way)."""
+    import torch
+
+    texts, rows_of, targets = [], [], []
+    for i, (before, word, after) in enumerate(pieces):
+        ids = tokenizer(word, add_special_tokens=False)["input_ids"]
+        for k, target in enumerate(ids):
+            texts.append(before + tokenizer.decode(ids[:k]) + tokenizer.mask_token + after)
+            rows_of.append(i)
+            targets.append(target)
+    values = np.zeros(len(texts))
+    order = sorted(range(len(texts)), key=lambda j: len(texts[j]))  # batches pad little
+    for start in range(0, len(texts), batch):
+        rows = order[start : start + batch]
+        enc = tokenizer([texts[j] for j in rows], return_tensors="pt", padding=True)
+        first = _first_mask(enc["input_ids"], tokenizer.mask_token_id)
+        with torch.inference_mode():
+            logits = _masked_logits(model, enc, torch.arange(len(rows)), first)
+        logp = torch.log_softmax(logits.double(), dim=-1)
+        values[rows] = logp[torch.arange(len(rows)), torch.tensor([targets[j] for j in rows])]
+    out: list[list[float]] = [[] for _ in pieces]
+    for j, i in enumerate(rows_of):
+        out[i].append(values[j])
+    return [np.array(v) for v in out]
+
+
 def _masked_logits(model: Any, inputs: dict, rows: Any, cols: Any, attention: bool = False):
     """A masked LM's logits at (rows, cols) only, and with ``attention`` (logits, the attention
     weights of every layer): the body runs on every position, the head (BERT's ``cls``,
@@ -747,6 +778,9 @@ class Engine:
         return mlm_masked_slot_log_probs(
             self.model, self.tokenizer, pieces, masked_too, self.batch, per
         )
+
+    def masked_steps(self, pieces) -> list[np.ndarray]:
+        return mlm_stepwise_log_probs(self.model, self.tokenizer, pieces, self.batch)
 
     def sentence_tokens(self, sentences: list[str]):
         """(each sentence's token ids after the start token, log P of each token but the start

@@ -188,25 +188,46 @@ def _filler(context: str, sentence: str) -> tuple[str, str, str]:
     return before, sentence[len(before) : len(sentence) - len(after)], after
 
 
+def template_word(context: str, sentence: str) -> tuple[str, str, str]:
+    """(the context before BLANK, the filler, the context after BLANK) as StereoSet's own
+    evaluator reads an intrasentence candidate: the filler is the candidate's whitespace word
+    at the index of the context's (last) word holding BLANK, every punctuation character
+    stripped ("women's" becomes "womens")."""
+    import string
+
+    before, after = context.split("BLANK")
+    index = max(k for k, w in enumerate(context.split(" ")) if "BLANK" in w)
+    words = sentence.split(" ")
+    word = words[index] if index < len(words) else ""
+    return before, word.translate(str.maketrans("", "", string.punctuation)), after
+
+
 def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, signature):
-    """SS, LMS and ICAT per task and domain. Intrasentence: a masked LM's mean log-probability
-    of the filler's word pieces, all masked (the filler is what replaces BLANK); a causal LM's
-    mean log-probability per token of the candidate sentence. Intersentence: a causal LM's
-    mean log-probability per token of the candidate after the context; a masked LM needs a
-    next-sentence head (StereoSet's choice) that the offline masked LM does not have: "n/a"."""
+    """SS, LMS and ICAT per task and domain. Intrasentence, masked LM (``mlm``, as StereoSet's
+    evaluator): the filler word (:func:`template_word`) unmasked piece by piece, each piece
+    predicted at one [MASK] after the pieces before it, the candidate's score the mean of
+    those probabilities; ``mlm-joint`` (a variant): the mean log-probability of the filler's
+    word pieces all masked at once, the filler being the whole span that replaces BLANK. A
+    causal LM's: the mean log-probability per token of the candidate sentence. Intersentence:
+    a causal LM's mean log-probability per token of the candidate after the context; a masked
+    LM needs a next-sentence head (StereoSet's choice) that the offline masked LM does not
+    have: "n/a". Each scoring twice: per target term first (the evaluator) and per item
+    (``-items``)."""
     out = []
+    labels = ("stereotype", "anti-stereotype", "unrelated")
     for task in ("intrasentence", "intersentence"):
         chosen = [i for i in items if i.task == task]
-        caveat = ""
+        caveats = []
         if task == "intrasentence":  # a context with two blanks has no single filler
             single = [i for i in chosen if i.context.count("BLANK") == 1]
             if len(single) < len(chosen):
-                caveat = f"{len(chosen) - len(single)} items with more than one BLANK left out"
+                caveats.append(
+                    f"{len(chosen) - len(single)} items with more than one BLANK left out"
+                )
             chosen = single
-        labels = ("stereotype", "anti-stereotype", "unrelated")
         why = NO_NEXT_SENTENCE_HEAD if engine.masked and task == "intersentence" else ""
         if not chosen:
-            why = f"the data holds no {task} item" + (f" ({caveat})" if caveat else "")
+            why = "; ".join([f"the data holds no {task} item", *caveats])
         if why:
             encoding = "mlm" if engine.masked else "causal"
             key = rows.RowKey(model, "dataset", "StereoSet", "all", encoding, task)
@@ -215,39 +236,50 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
             continue
         candidates = [i.candidates[label] for i in chosen for label in labels]
         if engine.masked:
-            pieces = [_filler(i.context, i.candidates[label]) for i in chosen for label in labels]
-            n_pieces = [
-                max(1, len(engine.tokenizer(p[1], add_special_tokens=False)["input_ids"]))
-                for p in pieces
-            ]
-            values = engine.masked_slot(pieces) / np.array(n_pieces)
-            encoding = "mlm"
+            scorings = _stereoset_masked(engine, chosen, labels)
         elif task == "intrasentence":
             _, tokens = engine.sentence_tokens(candidates)
-            values = np.array([t.mean() for t in tokens])
-            encoding = "causal"
+            scorings = {"causal": (np.array([t.mean() for t in tokens]), "")}
         else:
             contexts = [i.context for i in chosen for _ in labels]
             tokens = engine.continuation_tokens(contexts, [" " + c for c in candidates])
-            values = np.array([t.mean() for t in tokens])
-            encoding = "causal"
-        triples = values.reshape(len(chosen), 3)
-        domains = np.array([i.domain for i in chosen])
-        terms = np.array([i.target for i in chosen])
-        for name, keep in _by_category(domains):
-            # per target term first (the official evaluator), or every item alike (variant)
-            for scoring, by_term in ((encoding, True), (f"{encoding}-items", False)):
-                inputs = TripleScores(
-                    triples[keep, 0],
-                    triples[keep, 1],
-                    triples[keep, 2],
-                    terms[keep] if by_term else None,
-                )
-                for method in (get("StereoSet SS"), get("StereoSet LMS"), get("StereoSet ICAT")):
-                    key = rows.RowKey(model, "dataset", "StereoSet", name, scoring, task)
-                    job_seed = derived_seed(seed, model, task, name)
-                    out.append(_row(method, key, inputs, settings, job_seed, signature, caveat))
+            scorings = {"causal": (np.array([t.mean() for t in tokens]), "")}
+        for encoding, (values, lost) in scorings.items():
+            triples = values.reshape(len(chosen), 3)
+            kept = ~np.isnan(triples).any(axis=1)  # an item whose filler word is empty
+            caveat = "; ".join([*caveats, *([lost] if lost else [])])
+            domains = np.array([i.domain for i in chosen])[kept]
+            terms = np.array([i.target for i in chosen])[kept]
+            triples = triples[kept]
+            for name, keep in _by_category(domains):
+                # per target term first (the official evaluator), or every item alike
+                for scoring, by_term in ((encoding, True), (f"{encoding}-items", False)):
+                    inputs = TripleScores(*triples[keep].T, terms[keep] if by_term else None)
+                    for method in (
+                        get("StereoSet SS"),
+                        get("StereoSet LMS"),
+                        get("StereoSet ICAT"),
+                    ):
+                        key = rows.RowKey(model, "dataset", "StereoSet", name, scoring, task)
+                        job_seed = derived_seed(seed, model, task, name)
+                        out.append(_row(method, key, inputs, settings, job_seed, signature, caveat))
     return rows.frame(out)
+
+
+def _stereoset_masked(engine, chosen: list[StereoSetItem], labels) -> dict:
+    """encoding -> (a value per candidate, NaN where it has no filler word; a caveat)."""
+    words = [template_word(i.context, i.candidates[label]) for i in chosen for label in labels]
+    steps = engine.masked_steps([w for w in words if w[1]])
+    it = iter(steps)
+    stepwise = np.array([np.mean(np.exp(next(it))) if w[1] else np.nan for w in words])
+    empty = {k // 3 for k, w in enumerate(words) if not w[1]}
+    lost = f"{len(empty)} items whose filler is punctuation only left out" if empty else ""
+    pieces = [_filler(i.context, i.candidates[label]) for i in chosen for label in labels]
+    n_pieces = [
+        max(1, len(engine.tokenizer(p[1], add_special_tokens=False)["input_ids"])) for p in pieces
+    ]
+    joint = engine.masked_slot(pieces) / np.array(n_pieces)
+    return {"mlm": (stepwise, lost), "mlm-joint": (joint, "")}
 
 
 #: BEC-Pro's person words, male and female counterparts in the same order
