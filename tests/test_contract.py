@@ -40,7 +40,7 @@ def context_vectors(rng) -> ContextVectors:
     for role, n in SIZES.items():
         base = np.array([lean[role], 1 - lean[role], 0, 0, 0])
         groups[role] = [base + rng.normal(scale=0.3, size=(1, 5)) for _ in range(n)]
-    return ContextVectors(groups)
+    return ContextVectors(groups, tuple(zip(groups["A"], groups["B"], strict=False)))
 
 
 def template_log_probs(rng) -> TemplateLogProbs:

@@ -25,7 +25,8 @@ def test_raw_vectors_set_score_and_test():
             "Y": [np.array([[-1.0, 0]]), np.array([[0.0, 4]])],
             "A": [np.array([[1.0, 0]])],
             "B": [np.array([[-1.0, 0]])],
-        }
+        },
+        ((np.array([[1.0, 0]]), np.array([[-1.0, 0]])),),
     )
     res = RIPA(inputs, Settings(exact_max=100), 0)
     assert res.effect_size == pytest.approx(2.5 - (-0.5))

@@ -146,3 +146,37 @@ def test_reduced_ceat_equals_ceat_on_the_reduced_word_set():
         reduced["n_x"] == 2 and reduced["dropped"] == "" and reduced["p_value"] == direct["p_value"]
     )
     assert samples["CEAT|names|word/mean|reduced"].shape == (200,)
+
+
+def test_definitional_pairs_keep_their_partners_when_a_word_is_dropped():
+    """The pairs are matched by word, not by position: a2 unusable takes b2 with it, and
+    (a1, b1) stays a pair even though B's contexts come in another order."""
+    from biasbench.scoring.embeddings import definitional_pairs
+
+    frame, arrays = frame_and_arrays(n_ctx=1)
+    frame = pd.concat([frame[frame["role"] != "B"], frame[frame["role"] == "B"][::-1]])
+    arrays = {k: v[frame.index.to_numpy()] for k, v in arrays.items()}
+    frame = frame.reset_index(drop=True)
+    valid = arrays["valid"].copy()
+    valid[frame.index[frame["stimulus"] == "a2"]] = False
+    pairs = definitional_pairs(frame, arrays["word/mean"], valid, [("a1", "b1"), ("a2", "b2")])
+    assert len(pairs) == 1
+    a1 = arrays["word/mean"][frame.index[frame["stimulus"] == "a1"]]
+    b1 = arrays["word/mean"][frame.index[frame["stimulus"] == "b1"]]
+    np.testing.assert_array_equal(pairs[0][0], a1)
+    np.testing.assert_array_equal(pairs[0][1], b1)
+    settings = ScoreSettings(exact_max=10**6, n_samples=1000)
+    common = dict(model="m", kind="static", is_decoder=False, source="words", test="T")
+    rows = score_file(
+        frame,
+        arrays,
+        descriptor="names",
+        settings=settings,
+        signature="s",
+        **common,
+        pairs=[("a1", "b1"), ("a2", "b2")],
+    ).set_index("method")
+    assert rows.loc["Direct Bias", "n_a"] == 2 and np.isfinite(rows.loc["RIPA", "effect_size"])
+    unpaired = score(frame, arrays).set_index("method")
+    assert np.isnan(unpaired.loc["Direct Bias", "effect_size"])
+    assert "declares no definitional pairs" in unpaired.loc["RIPA", "note"]

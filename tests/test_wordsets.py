@@ -191,3 +191,12 @@ def test_external_key_paths_with_indexes_and_wildcards(write, external):
     assert ws.sets["X"] == ("woman", "man") and ws.sets["Y"] == ("girl", "boy")
     with pytest.raises(InputError, match="key '5' not found"):
         load_wordset(write("T1.yaml", text.replace("key: '0'", "key: '5'")), "terms", external)
+
+
+def test_definitional_pairs_need_equal_attribute_lists(write, external):
+    ws = load_wordset(write("T1.yaml", GOOD + "definitional_pairs: true\n"), "names", external)
+    assert ws.paired and WordSet.from_json(ws.to_json()) == ws
+    assert not load_wordset(write("T1.yaml", GOOD), "names", external).paired
+    unequal = GOOD.replace("B: {words: [home, family]}", "B: {words: [home]}")
+    with pytest.raises(InputError, match=r"definitional_pairs.*\|A\|=2, \|B\|=1"):
+        load_wordset(write("T1.yaml", unequal + "definitional_pairs: true\n"), "names", external)

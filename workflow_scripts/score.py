@@ -22,6 +22,7 @@ for descriptor, contexts, wordset in zip(
     sm.params.descriptors, sm.input.contexts, sm.input.wordsets, strict=True
 ):
     arrays, attrs, checksum = read_embeddings(sm.input.embeddings, descriptor)
+    words = WordSet.from_json(Path(wordset).read_text(encoding="utf-8"))
     single_token = None
     if spec.kind != "static":  # the reduced variants keep the targets that are one token
         single_token = set(json.loads(attrs["single_token_stimuli"]))
@@ -37,9 +38,12 @@ for descriptor, contexts, wordset in zip(
             descriptor=descriptor,
             settings=settings,
             signature=signature_of([contexts], checksum),
-            expected=WordSet.from_json(Path(wordset).read_text(encoding="utf-8")).sets,
+            expected=words.sets,
             single_token=single_token,
             samples=samples,
+            pairs=list(zip(words.sets["A"], words.sets["B"], strict=True))
+            if words.paired
+            else None,
         )
     )
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True))

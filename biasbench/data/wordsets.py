@@ -117,6 +117,8 @@ class WordSet:
     labels: Mapping[str, str]
     #: role -> template group of its contexts (``targets`` or ``attributes``); X/Y/A/B implied
     template_groups: Mapping[str, str] = field(default_factory=dict)
+    #: A[i] and B[i] are definitional pairs (``definitional_pairs: true``): Direct Bias and RIPA
+    paired: bool = False
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -142,6 +144,7 @@ class WordSet:
                 "sets": {r: list(w) for r, w in self.sets.items()},
                 "labels": dict(self.labels),
                 "template_groups": dict(self.template_groups),
+                "paired": self.paired,
             },
             indent=1,
             ensure_ascii=False,
@@ -199,6 +202,12 @@ def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) ->
         shared = sorted(set(sets[first]) & set(sets[second]))
         if shared:
             raise InputError(f"{path}: {shared} appear in both {first} and {second}")
+    paired = doc.get("definitional_pairs", False)
+    if paired not in (True, False) or (paired and len(sets["A"]) != len(sets["B"])):
+        raise InputError(
+            f"{path}: definitional_pairs: true pairs A[i] with B[i] and needs equal lists "
+            f"(|A|={len(sets['A'])}, |B|={len(sets['B'])}); got {paired!r}"
+        )
     if len(sets["X"]) != len(sets["Y"]) and not doc.get("allow_unequal", False):
         raise InputError(
             f"{path}: targets.{descriptor} has |X|={len(sets['X'])} but |Y|={len(sets['Y'])}; "
@@ -213,6 +222,7 @@ def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) ->
         sets=sets,
         labels=labels,
         template_groups=template_groups,
+        paired=paired,
     )
 
 

@@ -56,9 +56,12 @@ class Settings:
 
 @dataclass(frozen=True)
 class ContextVectors:
-    """Per role, one (contexts, dim) matrix per stimulus (a static word has one context)."""
+    """Per role, one (contexts, dim) matrix per stimulus (a static word has one context);
+    ``pairs``: the definitional pairs (A[i], B[i]) both of whose words have contexts, each as
+    (contexts of a, contexts of b), or None when the word set declares none."""
 
     groups: Mapping[str, Sequence[np.ndarray]]
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
     _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def derived(self, key: Hashable, compute: Callable[[], object]) -> object:

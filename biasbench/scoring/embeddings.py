@@ -53,6 +53,24 @@ def stimulus_groups(
     return groups, dropped
 
 
+def definitional_pairs(
+    contexts: pd.DataFrame,
+    vectors: np.ndarray,
+    valid: np.ndarray,
+    pairs: Sequence[tuple[str, str]],
+) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per definitional pair (A[i], B[i]) both of whose words have a usable encoding, the
+    contexts of each word: a pair never loses its partner to a shifted position."""
+    out = []
+    role, stimulus = contexts["role"].to_numpy(), contexts["stimulus"].to_numpy()
+    for a, b in pairs:
+        rows_a = (role == "A") & (stimulus == a) & valid
+        rows_b = (role == "B") & (stimulus == b) & valid
+        if rows_a.any() and rows_b.any():
+            out.append((vectors[rows_a], vectors[rows_b]))
+    return tuple(out)
+
+
 def coverage_note(dropped: Mapping[str, list[str]], kept: Mapping[str, int], limit: float) -> str:
     """Why a set cannot be scored: it lost more than ``limit`` of its stimuli ("" if none)."""
     for role in dropped:
@@ -81,11 +99,13 @@ def score_file(
     expected: Mapping[str, Sequence[str]] | None = None,
     single_token: Collection[str] | None = None,
     samples: dict[str, np.ndarray] | None = None,
+    pairs: Sequence[tuple[str, str]] | None = None,
 ) -> pd.DataFrame:
     """Rows of every method on context vectors, encoding and variant for one (model, source,
     test, descriptor). ``single_token`` (a contextual model's single-token stimuli) enables
     the ``reduced`` variants; ``samples``, if given, receives the per-sample effect sizes of
-    primary encodings, keyed ``method|descriptor|encoding|variant`` (Figure 3)."""
+    primary encodings, keyed ``method|descriptor|encoding|variant`` (Figure 3); ``pairs``, the
+    word set's definitional pairs (A[i], B[i]) if it declares them (Direct Bias, RIPA)."""
     method_settings = settings.for_source(source)
     # one seed per job: its methods and encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
@@ -105,7 +125,10 @@ def score_file(
                     else np.ones(len(contexts), bool)
                 )
                 groups, dropped = stimulus_groups(contexts, arrays[encoding], valid, expected)
-                grouped[encoding] = (valid, dropped, ContextVectors(groups))
+                paired = None
+                if pairs is not None:
+                    paired = definitional_pairs(contexts, arrays[encoding], valid, pairs)
+                grouped[encoding] = (valid, dropped, ContextVectors(groups, paired))
             valid, dropped, inputs = grouped[encoding]
             note = coverage_note(
                 {r: dropped[r] for r in method.roles},
@@ -124,7 +147,7 @@ def score_file(
                     used, removed = stimulus_groups(
                         contexts[mask], arrays[encoding][mask], valid[mask], expected
                     )
-                    variant_inputs = ContextVectors(used)
+                    variant_inputs = ContextVectors(used, inputs.pairs)
                 key = rows.RowKey(model, source, test, descriptor, encoding, variant)
                 score, why = None, note
                 if not note:

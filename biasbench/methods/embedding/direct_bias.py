@@ -1,23 +1,35 @@
 """Direct Bias (Bolukbasi et al., 2016; Schröder et al. eq. 9).
 
 The bias direction g is the first principal component of the defining pairs, each pair centred
-on its mean ({w - mu_i : w in D_i}; for a pair this is +-(a - b)/2); the pairs are the attribute
-words of A and B taken in order (A[i], B[i]). Then, over the words N = X u Y,
+on its mean ({w - mu_i : w in D_i}; for a pair this is +-(a - b)/2). The pairs are the word
+set's definitional pairs (A[i], B[i]), declared with ``definitional_pairs: true``, each word
+its mean vector over its contexts; a test that declares none (WEAT's pleasant/unpleasant lists
+are not pairs) gets "n/a" with the reason. Then, over the words N = X u Y,
 
     DB_c(N) = mean_N |cos(w, g)|^c,   in [0, 1], 0 the "no bias" value.
 
-Word level (c = 1): |cos(w, g)|. The reference code of Schröder et al. keeps k components and
-computes (sum_k |cos(w, g_k)|)^c: ``components`` > 1 does that. DB is a magnitude (swapping X
-and Y, or A and B, leaves it unchanged) and has no significance test.
+With k components (``components``), as the current reference code of Schröder et al.
+(HammerLabML/EmbeddingBiasScores, ``geometrical_bias/direct_bias.py``), a word's bias is the
+length of its unit vector's projection onto the k-dimensional bias subspace, raised to c:
+(sqrt(sum_k cos(w, g_k)^2))^c, again in [0, 1] (their earlier (sum_k |cos(w, g_k)|)^c could
+exceed 1). DB is a magnitude (swapping X and Y, or A and B, leaves it unchanged) and has no
+significance test.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from biasbench.errors import EmptySetError
 from biasbench.methods.contract import ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import set_items, unit_rows
 from biasbench.rows import Score
+
+#: why a test without definitional pairs has no Direct Bias or RIPA score
+NO_PAIRS = (
+    "the test declares no definitional pairs (definitional_pairs: true in its word set): its "
+    "attribute lists are not pairs A[i] ~ B[i], and pairing them by position measures nothing"
+)
 
 
 def pair_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -38,17 +50,28 @@ def directions(a: np.ndarray, b: np.ndarray, components: int = 1) -> np.ndarray:
 
 
 def word_bias(w: np.ndarray, a: np.ndarray, b: np.ndarray, c: float = 1.0, components: int = 1):
-    """(sum_k |cos(w, g_k)|)^c per row of ``w``."""
-    cos = np.abs(unit_rows(w, "targets") @ directions(a, b, components).T)
-    return cos.sum(axis=1) ** c
+    """(sqrt(sum_k cos(w, g_k)^2))^c per row of ``w``: |cos(w, g)|^c for one component."""
+    cos = unit_rows(w, "targets") @ directions(a, b, components).T
+    return np.sqrt((cos**2).sum(axis=1)) ** c
+
+
+def pair_vectors(inputs: ContextVectors) -> tuple[np.ndarray, np.ndarray]:
+    """(A's, B's) mean vector per definitional pair; no pairs: the row says why."""
+    if not inputs.pairs:
+        raise EmptySetError(NO_PAIRS if inputs.pairs is None else "no pair has both its words")
+    return (
+        np.stack([a.mean(axis=0) for a, _ in inputs.pairs]),
+        np.stack([b.mean(axis=0) for _, b in inputs.pairs]),
+    )
 
 
 def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
-    items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XYAB"}
+    a, b = pair_vectors(inputs)
+    items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XY"}
     words = np.concatenate([items["X"], items["Y"]])
     return Score(
-        float(word_bias(words, items["A"], items["B"]).mean()),
-        sizes={r: len(items[r]) for r in "XYAB"},
+        float(word_bias(words, a, b).mean()),
+        sizes={"X": len(items["X"]), "Y": len(items["Y"]), "A": len(a), "B": len(b)},
         note="Direct Bias has no significance test",
     )
 
@@ -62,5 +85,5 @@ DIRECT_BIAS = Method(
     encodings=("word/mean",),
     swap="keeps",
     description="Mean |cos(w, g)| of the target words with the first principal direction g "
-    "of the attribute pairs (A[i], B[i]).",
+    "of the word set's definitional pairs (A[i], B[i]); n/a without them.",
 )

@@ -1,7 +1,9 @@
 """RIPA, the relational inner product association (Ethayarajh et al., 2019).
 
 The relation vector b is the first principal component of the pair differences a_i - b_i
-(pairs (A[i], B[i]) in order; for one pair, (a - b)/||a - b||), oriented towards A. A word's
+(the word set's definitional pairs (A[i], B[i]), each word its mean vector over its contexts;
+for one pair, (a - b)/||a - b||), oriented towards A; a test that declares no pairs gets
+"n/a" with the reason (Direct Bias' rule). A word's
 association is the inner product with its raw vector (not normalised: RIPA scales with ||w||,
 which Ethayarajh et al. argue is the word's frequency signal):
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.embedding.direct_bias import pair_vectors
 from biasbench.methods.embedding.vectors import set_items
 from biasbench.rows import Score
 from biasbench.stats import permutation_test_mean_difference
@@ -41,8 +44,9 @@ def word_association(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
-    items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XYAB"}
-    values = word_association(np.concatenate([items["X"], items["Y"]]), items["A"], items["B"])
+    a, b = pair_vectors(inputs)
+    items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XY"}
+    values = word_association(np.concatenate([items["X"], items["Y"]]), a, b)
     n_x = len(items["X"])
     test = permutation_test_mean_difference(
         values,
@@ -57,7 +61,7 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         test.p_value,
         n_partitions=test.n_partitions,
         exact=test.exact,
-        sizes={r: len(items[r]) for r in "XYAB"},
+        sizes={"X": len(items["X"]), "Y": len(items["Y"]), "A": len(a), "B": len(b)},
     )
 
 
@@ -69,5 +73,5 @@ RIPA = Method(
     score,
     encodings=("word/mean",),
     description="Inner product of the raw word vectors with the relation vector of the "
-    "attribute pairs; mean over X minus mean over Y.",
+    "word set's definitional pairs; mean over X minus mean over Y; n/a without them.",
 )
