@@ -22,6 +22,7 @@ from biasbench.config import model_entry
 from biasbench.data.pairsets import read_becpro, read_crows_pairs, read_stereoset
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
+from biasbench.models.logprobs.causal import causal_ids
 from biasbench.models.specs import ModelSpec
 from biasbench.plan import resolve_files
 
@@ -37,7 +38,7 @@ def whole_causal(model, tokenizer, texts: list[str]) -> np.ndarray:
     """log P(sentence) one sentence at a time, the head over every position."""
     out = []
     for text in texts:
-        ids = torch.tensor([tokenizer(text)["input_ids"]])
+        ids = torch.tensor(causal_ids(tokenizer, [text]))
         with torch.inference_mode():
             logp = torch.log_softmax(model(input_ids=ids).logits[0, :-1].double(), -1)
         out.append(float(logp[torch.arange(ids.shape[1] - 1), ids[0, 1:]].sum()))
@@ -49,7 +50,7 @@ def whole_continuation(model, tokenizer, prefixes: list[str], rests: list[str]) 
     the head over every position."""
     out = []
     for prefix, rest in zip(prefixes, rests, strict=True):
-        head = tokenizer(prefix)["input_ids"]
+        head = causal_ids(tokenizer, [prefix])[0]
         tail = tokenizer(rest, add_special_tokens=False)["input_ids"]
         ids = torch.tensor([head + tail])
         with torch.inference_mode():

@@ -37,26 +37,22 @@ from biasbench.data.templates import load_double_templates, split_double_templat
 from biasbench.data.wordsets import read_wordset_files
 from biasbench.io import read_tsv
 from biasbench.models.load import load_language_model
-from biasbench.models.logprobs import (
-    _pad_id,
-    _padded,
-    causal_context_log_probs,
-    causal_log_probs,
-)
+from biasbench.models.logprobs.causal import causal_context_log_probs, causal_ids, causal_log_probs
+from biasbench.models.logprobs.common import pad_id, padded
 from biasbench.models.specs import ModelSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def whole_sentence_log_probs(model, tokenizer, sentences: list[str], batch: int = 64):
-    """log P(sentence), every token after the first, from the model's full logits."""
-    pad = _pad_id(tokenizer)
-    ids = tokenizer(sentences)["input_ids"]
+    """log P(sentence), every token after the start token, from the model's full logits."""
+    pad = pad_id(tokenizer)
+    ids = causal_ids(tokenizer, sentences)
     order = np.argsort([len(i) for i in ids], kind="stable")
     out = np.zeros(len(sentences))
     for start in range(0, len(order), batch):
         rows = order[start : start + batch]
-        tokens, mask = _padded([ids[i] for i in rows], pad, left=False)
+        tokens, mask = padded([ids[i] for i in rows], pad, left=False)
         with torch.inference_mode():
             logp = torch.log_softmax(model(input_ids=tokens, attention_mask=mask).logits, -1)
         token_lp = logp[:, :-1].gather(2, tokens[:, 1:, None])[:, :, 0]

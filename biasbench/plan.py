@@ -224,8 +224,8 @@ def _divdist_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple
 
 def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Path):
     """((model, data set) jobs, data set -> role -> files), checked against the registry."""
+    from biasbench.data.datasets import DATASETS
     from biasbench.data.external import load_manifest
-    from biasbench.scoring.datasets import DATASETS
 
     section = config["datasets"]
     if not section:

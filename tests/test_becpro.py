@@ -22,7 +22,7 @@ def test_a_hidden_profession_takes_one_mask_per_word_span_or_piece(tmp_path):
     LPBS he/she's by one [MASK] (Kurita et al.); one per word piece is the named variant."""
     from transformers import AutoTokenizer
 
-    from biasbench.models.logprobs import masked_slot_text
+    from biasbench.models.logprobs.masked import masked_slot_text
 
     from .tiny_models import tiny_bert
 

@@ -232,3 +232,14 @@ def test_context_vectors_derive_once_and_a_swap_starts_afresh():
     for _ in range(2):
         assert inputs.derived("k", lambda: calls.append(1) or len(calls)) == 1
     assert inputs.swapped().derived("k", lambda: 2) == 2
+
+
+def test_every_probability_measure_names_its_reference_code():
+    """The probability family's defaults follow the authors' (or peers') code: each method
+    names it, and its card shows it beside the named variants."""
+    from biasbench.reports.cards import card
+
+    for method in (m for m in REGISTRY if m.family == "probability" and m.name != "p-CEAT"):
+        assert ": " in method.reference, method.name  # "owner/repository: path"
+        text = card(method, None, pd.DataFrame())
+        assert f"reference: {method.reference}" in text and ", ".join(method.encodings) in text

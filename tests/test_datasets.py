@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
+from biasbench.data import datasets as dataset_files
 from biasbench.data.pairsets import (
     BecProRow,
     SentencePair,
@@ -18,6 +19,7 @@ from biasbench.errors import InputError
 from biasbench.methods.contract import Settings
 from biasbench.models.logprobs import Engine
 from biasbench.scoring import datasets
+from biasbench.scoring.datasets import SCORERS
 
 from .tiny_models import tiny_bert, tiny_gpt2
 
@@ -103,10 +105,10 @@ def test_disco_fills_names_as_names_and_nouns_with_the():
 
 def test_the_sample_is_seeded_and_keeps_file_order():
     items = list(range(100))
-    once = datasets.sample(items, 10, 3, "x")
-    assert once == datasets.sample(items, 10, 3, "x") == sorted(once)
-    assert datasets.sample(items, None, 3, "x") == items
-    assert datasets.sample(items, 10, 3, "y") != once
+    once = dataset_files.sample(items, 10, 3, "x")
+    assert once == dataset_files.sample(items, 10, 3, "x") == sorted(once)
+    assert dataset_files.sample(items, None, 3, "x") == items
+    assert dataset_files.sample(items, 10, 3, "y") != once
 
 
 def test_salary_titles_and_word_pairs(tmp_path):
@@ -207,7 +209,7 @@ def test_winobias_lines_with_odd_brackets(tmp_path):
 
 def test_a_sample_by_unit_keeps_each_units_items_together():
     rows = [("nurse", 1), ("nurse", 2), ("pilot", 1), ("pilot", 2), ("chef", 1), ("chef", 2)]
-    picked = datasets.sample(rows, 2, 5, "becpro", unit=lambda r: r[0])
+    picked = dataset_files.sample(rows, 2, 5, "becpro", unit=lambda r: r[0])
     assert len(picked) == 4 and len({r[0] for r in picked}) == 2
     assert picked == [r for r in rows if r in picked]  # file order
 
@@ -241,3 +243,7 @@ def test_stereoset_with_one_task_empty_says_so_instead_of_failing():
     assert len(intra) == 3 and intra["effect_size"].isna().all()
     assert (intra["note"] == "the data holds no intrasentence item").all()
     assert out.loc[out["variant"] == "intersentence", "effect_size"].notna().all()
+
+
+def test_every_data_set_has_a_scorer():
+    assert set(SCORERS) == set(dataset_files.DATASETS)

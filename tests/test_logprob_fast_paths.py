@@ -6,13 +6,10 @@ import numpy as np
 import torch
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-from biasbench.models.logprobs import (
-    Engine,
-    _continuation_tokens,
-    _likeliest,
-    causal_ids,
-    mlm_unmasked_log_probs,
-)
+from biasbench.models.logprobs import Engine
+from biasbench.models.logprobs.causal import causal_ids, tail_log_probs
+from biasbench.models.logprobs.engine import _likeliest
+from biasbench.models.logprobs.masked import mlm_unmasked_log_probs
 
 from .tiny_models import tiny_bert, tiny_gpt2
 
@@ -49,7 +46,7 @@ def test_continuations_on_a_shared_prefix_equal_whole_rows(tmp_path):
     prefixes = ["This is", "This is", "That is a", "This is", "It", "There is the thing"]
     continuations = [" John.", " a kind person.", " thing", " Amy is here.", " is", " ."]
     got = Engine(model, tok, False, batch=3).continuation_tokens(prefixes, continuations)
-    whole = _continuation_tokens(
+    whole = tail_log_probs(
         model,
         tok,
         causal_ids(tok, prefixes),

@@ -6,19 +6,18 @@ from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokeniz
 from biasbench.data.templates import split_double_template
 from biasbench.errors import InputError
 from biasbench.methods.probability.lpbs import bias_scores, lpbs_test
-from biasbench.models.logprobs import (
-    Engine,
+from biasbench.models.logprobs import Engine
+from biasbench.models.logprobs.causal import (
     causal_context_log_probs,
     causal_ids,
     causal_log_probs,
-    check_output_head,
     continuation_log_probs,
-    mlm_context_log_probs,
-    mlm_log_probs,
     sentence_log_probs,
     sentence_pair_log_probs,
     shared_prefix_log_probs,
 )
+from biasbench.models.logprobs.common import check_output_head
+from biasbench.models.logprobs.masked import mlm_context_log_probs, mlm_log_probs
 
 from .tiny_models import tiny_bert, tiny_gpt2
 
@@ -232,7 +231,7 @@ def tiny_mlm(path):
 
 
 def test_shared_positions_of_a_minimal_pair():
-    from biasbench.models.logprobs import shared_token_positions
+    from biasbench.models.logprobs.masked import shared_token_positions
 
     a = [101, 7, 8, 9, 10, 102]  # [CLS] the poor are ignorant [SEP]
     b = [101, 7, 11, 9, 10, 102]  # [CLS] the rich are ignorant [SEP]
@@ -240,7 +239,7 @@ def test_shared_positions_of_a_minimal_pair():
 
 
 def test_pseudo_log_likelihood_equals_masking_one_token_at_a_time(tmp_path):
-    from biasbench.models.logprobs import mlm_pseudo_log_likelihood
+    from biasbench.models.logprobs.masked import mlm_pseudo_log_likelihood
 
     model, tok = tiny_mlm(tmp_path)
     ids = tok(["this is a person .", "that is the thing ."])["input_ids"]
@@ -260,7 +259,7 @@ def test_pseudo_log_likelihood_equals_masking_one_token_at_a_time(tmp_path):
 def test_masked_slot_with_a_prior_mask_realigned_to_word_pieces(tmp_path):
     """BEC-Pro's prior: the person's slot with the profession masked as well, one [MASK] per
     word piece of the profession ("anastasia" is three pieces here)."""
-    from biasbench.models.logprobs import mlm_masked_slot_log_probs
+    from biasbench.models.logprobs.masked import mlm_masked_slot_log_probs
 
     model, tok = tiny_mlm(tmp_path)
     text = ("", "john", " is anastasia .")

@@ -80,7 +80,7 @@ def test_stepwise_unmasking_equals_each_step_run_alone(tmp_path):
     import torch
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from biasbench.models.logprobs import mlm_stepwise_log_probs
+    from biasbench.models.logprobs.masked import mlm_stepwise_log_probs
 
     from .tiny_models import tiny_bert
 

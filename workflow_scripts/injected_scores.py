@@ -11,9 +11,10 @@ from safetensors.torch import load_file
 from tqdm.auto import tqdm
 from transformers import AutoTokenizer, BertForMaskedLM
 
+from biasbench.data.datasets import dataset_items
 from biasbench.io import log_to, signature_of, write_tsv
 from biasbench.models.logprobs import Engine
-from biasbench.scoring.datasets import DATASETS, dataset_items
+from biasbench.scoring.datasets import SCORERS
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth import study_models
 
@@ -37,7 +38,7 @@ for name, model in tqdm(study_models(base, weights, names), total=len(names), de
     engine = Engine(model, tokenizer, True, sm.params.batch)
     for dataset in sm.params.datasets:
         frames.append(
-            DATASETS[dataset].score(
+            SCORERS[dataset](
                 engine,
                 items[dataset],
                 model=name,

@@ -13,7 +13,8 @@ from biasbench.models.load import (
     stimulus_normaliser,
     tokenizer_vocabulary_test,
 )
-from biasbench.models.logprobs import causal_context_log_probs, mlm_context_log_probs
+from biasbench.models.logprobs.causal import causal_context_log_probs
+from biasbench.models.logprobs.masked import mlm_context_log_probs
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.corpus import probability_ceat_rows
 from biasbench.scoring.settings import ScoreSettings

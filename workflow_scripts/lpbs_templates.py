@@ -13,7 +13,8 @@ from biasbench.models.load import (
     stimulus_normaliser,
     tokenizer_vocabulary_test,
 )
-from biasbench.models.logprobs import causal_log_probs, mlm_log_probs
+from biasbench.models.logprobs.causal import causal_log_probs
+from biasbench.models.logprobs.masked import mlm_log_probs
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.scoring.templates import lpbs_rows

@@ -275,6 +275,9 @@ class Method:
     unit: str | None = None  # what a set item is; None: the configured unit
     swap: str = "negates"  # what swapping X and Y does to the effect size
     description: str = ""
+    #: the code the default follows, "owner/repository: path" (the paper's equations where
+    #: the authors published none); a departure from it is a named encoding or variant
+    reference: str = ""
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES or self.swap not in SWAPS:

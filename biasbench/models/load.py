@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from biasbench.errors import InputError
-from biasbench.models.logprobs import check_output_head
+from biasbench.models.logprobs.common import check_output_head
 from biasbench.models.prepare import package_file
 from biasbench.models.specs import ModelSpec
 

@@ -34,6 +34,9 @@ PITFALLS = {
 }
 
 
+NO_CODE = "the paper's equations (no authors' code consulted)"
+
+
 def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
@@ -61,6 +64,8 @@ def card(method, league: pd.Series | None, partners: pd.DataFrame) -> str:
         f"- model kinds: {', '.join(method.model_kinds)}; the paper tables show it on "
         f"`{method.context}` contexts",
         f"- swapping the two target sets {method.swap} the effect size",
+        f"- reference: {method.reference or NO_CODE}; every other encoding and variant above "
+        "is a named departure from it",
         f"- known pitfalls avoided: {PITFALLS.get(method.name, 'none recorded')}",
         "",
         "## What it agrees with",

@@ -1,5 +1,6 @@
-"""The probability-based measures on their data sets: CrowS-Pairs and AUL, StereoSet, BEC-Pro
-and DisCo, for one model, as score rows (source ``dataset``, test = the data set, descriptor =
+"""The probability-based measures on their data sets (``biasbench.data.datasets`` reads
+them): CrowS-Pairs and AUL, StereoSet, BEC-Pro, DisCo, LPBS he/she and WinoBias, for one
+model, as score rows (source ``dataset``, test = the data set, descriptor =
 its category or "all"). A model-facing ``engine`` (``biasbench.models.logprobs.Engine``)
 supplies the numbers; this module decides what to ask for and hands the results to the
 registered methods.
@@ -25,30 +26,20 @@ How sentences are scored (the ``encoding`` column; the first of each kind is the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-import yaml
 
 from biasbench import rows
+from biasbench.data.datasets import dataset_items
 from biasbench.data.pairsets import (
     BecProRow,
     SentencePair,
     StereoSetItem,
     WinoBiasItem,
-    iter_lines,
     occupation_of,
-    read_becpro,
-    read_crows_pairs,
-    read_salary_titles,
-    read_stereoset,
-    read_winobias,
-    read_word_pairs,
 )
-from biasbench.errors import EmptySetError, InputError
+from biasbench.errors import EmptySetError
 from biasbench.methods.contract import (
     Associations,
     FillCounts,
@@ -479,100 +470,21 @@ def lpbs_pronoun(engine, professions: list[str], *, model, settings, seed, signa
     return rows.frame(out)
 
 
-def sample(items: list, limit: int | None, seed: int, name: str, unit=None) -> list:
-    """The items of up to ``limit`` sampling units (each item its own unit, or the units
-    ``unit(item)`` names: BEC-Pro's professions), a seeded choice kept in file order; all
-    items with no limit."""
-    keys = [unit(item) for item in items] if unit else list(range(len(items)))
-    units = list(dict.fromkeys(keys))
-    if limit is None or limit >= len(units):
-        return list(items)
-    rng = np.random.default_rng(derived_seed(seed, "sample", name))
-    chosen = {units[i] for i in rng.choice(len(units), size=limit, replace=False)}
-    return [item for item, key in zip(items, keys, strict=True) if key in chosen]
-
-
-def load_winobias(files: dict[str, list[str]]) -> list[tuple[WinoBiasItem, bool, str]]:
-    """(item, pro-stereotypical, "typeN") of every pro and anti file; the type is read from
-    the file name (WinoBias' ``pro_stereotyped_type1.txt.dev``)."""
-    occupations = [w for path in files["occupations"] for w in iter_lines(path)]
-    out = []
-    for role, pro in (("pro", True), ("anti", False)):
-        for path in files[role]:
-            kind = re.search(r"type\d", Path(path).name)
-            if kind is None:
-                raise InputError(f"{path}: a WinoBias file name says its type (type1, type2)")
-            out += [(item, pro, kind.group()) for item in read_winobias(path, occupations)]
-    return out
-
-
-def load_disco(files: dict[str, list[str]]) -> tuple[list[str], dict[str, list[tuple[str, str]]]]:
-    """DisCo's templates ({target} and [MASK]), and its name and noun pairs (male, female)."""
-    templates = yaml.safe_load(Path(files["templates"][0]).read_text(encoding="utf-8"))
-    nouns = yaml.safe_load(Path(files["nouns"][0]).read_text(encoding="utf-8"))
-    return list(templates["templates"]), {
-        "names": read_word_pairs(files["names"][0]),
-        "nouns": [tuple(p) for p in nouns["pairs"]],
-    }
-
-
-@dataclass(frozen=True)
-class DataSet:
-    """A data set the probability measures run on: its name in the rows' ``test`` column,
-    the files it reads by role, how to read them, whether its items may be sampled (a
-    ``limit`` in the config) and by which unit (default: each item), and the scorer."""
-
-    name: str
-    roles: tuple[str, ...]
-    load: Callable[[dict[str, list[str]]], object]
-    score: Callable[..., object]
-    sampled: bool = False
-    unit: Callable | None = None
-
-
-DATASETS = {
-    "crows_pairs": DataSet(
-        "CrowS-Pairs", ("data",), lambda f: read_crows_pairs(f["data"][0]), crows_pairs, True
-    ),
-    "stereoset": DataSet(
-        "StereoSet", ("data",), lambda f: read_stereoset(f["data"][0]), stereoset, True
-    ),
-    "becpro": DataSet(
-        "BEC-Pro",
-        ("data",),
-        lambda f: read_becpro(f["data"][0]),
-        becpro,
-        sampled=True,
-        unit=lambda row: row.profession,  # a profession keeps all its sentences (the pairs)
-    ),
-    "winobias": DataSet("WinoBias", ("pro", "anti", "occupations"), load_winobias, winobias, True),
-    "disco": DataSet("DisCo", ("templates", "names", "nouns"), load_disco, disco),
-    "lpbs_salaries": DataSet(
-        "LPBS salaries",
-        ("salaries",),
-        lambda f: read_salary_titles(f["salaries"][0]),
-        lpbs_pronoun,
-    ),
+#: the scorer of each data set (``biasbench.data.datasets.DATASETS``)
+SCORERS = {
+    "crows_pairs": crows_pairs,
+    "stereoset": stereoset,
+    "becpro": becpro,
+    "winobias": winobias,
+    "disco": disco,
+    "lpbs_salaries": lpbs_pronoun,
 }
-
-
-def dataset_items(dataset: str, files, limit, seed: int) -> tuple[object, dict]:
-    """(the items of a data set the measures score, coverage: items read, items scored)."""
-    spec = DATASETS[dataset]
-    items = spec.load(files)
-    n_read = len(items) if isinstance(items, list) else None
-    if limit is not None:
-        if not spec.sampled:
-            raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")
-        items = sample(items, limit, seed, dataset, spec.unit)
-    used = len(items) if isinstance(items, list) else None
-    return items, {"dataset": spec.name, "items": n_read, "scored": used, "limit": limit}
 
 
 def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):
     """(score rows, coverage) of one data set on one model."""
     items, coverage = dataset_items(dataset, files, limit, seed)
-    frame = DATASETS[dataset].score(
+    frame = SCORERS[dataset](
         engine, items, model=model, settings=settings, seed=seed, signature=signature
     )
     return frame, coverage

@@ -86,4 +86,6 @@ DIRECT_BIAS = Method(
     swap="keeps",
     description="Mean |cos(w, g)| of the target words with the first principal direction g "
     "of the word set's definitional pairs (A[i], B[i]); n/a without them.",
+    reference="HammerLabML/EmbeddingBiasScores: geometrical_bias/direct_bias.py; "
+    "tolga-b/debiaswe: debiaswe/we.py",
 )

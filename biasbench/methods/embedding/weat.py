@@ -106,6 +106,7 @@ WEAT = Method(
     model_kinds=("static",),
     context="words",
     description="Word Embedding Association Test on static word vectors.",
+    reference="W4ngatang/sent-bias: sentbias/weat.py",
 )
 S_SEAT = Method(
     "s-SEAT",
@@ -117,6 +118,7 @@ S_SEAT = Method(
     model_kinds=CONTEXTUAL,
     description="WEAT on sentence encodings of the stimuli in templates ([CLS] for encoders, "
     "the last token for decoders).",
+    reference="W4ngatang/sent-bias: sentbias/weat.py",
 )
 W_SEAT = Method(
     "w-SEAT",
@@ -127,4 +129,5 @@ W_SEAT = Method(
     encodings=WORD_ENCODINGS,
     model_kinds=CONTEXTUAL,
     description="WEAT on the stimulus' own subword tokens in templates (mean, first or last).",
+    reference="W4ngatang/sent-bias: sentbias/weat.py",
 )

@@ -38,4 +38,5 @@ BEC_PRO = Method(
     unit="sentence pair",
     description="Mean difference of the prior-corrected association of male and female "
     "person words with professions, per profession group.",
+    reference="marionbartl/gender-bias-BERT: code/corpus_creation.py, code/bias_utils/utils.py",
 )

@@ -60,6 +60,8 @@ CROWS_PAIRS = Method(
     swap="complements",
     description="Share of CrowS-Pairs pairs whose stereotypical sentence the model scores "
     "higher (50: no preference).",
+    reference="nyu-mll/crows-pairs: metric.py (masked LM); "
+    "McGill-NLP/bias-bench: bias_bench/benchmark/crows/crows.py (causal LM)",
 )
 AUL = Method(
     "AUL",
@@ -74,4 +76,5 @@ AUL = Method(
     swap="complements",
     description="CrowS-Pairs scored by all unmasked tokens' mean log-likelihood (AULA: "
     "attention-weighted); masked LMs only.",
+    reference="kanekomasahiro/evaluate_bias_in_mlm: evaluate.py",
 )

@@ -61,4 +61,5 @@ DISCO = Method(
     swap="keeps",
     description="Fills of a template's [MASK] significantly associated with male or female "
     "fillers, averaged over templates.",
+    reference="iPieter/biased-rulers: biased_rulers/metrics/disco.py",
 )

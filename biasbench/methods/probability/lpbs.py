@@ -103,4 +103,5 @@ LPBS = Method(
     unit="attribute",
     description="Log probability bias score on double-slot templates, prior-corrected "
     "(eq. 10), effect size over the attributes (eq. 11).",
+    reference="keitakurita/contextual_embedding_bias_measure: lib/bias_calculator.py",
 )

@@ -40,4 +40,5 @@ LPBS_PRONOUN = Method(
     unit="profession",
     description="Mean prior-corrected log-probability bias of he over she in 'GGG is a XXX' "
     "over a salary file's professions.",
+    reference="iPieter/biased-rulers: biased_rulers/metrics/lpbs.py",
 )

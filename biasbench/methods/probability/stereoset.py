@@ -61,6 +61,7 @@ def score_icat(inputs: TripleScores, settings: Settings, seed: int) -> Score:
 
 
 _COMMON = dict(
+    reference="moinnadeem/StereoSet: code/evaluation.py, code/eval_discriminative_models.py",
     paper="Nadeem et al. (2021)",
     family="probability",
     consumes=TripleScores,

@@ -1,0 +1,112 @@
+"""The data sets the probability-based measures run on (CrowS-Pairs, StereoSet, BEC-Pro,
+WinoBias, DisCo, the salary file of LPBS he/she): the files each reads by role, how to read
+them, and the seeded sample of a run with a ``limit``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from biasbench.data.pairsets import (
+    WinoBiasItem,
+    iter_lines,
+    read_becpro,
+    read_crows_pairs,
+    read_salary_titles,
+    read_stereoset,
+    read_winobias,
+    read_word_pairs,
+)
+from biasbench.errors import InputError
+from biasbench.stats import derived_seed
+
+
+def sample(items: list, limit: int | None, seed: int, name: str, unit=None) -> list:
+    """The items of up to ``limit`` sampling units (each item its own unit, or the units
+    ``unit(item)`` names: BEC-Pro's professions), a seeded choice kept in file order; all
+    items with no limit."""
+    keys = [unit(item) for item in items] if unit else list(range(len(items)))
+    units = list(dict.fromkeys(keys))
+    if limit is None or limit >= len(units):
+        return list(items)
+    rng = np.random.default_rng(derived_seed(seed, "sample", name))
+    chosen = {units[i] for i in rng.choice(len(units), size=limit, replace=False)}
+    return [item for item, key in zip(items, keys, strict=True) if key in chosen]
+
+
+def load_winobias(files: dict[str, list[str]]) -> list[tuple[WinoBiasItem, bool, str]]:
+    """(item, pro-stereotypical, "typeN") of every pro and anti file; the type is read from
+    the file name (WinoBias' ``pro_stereotyped_type1.txt.dev``)."""
+    occupations = [w for path in files["occupations"] for w in iter_lines(path)]
+    out = []
+    for role, pro in (("pro", True), ("anti", False)):
+        for path in files[role]:
+            kind = re.search(r"type\d", Path(path).name)
+            if kind is None:
+                raise InputError(f"{path}: a WinoBias file name says its type (type1, type2)")
+            out += [(item, pro, kind.group()) for item in read_winobias(path, occupations)]
+    return out
+
+
+def load_disco(files: dict[str, list[str]]) -> tuple[list[str], dict[str, list[tuple[str, str]]]]:
+    """DisCo's templates ({target} and [MASK]), and its name and noun pairs (male, female)."""
+    templates = yaml.safe_load(Path(files["templates"][0]).read_text(encoding="utf-8"))
+    nouns = yaml.safe_load(Path(files["nouns"][0]).read_text(encoding="utf-8"))
+    return list(templates["templates"]), {
+        "names": read_word_pairs(files["names"][0]),
+        "nouns": [tuple(p) for p in nouns["pairs"]],
+    }
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A data set the probability measures run on: its name in the rows' ``test`` column,
+    the files it reads by role, how to read them, and whether its items may be sampled (a
+    ``limit`` in the config) and by which unit (default: each item). Its scorer is
+    ``biasbench.scoring.datasets.SCORERS``."""
+
+    name: str
+    roles: tuple[str, ...]
+    load: Callable[[dict[str, list[str]]], object]
+    sampled: bool = False
+    unit: Callable | None = None
+
+
+DATASETS = {
+    "crows_pairs": DataSet(
+        "CrowS-Pairs", ("data",), lambda f: read_crows_pairs(f["data"][0]), True
+    ),
+    "stereoset": DataSet("StereoSet", ("data",), lambda f: read_stereoset(f["data"][0]), True),
+    "becpro": DataSet(
+        "BEC-Pro",
+        ("data",),
+        lambda f: read_becpro(f["data"][0]),
+        sampled=True,
+        unit=lambda row: row.profession,  # a profession keeps all its sentences (the pairs)
+    ),
+    "winobias": DataSet("WinoBias", ("pro", "anti", "occupations"), load_winobias, True),
+    "disco": DataSet("DisCo", ("templates", "names", "nouns"), load_disco),
+    "lpbs_salaries": DataSet(
+        "LPBS salaries",
+        ("salaries",),
+        lambda f: read_salary_titles(f["salaries"][0]),
+    ),
+}
+
+
+def dataset_items(dataset: str, files, limit, seed: int) -> tuple[object, dict]:
+    """(the items of a data set the measures score, coverage: items read, items scored)."""
+    spec = DATASETS[dataset]
+    items = spec.load(files)
+    n_read = len(items) if isinstance(items, list) else None
+    if limit is not None:
+        if not spec.sampled:
+            raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")
+        items = sample(items, limit, seed, dataset, spec.unit)
+    used = len(items) if isinstance(items, list) else None
+    return items, {"dataset": spec.name, "items": n_read, "scored": used, "limit": limit}

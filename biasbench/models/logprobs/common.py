@@ -1,0 +1,87 @@
+"""What the masked and the causal engines share: padding, and the output head run only on
+the positions that are read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from biasbench.errors import InputError
+
+
+def pad_id(tokenizer: Any) -> int:
+    """The pad id; GPT-2 style tokenizers have none, and any id will do under the mask."""
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer.pad_token_id
+
+
+def padded(rows: list[list[int]], pad: int, left: bool):
+    """(ids, attention mask) tensors of token-id rows padded to one width."""
+    import torch
+
+    width = max(map(len, rows))
+    fill = [width - len(r) for r in rows]
+    if left:
+        return (
+            torch.tensor([[pad] * f + r for f, r in zip(fill, rows, strict=True)]),
+            torch.tensor([[0] * f + [1] * len(r) for f, r in zip(fill, rows, strict=True)]),
+        )
+    return (
+        torch.tensor([r + [pad] * f for f, r in zip(fill, rows, strict=True)]),
+        torch.tensor([[1] * len(r) + [0] * f for f, r in zip(fill, rows, strict=True)]),
+    )
+
+
+def output_logits(model: Any, hidden: Any) -> Any:
+    """The causal LM's logits from final hidden states: its output head, then the logit
+    soft-capping of the architectures that have one (Gemma 2)."""
+    import torch
+
+    logits = model.get_output_embeddings()(hidden).float()
+    cap = getattr(model.config.get_text_config(), "final_logit_softcapping", None)
+    return torch.tanh(logits / cap) * cap if cap else logits
+
+
+def next_token_log_probs(model: Any, hidden: Any, next_ids: Any, rows: int = 128) -> Any:
+    """log P(next_ids[i] | hidden[i]) for packed hidden states (n, hidden): the output head runs
+    only on positions that are scored, a chunk of rows at a time, so padding costs no head
+    work and the (rows, vocabulary) logits stay small. Over Gemma 3's 262k vocabulary the
+    head costs as much as the whole transformer per token."""
+    import torch
+
+    out = torch.empty(len(next_ids), dtype=torch.float64)
+    for start in range(0, len(next_ids), rows):
+        logits = output_logits(model, hidden[start : start + rows])
+        picked = logits.gather(1, next_ids[start : start + rows, None])[:, 0]
+        out[start : start + rows] = (picked - torch.logsumexp(logits, dim=1)).double()
+    return out
+
+
+def scored_sums(model: Any, hidden: Any, next_ids: Any, scored: Any) -> Any:
+    """Per row, the summed log P(next_ids[r, j] | hidden[r, j]) over positions with scored[r, j]."""
+    import torch
+
+    rows, cols = scored.nonzero(as_tuple=True)
+    log_probs = next_token_log_probs(model, hidden[rows, cols], next_ids[rows, cols])
+    return torch.zeros(len(hidden), dtype=torch.float64).index_add_(0, rows, log_probs)
+
+
+def check_output_head(model: Any, tokenizer: Any) -> None:
+    """Fail unless the transformer body plus :func:`output_logits` reproduce the model's own
+    logits: the scoring below needs the head apart from the body, and an architecture that
+    scales its logits some other way would otherwise give wrong log-probabilities silently."""
+    import torch
+
+    ids = torch.tensor([tokenizer("The check is short.")["input_ids"]])
+    with torch.inference_mode():
+        own = torch.log_softmax(model(input_ids=ids).logits.float(), dim=-1)
+        ours = torch.log_softmax(
+            output_logits(model, model.base_model(input_ids=ids).last_hidden_state), dim=-1
+        )
+    gap = float((own - ours).abs().max())
+    if not gap < 1e-3:
+        raise InputError(
+            f"{type(model).__name__}: the output head applied to the body's hidden states "
+            f"differs from the model's logits by {gap:.3g}; this architecture is not supported "
+            "by the causal LPBS scoring"
+        )

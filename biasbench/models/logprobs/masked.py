@@ -1,0 +1,327 @@
+"""A masked LM's log-probabilities: a word's pieces at masked slots (other spans hidden per
+piece, word or span for a prior), pieces unmasked one by one, the pseudo-log-likelihood of
+chosen tokens, every token of an unmasked sentence and the attention it receives.
+Multi-piece targets: all their positions masked, their log-probabilities summed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from biasbench.errors import InputError
+from biasbench.models.logprobs.common import pad_id, padded
+
+
+def mlm_log_probs(
+    model: Any,
+    tokenizer: Any,
+    template: tuple[str, str, str],
+    targets: list[str],
+    attributes: list[str],
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log p_t, log p_p), each (attributes, targets), from a masked LM."""
+    import torch
+
+    head, middle, tail = template
+    if tokenizer.mask_token is None:
+        raise InputError("LPBS with a masked LM needs a tokenizer with a mask token")
+
+    def n_tokens(word: str) -> int:
+        return len(tokenizer(word, add_special_tokens=False)["input_ids"])
+
+    def masks(k: int) -> str:
+        return " ".join([tokenizer.mask_token] * k)
+
+    def score(sentences: list[str], target_tokens: list[int]) -> np.ndarray:
+        """Summed log-probability of the target's tokens at the first masks of each sentence."""
+        enc = tokenizer(sentences, return_tensors="pt", padding=True)
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(**enc).logits.float(), dim=-1)
+        out = np.zeros(len(sentences))
+        for i in range(len(sentences)):
+            where = (enc["input_ids"][i] == tokenizer.mask_token_id).nonzero().flatten()
+            positions = where[: len(target_tokens)].tolist()
+            out[i] = sum(
+                float(logp[i, p, t]) for p, t in zip(positions, target_tokens, strict=True)
+            )
+        return out
+
+    rows_t, rows_p = [], []
+    for target in targets:
+        toks = tokenizer(target, add_special_tokens=False)["input_ids"]
+        slot = masks(len(toks))
+        rows_t.append(score([head + slot + middle + a + tail for a in attributes], toks))
+        rows_p.append(
+            score([head + slot + middle + masks(n_tokens(a)) + tail for a in attributes], toks)
+        )
+    return np.array(rows_t).T, np.array(rows_p).T
+
+
+def mlm_context_log_probs(
+    model: Any,
+    tokenizer: Any,
+    texts: list[str],
+    target_spans: list[tuple[int, int]],
+    attribute_spans: list[tuple[int, int]],
+    batch: int = 32,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(log p_t, log p_p) per natural context for a masked LM: the target's tokens masked,
+    and for the prior the attribute's tokens masked as well (eqs. 8-9 on corpus text)."""
+    import torch
+
+    out_t, out_p = np.zeros(len(texts)), np.zeros(len(texts))
+    for start in range(0, len(texts), batch):
+        rows = range(start, min(start + batch, len(texts)))
+        enc = tokenizer(
+            [texts[i] for i in rows],
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            return_offsets_mapping=True,
+        )
+        offsets = enc.pop("offset_mapping")
+        ids = enc["input_ids"]
+        target_mask = torch.zeros_like(ids, dtype=torch.bool)
+        prior_mask = torch.zeros_like(ids, dtype=torch.bool)
+        for r, i in enumerate(rows):
+            a, b = offsets[r, :, 0], offsets[r, :, 1]
+            real = b > a
+            in_t = real & (a < target_spans[i][1]) & (b > target_spans[i][0])
+            in_a = real & (a < attribute_spans[i][1]) & (b > attribute_spans[i][0])
+            if not in_t.any() or not in_a.any():
+                raise InputError(f"LPBS context {texts[i]!r}: a stimulus lost to truncation")
+            target_mask[r], prior_mask[r] = in_t, in_t | in_a
+        for mask, out in ((target_mask, out_t), (prior_mask, out_p)):
+            masked = ids.masked_fill(mask, tokenizer.mask_token_id)
+            with torch.inference_mode():
+                logits = model(**{**enc, "input_ids": masked}).logits.float()
+            token_lp = torch.log_softmax(logits, dim=-1).gather(2, ids[:, :, None])[:, :, 0]
+            out[list(rows)] = (token_lp * target_mask).sum(dim=1).numpy()
+    return out_t, out_p
+
+
+def shared_token_positions(a: list[int], b: list[int]) -> tuple[list[int], list[int]]:
+    """Positions of the tokens two sentences share (CrowS-Pairs' unmodified tokens: the
+    matching blocks of difflib over the token ids, the first and last token left out as the
+    [CLS]/[SEP] or BOS they are)."""
+    import difflib
+
+    inner_a, inner_b = a[1:-1], b[1:-1]
+    pa, pb = [], []
+    for block in difflib.SequenceMatcher(
+        None, inner_a, inner_b, autojunk=False
+    ).get_matching_blocks():
+        pa += [1 + block.a + k for k in range(block.size)]
+        pb += [1 + block.b + k for k in range(block.size)]
+    return pa, pb
+
+
+def mlm_pseudo_log_likelihood(
+    model: Any, tokenizer: Any, ids: list[list[int]], positions: list[list[int]], batch: int = 128
+) -> np.ndarray:
+    """Per sentence, the sum over ``positions`` of log P(the token there | the sentence with
+    that token masked): the pseudo-log-likelihood of Salazar et al., over the given tokens.
+    The masked copies run shortest first, so a batch pads little (a copy per shared token:
+    the body's work is most of a CrowS-Pairs run); each sentence sums in position order."""
+    import torch
+
+    copies = [(i, j) for i, pos in enumerate(positions) for j in pos]
+    order = sorted(range(len(copies)), key=lambda c: len(ids[copies[c][0]]))
+    lp = np.zeros(len(copies))
+    pad = pad_id(tokenizer)
+    for start in range(0, len(order), batch):
+        chunk = order[start : start + batch]
+        rows = [list(ids[copies[c][0]]) for c in chunk]
+        for row, c in zip(rows, chunk, strict=True):
+            row[copies[c][1]] = tokenizer.mask_token_id
+        tensor, mask = padded(rows, pad, left=False)
+        at = torch.arange(len(chunk))
+        cols = torch.tensor([copies[c][1] for c in chunk])
+        with torch.inference_mode():
+            logits = masked_logits(model, {"input_ids": tensor, "attention_mask": mask}, at, cols)
+        truth = torch.tensor([ids[i][j] for i, j in (copies[c] for c in chunk)])
+        lp[chunk] = torch.log_softmax(logits.double(), dim=-1)[at, truth].numpy()
+    out = np.zeros(len(ids))
+    np.add.at(out, [i for i, _ in copies], lp)
+    return out
+
+
+def mlm_unmasked_log_probs(
+    model: Any, tokenizer: Any, sentences: list[str], attention: bool = False, batch: int = 64
+) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """Per sentence, log P(w_i | the whole sentence, nothing masked) of every non-special
+    token (AUL) and, with ``attention``, the mean attention each of them receives over all
+    layers and heads (AULA's weights). The output head runs on those tokens only: over a
+    small model's vocabulary it costs more than the body."""
+    import torch
+
+    if attention and model.config._attn_implementation != "eager":
+        model.set_attn_implementation("eager")  # fused attention returns no weights
+    out = []
+    for start in range(0, len(sentences), batch):
+        enc = tokenizer(
+            sentences[start : start + batch],
+            return_tensors="pt",
+            padding=True,
+            return_special_tokens_mask=True,
+        )
+        keep = enc["attention_mask"].bool() & ~enc.pop("special_tokens_mask").bool()
+        rows, cols = keep.nonzero(as_tuple=True)  # row-major: each sentence's tokens in order
+        with torch.inference_mode():
+            found = masked_logits(model, enc, rows, cols, attention)
+            logits, attentions = found if attention else (found, None)
+            lp = torch.log_softmax(logits.double(), -1)[
+                torch.arange(len(rows)), enc["input_ids"][rows, cols]
+            ]
+            received = None
+            if attention:  # (layers, batch, heads, query, key) -> mean over layers, heads, queries
+                stacked = torch.stack(attentions)
+                queries = enc["attention_mask"][None, :, None, :, None]
+                received = (stacked * queries).sum(3).mean((0, 2))
+                received = received / enc["attention_mask"].sum(1, keepdim=True)
+        counts = keep.sum(1).tolist()
+        for r, piece in enumerate(np.split(lp.numpy(), np.cumsum(counts)[:-1])):
+            out.append((piece, received[r][keep[r]].double().numpy() if attention else None))
+    return out
+
+
+#: how many [MASK]s stand for another masked span of a text (a prior's hidden word)
+MASK_UNITS = ("piece", "word", "span")
+
+
+def _mask_count(tokenizer: Any, text: str, per: str) -> int:
+    """[MASK]s for a hidden span: one per word piece, per whitespace word (BEC-Pro's corpus),
+    or one for the whole span (Kurita et al.'s "[MASK] is a [MASK]")."""
+    if per == "piece":
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    if per == "word":
+        return len(text.split())
+    if per == "span":
+        return 1
+    raise ValueError(f"mask unit must be one of {MASK_UNITS}, not {per!r}")
+
+
+def masked_slot_text(
+    tokenizer: Any, piece: tuple[str, str, str], extra: list[tuple[int, int]], per: str
+) -> tuple[str, int]:
+    """(the text of ``piece`` = (before, word, after) with the word's pieces masked, one [MASK]
+    each, and the ``extra`` character ranges masked ``per`` piece, word or span; how many
+    [MASK]s stand before the word's own)."""
+    before, word, after = piece
+    text = before + word + after
+    spans = sorted(
+        [(len(before), len(before) + len(word), True)] + [(a, b, False) for a, b in extra]
+    )
+    built, cursor, offset = "", 0, 0
+    for a, b, is_word in spans:
+        if is_word:
+            n = len(tokenizer(word, add_special_tokens=False)["input_ids"])
+        else:
+            n = _mask_count(tokenizer, text[a:b], per)
+            offset += n if b <= len(before) else 0
+        built += text[cursor:a] + " ".join([tokenizer.mask_token] * n)
+        cursor = b
+    return built + text[cursor:], offset
+
+
+def mlm_masked_slot_log_probs(
+    model: Any,
+    tokenizer: Any,
+    pieces: list[tuple[str, str, str]],
+    masked_too: list[list[tuple[int, int]]] | None = None,
+    batch: int = 64,
+    per: str = "piece",
+) -> np.ndarray:
+    """log P(the word's word pieces at its slot) for (before, word, after) texts: the word's
+    pieces masked, one [MASK] per piece, and with ``masked_too`` other character ranges of
+    before + word + after masked as well (a prior: BEC-Pro's profession masked too), one
+    [MASK] per word piece, per word or for the whole range (``per``, :func:`masked_slot_text`)."""
+    import torch
+
+    built = [
+        masked_slot_text(tokenizer, piece, masked_too[k] if masked_too else [], per)
+        for k, piece in enumerate(pieces)
+    ]
+    texts = [text for text, _ in built]
+    targets = [tokenizer(word, add_special_tokens=False)["input_ids"] for _, word, _ in pieces]
+    out = np.zeros(len(texts))
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches pad little
+    for start in range(0, len(texts), batch):
+        rows = order[start : start + batch]
+        enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True)
+        at_rows, at_cols, wanted = [], [], []
+        for r, i in enumerate(rows):
+            masks = (enc["input_ids"][r] == tokenizer.mask_token_id).nonzero().flatten().tolist()
+            first = built[i][1]
+            slots = masks[first : first + len(targets[i])]
+            at_rows += [r] * len(slots)
+            at_cols += slots
+            wanted += list(zip([i] * len(slots), targets[i], strict=False))
+        with torch.inference_mode():
+            logits = masked_logits(model, enc, torch.tensor(at_rows), torch.tensor(at_cols))
+        logp = torch.log_softmax(logits.double(), dim=-1)
+        truth = torch.tensor([t for _, t in wanted])
+        picked = logp[torch.arange(len(wanted)), truth].numpy()
+        np.add.at(out, [i for i, _ in wanted], picked)
+    return out
+
+
+def mlm_stepwise_log_probs(
+    model: Any, tokenizer: Any, pieces: list[tuple[str, str, str]], batch: int = 64
+) -> list[np.ndarray]:
+    """Per (before, word, after), log P of each of the word's pieces predicted at one [MASK]
+    with the pieces before it written out and those after it absent: before + decode(pieces
+    < k) + [MASK] + after (StereoSet's evaluator unmasks a filler this way)."""
+    import torch
+
+    texts, rows_of, targets = [], [], []
+    for i, (before, word, after) in enumerate(pieces):
+        ids = tokenizer(word, add_special_tokens=False)["input_ids"]
+        for k, target in enumerate(ids):
+            texts.append(before + tokenizer.decode(ids[:k]) + tokenizer.mask_token + after)
+            rows_of.append(i)
+            targets.append(target)
+    values = np.zeros(len(texts))
+    order = sorted(range(len(texts)), key=lambda j: len(texts[j]))  # batches pad little
+    for start in range(0, len(texts), batch):
+        rows = order[start : start + batch]
+        enc = tokenizer([texts[j] for j in rows], return_tensors="pt", padding=True)
+        first = first_mask(enc["input_ids"], tokenizer.mask_token_id)
+        with torch.inference_mode():
+            logits = masked_logits(model, enc, torch.arange(len(rows)), first)
+        logp = torch.log_softmax(logits.double(), dim=-1)
+        values[rows] = logp[torch.arange(len(rows)), torch.tensor([targets[j] for j in rows])]
+    out: list[list[float]] = [[] for _ in pieces]
+    for j, i in enumerate(rows_of):
+        out[i].append(values[j])
+    return [np.array(v) for v in out]
+
+
+def masked_logits(model: Any, inputs: dict, rows: Any, cols: Any, attention: bool = False):
+    """A masked LM's logits at (rows, cols) only, and with ``attention`` (logits, the attention
+    weights of every layer): the body runs on every position, the head (BERT's ``cls``,
+    RoBERTa's ``lm_head``) only where a token is read, a fraction of the positions; other
+    architectures compute every position's logits and pick. A model with its own
+    ``logits_at`` (a ground-truth study model) is asked for exactly that."""
+    if hasattr(model, "logits_at"):
+        return model.logits_at(inputs, rows, cols, attention)
+    head = getattr(model, "cls", None) or getattr(model, "lm_head", None)
+    if head is None:
+        result = model(**inputs, output_attentions=attention)
+        logits = result.logits[rows, cols]
+    else:
+        result = model.base_model(**inputs, output_attentions=attention)
+        logits = head(result.last_hidden_state[rows, cols])
+    return (logits, result.attentions) if attention else logits
+
+
+def first_mask(ids: Any, mask_id: int) -> Any:
+    """Position of the first [MASK] of each row."""
+    import torch
+
+    is_mask = ids == mask_id
+    if not bool(is_mask.any(1).all()):
+        raise InputError("a text to fill has no mask token")
+    return torch.argmax(is_mask.int(), dim=1)
