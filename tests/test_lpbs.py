@@ -257,8 +257,8 @@ def test_pseudo_log_likelihood_equals_masking_one_token_at_a_time(tmp_path):
 
 
 def test_masked_slot_with_a_prior_mask_realigned_to_word_pieces(tmp_path):
-    """BEC-Pro's prior: the person's slot with the profession masked as well, one [MASK] per
-    word piece of the profession ("anastasia" is three pieces here)."""
+    """A prior read at the person's slot with the profession masked as well, here one [MASK]
+    per word piece of the profession (the variant mlm-pieces; "anastasia" is three pieces)."""
     from biasbench.models.logprobs.masked import mlm_masked_slot_log_probs
 
     model, tok = tiny_mlm(tmp_path)

@@ -28,9 +28,14 @@ from biasbench.models.logprobs.common import (
 
 def causal_ids(tokenizer: Any, texts: list[str]) -> list[list[int]]:
     """Each text's token ids for a causal LM after the model's start token: its BOS, or where
-    it has none its end-of-text token (as GPT-2 is scored in the reference code). Every token
-    of the text is then scored; a tokenizer that adds no BOS itself (SmolLM2) would otherwise
-    leave the first token unscored and every other token conditioned on a different prefix."""
+    it has none its end-of-text token (GPT-2's, as the reference code conditions the first
+    token on). Every token of the text is then scored in one pass, each given the start token
+    and the tokens before it: the sentence's likelihood. A tokenizer that adds no BOS itself
+    (SmolLM2) would otherwise leave the first token unscored and every other token
+    conditioned on a different prefix. bias-bench's causal CrowS-Pairs and StereoSet's
+    generative evaluator condition only the first token on the start token and score the
+    rest from a pass without it, a departure of theirs (tests/test_dataset_references.py
+    shows the difference)."""
     start = tokenizer.bos_token_id
     if start is None:
         start = tokenizer.eos_token_id

@@ -103,19 +103,17 @@ def mlm_context_log_probs(
 
 
 def shared_token_positions(a: list[int], b: list[int]) -> tuple[list[int], list[int]]:
-    """Positions of the tokens two sentences share (CrowS-Pairs' unmodified tokens: the
-    matching blocks of difflib over the token ids, the first and last token left out as the
-    [CLS]/[SEP] or BOS they are)."""
+    """Positions of the tokens two sentences share (CrowS-Pairs' unmodified tokens), as the
+    authors' ``metric.py``: the matching blocks of difflib over the whole token ids, special
+    tokens included, then the first and the last of those positions left out (the
+    [CLS]/[SEP], or a causal LM's start token and a sentinel)."""
     import difflib
 
-    inner_a, inner_b = a[1:-1], b[1:-1]
     pa, pb = [], []
-    for block in difflib.SequenceMatcher(
-        None, inner_a, inner_b, autojunk=False
-    ).get_matching_blocks():
-        pa += [1 + block.a + k for k in range(block.size)]
-        pb += [1 + block.b + k for k in range(block.size)]
-    return pa, pb
+    for block in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        pa += [block.a + k for k in range(block.size)]
+        pb += [block.b + k for k in range(block.size)]
+    return pa[1:-1], pb[1:-1]
 
 
 def mlm_pseudo_log_likelihood(
