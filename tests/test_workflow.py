@@ -200,10 +200,11 @@ def test_outputs(workdir):
         # names/nouns with and without the P > 0.1 rule, WinoBias types 1 and 2
         "CrowS-Pairs": 5,
         "AUL": 15,
-        # (per target term, the official aggregation, and per item, a variant)
-        "StereoSet SS": 8,
-        "StereoSet LMS": 8,
-        "StereoSet ICAT": 8,
+        # (intersentence: one n/a row; intrasentence: all and two domains, each scored as
+        # the evaluator does and as the variants -items, -joint and -joint-items)
+        "StereoSet SS": 1 + 3 * 4,
+        "StereoSet LMS": 1 + 3 * 4,
+        "StereoSet ICAT": 1 + 3 * 4,
         "BEC-Pro": 8,  # the prior's profession masked per word and per word piece
         **({"DisCo": 4, "LPBS he/she": 2} if MIRROR else {}),  # pinned upstream files
         "WinoBias F1 gap": 2,
