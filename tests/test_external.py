@@ -28,6 +28,20 @@ def test_fetch_from_mirror_checks_sha(tmp_path):
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["f"]  # no temp files left
 
 
+def test_an_offline_download_names_the_url_and_the_mirror(tmp_path, monkeypatch):
+    import urllib.error
+    import urllib.request
+
+    def offline(url, timeout):
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    entry = _entry(b"x")
+    with pytest.raises(InputError, match="cannot download https://raw.*BIAS_DATA_MIRROR"):
+        fetch(entry, tmp_path / "f", mirror="")
+    assert not list(tmp_path.iterdir())  # nothing half-written
+
+
 def test_missing_mirror_file(tmp_path):
     with pytest.raises(InputError, match="no file owner/repo/abc123/data/file.json"):
         fetch(_entry(b"x"), tmp_path / "f", mirror=str(tmp_path))

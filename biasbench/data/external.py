@@ -69,8 +69,15 @@ def fetch(entry: ExternalFile, dest: str | os.PathLike, mirror: str | None = Non
                 raise InputError(f"{MIRROR_ENV}={mirror}: no file {entry.relpath} ({entry.id})")
             shutil.copyfile(source, tmp)
         else:
-            with urllib.request.urlopen(entry.url, timeout=60) as resp, open(tmp, "wb") as out:
-                shutil.copyfileobj(resp, out)
+            try:
+                with urllib.request.urlopen(entry.url, timeout=60) as resp, open(tmp, "wb") as out:
+                    shutil.copyfileobj(resp, out)
+            except OSError as exc:  # URLError, timeouts, refused connections
+                raise InputError(
+                    f"{entry.id}: cannot download {entry.url} ({getattr(exc, 'reason', exc)}); "
+                    f"offline, set {MIRROR_ENV} to a directory laid out as "
+                    "<owner>/<repo>/<commit>/<path> that holds the pinned files"
+                ) from exc
         got = sha256_of(tmp)
         if got != entry.sha256:
             raise InputError(
