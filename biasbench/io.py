@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasbench.errors import InputError
 from biasbench.rows import KEY_COLUMNS
 
 _UMASK = os.umask(0)
@@ -57,14 +58,37 @@ def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
 TEXT_COLUMNS = (*KEY_COLUMNS, "signature")
 
 
+#: columns that hold numbers wherever they appear (score rows, DivDist's strengths): a value
+#: that is not one means a damaged file, refused where it is read
+NUMBER_COLUMNS = frozenset(
+    {"effect_size", "p_value", "se", "tau_squared", "n_partitions", "seed", "strength"}
+    | {f"{kind}_{role}" for kind in ("n", "dropped") for role in (*"xyab", *"XYAB")}
+)
+
+
 def read_tsv(path: str | os.PathLike) -> pd.DataFrame:
-    return pd.read_csv(
+    """A TSV the workflow wrote; key columns stay text, and a number column holding anything
+    but numbers is an InputError naming the file, column and line."""
+    frame = pd.read_csv(
         path,
         sep="\t",
         keep_default_na=False,
         na_values=[""],
         dtype=dict.fromkeys(TEXT_COLUMNS, str),
     )
+    for column in NUMBER_COLUMNS & set(frame.columns):
+        if frame[column].dtype.kind in "biuf":
+            continue
+        parsed = pd.to_numeric(frame[column], errors="coerce")
+        bad = parsed.isna() & frame[column].notna()
+        if bad.any():
+            line = int(bad.to_numpy().argmax()) + 2  # the header is line 1
+            raise InputError(
+                f"{path}: line {line}, column {column} holds {frame[column][bad].iloc[0]!r}, "
+                "not a number: the file is damaged; delete it and rerun the rule that wrote it"
+            )
+        frame[column] = parsed
+    return frame
 
 
 def log_to(path: str | os.PathLike) -> None:

@@ -51,3 +51,17 @@ def test_names_and_hashes_that_look_like_numbers_stay_text(tmp_path):
     back = read_tsv(tmp_path / "rows.tsv")
     assert back["signature"].tolist() == ["008410446983"] and back["test"].tolist() == ["2024"]
     assert back["seed"].tolist() == [7] and back["effect_size"].tolist() == [0.5]
+
+
+def test_a_number_column_holding_text_names_the_file_column_and_line(tmp_path):
+    import pytest
+
+    from biasbench.errors import InputError
+
+    path = tmp_path / "scores.tsv"
+    path.write_text("model\teffect_size\tp_value\nm\t0.5\t0.01\nm\t0.x5\t0.2\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"scores.tsv: line 3, column effect_size holds '0.x5'"):
+        read_tsv(path)
+    path.write_text("model\teffect_size\tp_value\nm\t0.5\t\nm\tinf\t0.2\n", encoding="utf-8")
+    frame = read_tsv(path)  # empty cells and inf are numbers (NaN, inf)
+    assert frame["effect_size"].dtype.kind == "f" and frame["p_value"].isna().sum() == 1
