@@ -77,15 +77,41 @@ def test_missing_package(tmp_path):
     assert not (tmp_path / "model").exists()  # nothing is written for a source that fails
 
 
-def test_hub_models_load_safetensors_at_the_pinned_revision():
+def test_hub_models_load_safetensors_at_the_pinned_revision(tmp_path):
     from biasbench.models.load import hub_options
+
+    from .tiny_models import tiny_bert
 
     hub = ModelSpec.from_config(
         "b", model_entry(kind="transformer", source="hf:bert-base-uncased", revision="86b5e09")
     )
     assert hub_options(hub) == {"revision": "86b5e09", "use_safetensors": True}
-    local = ModelSpec.from_config("l", model_entry(kind="transformer", source="path:/x"))
+    where = tiny_bert(tmp_path / "m")
+    local = ModelSpec.from_config("l", model_entry(kind="transformer", source=f"path:{where}"))
     assert hub_options(local) == {}
+
+
+def test_a_local_model_directory_is_checked_where_it_is_configured(tmp_path):
+    """A ``path:`` model that is not a saved model fails at the config edge, naming the field
+    (it used to fail later with a hub "repo id" error, or embed nothing without a tokenizer)."""
+    from .tiny_models import tiny_bert
+
+    def spec(where):
+        return ModelSpec.from_config(
+            "mine", model_entry(kind="transformer", source=f"path:{where}")
+        )
+
+    with pytest.raises(InputError, match=r"models.mine.source path:.*no such directory"):
+        spec(tmp_path / "absent")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no config.json"):
+        spec(tmp_path / "empty")
+    where = tiny_bert(tmp_path / "m")
+    for f in where.iterdir():
+        if f.name.startswith(("tokenizer", "vocab", "special_tokens")):
+            f.unlink()
+    with pytest.raises(InputError, match="no tokenizer files"):
+        spec(where)
 
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])

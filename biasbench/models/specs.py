@@ -21,6 +21,7 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from biasbench.data.sampling import CASE_POLICIES
@@ -57,6 +58,8 @@ class ModelSpec:
                 f"config: models.{name}.source must be '<scheme>:<location>' with a scheme "
                 f"in {SCHEMES[kind]} for kind {kind}, got {cfg.get('source')!r}"
             )
+        if scheme == "path":
+            check_local_model(name, location)
         case = cfg["case"]
         if case not in CASE_POLICIES:
             raise InputError(
@@ -71,6 +74,34 @@ class ModelSpec:
             lowercase=bool(cfg["lowercase"]),
             layer=int(cfg["layer"]),
             case=case,
+        )
+
+
+#: a tokenizer saved with ``save_pretrained`` leaves at least one of these
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "vocab.json",
+    "tokenizer.model",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+)
+
+
+def check_local_model(name: str, location: str) -> None:
+    """A ``path:`` model is a directory saved with ``save_pretrained``: its weights' config and
+    its tokenizer (else loading fails later, or worse, a missing tokenizer embeds nothing)."""
+    where = Path(location)
+    field = f"config: models.{name}.source path:{location}"
+    if not where.is_dir():
+        raise InputError(f"{field}: no such directory")
+    if not (where / "config.json").is_file():
+        raise InputError(f"{field}: no config.json (save the model with save_pretrained)")
+    if not any((where / f).is_file() for f in TOKENIZER_FILES):
+        raise InputError(
+            f"{field}: no tokenizer files ({', '.join(TOKENIZER_FILES[:3])}, ...): save the "
+            "tokenizer beside the model (tokenizer.save_pretrained(<dir>))"
         )
 
 
