@@ -143,6 +143,12 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
                 f"config: models.{name}.source {spec.scheme}:{spec.location} names no "
                 f"configured model; configured: {sorted(specs)}"
             )
+        if spec.scheme in ("mlm-head", "random") and specs[spec.location].kind != "transformer":
+            raise InputError(
+                f"config: models.{name}.source {spec.scheme}:{spec.location}: "
+                f"{spec.location} is a {specs[spec.location].kind} model; {spec.scheme}: "
+                "builds from a transformer's architecture and tokenizer"
+            )
     corpora = config["corpora"]
     corpus_parts = {name: _corpus_parts(name, corpora) for name in corpora}
     natural = config["natural_source"]

@@ -118,6 +118,12 @@ def test_bad_values_name_the_field(edit, message):
             "a static model reads \\['words'\\]",
         ),
         (lambda c: c["models"]["minilm-l6"].update(tests=["C6/nope"]), "C6 has descriptors"),
+        (  # a null copy of static vectors: no architecture to copy (it used to try the hub)
+            lambda c: c["models"].update(
+                {"glove-null": {**c["models"]["minilm-l6-null"], "source": "random:glove-6b-50d"}}
+            ),
+            "random:glove-6b-50d: glove-6b-50d is a static model",
+        ),
     ],
 )
 def test_plan_checks_names_across_sections(edit, message):
