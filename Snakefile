@@ -39,6 +39,7 @@ LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 LPBS_TEMPLATE_FILE = f"resources/templates/{LPBS.get('templates')}.yaml"
 ENV = "../envs/biasbench.yaml"
 INJECTED_DATASETS = injected_datasets(PLAN)
+#: what every table and figure is drawn with: the configuration and its plan
 REPORT_SETTINGS = plan_report_settings(config, PLAN)
 CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
 #: ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own environment);

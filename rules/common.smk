@@ -12,8 +12,3 @@ def model_params(name, keys=MODEL_KEYS):
 
 def external_inputs(resource):
     return [f"results/external/{i}" for i in external_ids(resource)]
-
-
-def report_settings():
-    """What every table and figure is drawn with: the configuration and its plan."""
-    return REPORT_SETTINGS

@@ -15,7 +15,7 @@ rule figure:
     conda:
         ENV
     params:
-        settings=report_settings(),
+        settings=REPORT_SETTINGS,
         caption=lambda w: FIGURES[w.figure].caption,
     script:
         "../workflow_scripts/make_figure.py"

@@ -11,6 +11,6 @@ rule method_cards:
     conda:
         ENV
     params:
-        settings=report_settings(),
+        settings=REPORT_SETTINGS,
     script:
         "../workflow_scripts/method_cards.py"

@@ -16,7 +16,7 @@ rule table:
     conda:
         ENV
     params:
-        settings=report_settings(),
+        settings=REPORT_SETTINGS,
         caption=lambda w: TABLES[w.table].caption,
     script:
         "../workflow_scripts/make_table.py"

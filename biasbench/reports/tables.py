@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from biasbench.methods.contract import ContextLogProbs, ContextVectors, TemplateLogProbs
 from biasbench.methods.registry import get
 from biasbench.stats import holm_bonferroni
 
@@ -40,7 +41,7 @@ class ReportSettings:
 def report_settings(config: Mapping, plan) -> dict:
     """The keyword arguments of :class:`ReportSettings` for a validated config and its plan
     (plain values: they travel as a rule's params)."""
-    lpbs_tests = dict.fromkeys(t for _m, t in plan.lpbs_jobs)
+    lpbs_tests = {t: plan.lpbs_descriptors(t) for t in dict.fromkeys(t for _m, t in plan.lpbs_jobs)}
     lpbs_sources = {
         m: ["templates", *(plan.lpbs_corpora if m in plan.lpbs_corpus_models else [])]
         for m, _t in plan.lpbs_jobs
@@ -53,10 +54,7 @@ def report_settings(config: Mapping, plan) -> dict:
         "null_models": tuple(n for n, spec in plan.specs.items() if spec.scheme == "random"),
         "jobs": tuple((j.model, j.source, j.test, j.descriptor) for j in plan.jobs),
         "lpbs_jobs": tuple(
-            (m, s, t, d)
-            for m, t in plan.lpbs_jobs
-            for s in lpbs_sources[m]
-            for d in plan.lpbs_descriptors(t)
+            (m, s, t, d) for m, t in plan.lpbs_jobs for s in lpbs_sources[m] for d in lpbs_tests[t]
         ),
         "adjectives": tuple(t for t in lpbs_tests if plan.lpbs_has_adjectives(t)),
     }
@@ -120,7 +118,7 @@ def is_static(ctx: TableContext, model: str) -> bool:
 
 
 def _reads_corpus_logprobs(method: str) -> bool:
-    return get(method).consumes.__name__ == "ContextLogProbs"
+    return get(method).consumes is ContextLogProbs
 
 
 def planned_sources(ctx: TableContext, model: str, method: str | None = None) -> list[str]:
@@ -155,18 +153,12 @@ def is_planned(ctx: TableContext, where: Mapping) -> bool:
     method, model = get(where["method"]), where.get("model")
     if ctx.settings.kinds.get(model) not in method.model_kinds:
         return False
-    variant = where.get("variant", "")
-    if variant.startswith("reduced") and is_static(ctx, model):
-        return False  # static vectors have no tokenizer to reduce the targets to
     cell = (model, where["source"], where["test"], where.get("descriptor"))
-    consumes = method.consumes.__name__
-    if consumes == "ContextVectors":
+    if method.consumes is ContextVectors:
         return cell in ctx.settings.jobs
-    if "adjective" in variant and where["test"] not in ctx.settings.adjectives:
-        return False
-    if consumes == "TemplateLogProbs":
+    if method.consumes is TemplateLogProbs:
         return cell[1] == "templates" and cell in ctx.settings.lpbs_jobs
-    if consumes == "ContextLogProbs":
+    if method.consumes is ContextLogProbs:
         return cell[1] != "templates" and cell in ctx.settings.lpbs_jobs
     return False
 
@@ -208,8 +200,6 @@ class Coverage:
 
     @classmethod
     def of(cls, long: pd.DataFrame) -> Coverage:
-        if "planned" not in long:
-            return cls(0, 0, 0, 0)
         cells = long[long["origin"].eq("ours") & long["planned"].astype(bool)]
         filled = cells["effect_size"].notna()
         note = cells["note"].fillna("").astype(str)

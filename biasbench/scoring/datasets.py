@@ -33,6 +33,7 @@ import numpy as np
 from biasbench import rows
 from biasbench.data.datasets import dataset_items
 from biasbench.data.pairsets import (
+    LABELS,
     BecProRow,
     SentencePair,
     StereoSetItem,
@@ -205,7 +206,7 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
     have: "n/a". Each scoring twice: per target term first (the evaluator) and per item
     (``-items``)."""
     out = []
-    labels = ("stereotype", "anti-stereotype", "unrelated")
+    measures = [get(name) for name in ("StereoSet SS", "StereoSet LMS", "StereoSet ICAT")]
     for task in ("intrasentence", "intersentence"):
         chosen = [i for i in items if i.task == task]
         caveats = []
@@ -222,17 +223,16 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
         if why:
             encoding = "mlm" if engine.masked else "causal"
             key = rows.RowKey(model, "dataset", "StereoSet", "all", encoding, task)
-            for method in (get("StereoSet SS"), get("StereoSet LMS"), get("StereoSet ICAT")):
-                out.append(_missing(method, key, why, seed, signature))
+            out += [_missing(method, key, why, seed, signature) for method in measures]
             continue
-        candidates = [i.candidates[label] for i in chosen for label in labels]
+        candidates = [i.candidates[label] for i in chosen for label in LABELS]
         if engine.masked:
-            scorings = _stereoset_masked(engine, chosen, labels)
+            scorings = _stereoset_masked(engine, chosen)
         elif task == "intrasentence":
             _, tokens = engine.sentence_tokens(candidates)
             scorings = {"causal": (np.array([t.mean() for t in tokens]), "")}
         else:
-            contexts = [i.context for i in chosen for _ in labels]
+            contexts = [i.context for i in chosen for _ in LABELS]
             tokens = engine.continuation_tokens(contexts, [" " + c for c in candidates])
             scorings = {"causal": (np.array([t.mean() for t in tokens]), "")}
         for encoding, (values, lost) in scorings.items():
@@ -246,26 +246,24 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
                 # per target term first (the official evaluator), or every item alike
                 for scoring, by_term in ((encoding, True), (f"{encoding}-items", False)):
                     inputs = TripleScores(*triples[keep].T, terms[keep] if by_term else None)
-                    for method in (
-                        get("StereoSet SS"),
-                        get("StereoSet LMS"),
-                        get("StereoSet ICAT"),
-                    ):
-                        key = rows.RowKey(model, "dataset", "StereoSet", name, scoring, task)
-                        job_seed = derived_seed(seed, model, task, name)
-                        out.append(_row(method, key, inputs, settings, job_seed, signature, caveat))
+                    key = rows.RowKey(model, "dataset", "StereoSet", name, scoring, task)
+                    job_seed = derived_seed(seed, model, task, name)
+                    out += [
+                        _row(method, key, inputs, settings, job_seed, signature, caveat)
+                        for method in measures
+                    ]
     return rows.frame(out)
 
 
-def _stereoset_masked(engine, chosen: list[StereoSetItem], labels) -> dict:
+def _stereoset_masked(engine, chosen: list[StereoSetItem]) -> dict:
     """encoding -> (a value per candidate, NaN where it has no filler word; a caveat)."""
-    words = [template_word(i.context, i.candidates[label]) for i in chosen for label in labels]
+    words = [template_word(i.context, i.candidates[label]) for i in chosen for label in LABELS]
     steps = engine.masked_steps([w for w in words if w[1]])
     it = iter(steps)
     stepwise = np.array([np.mean(np.exp(next(it))) if w[1] else np.nan for w in words])
     empty = {k // 3 for k, w in enumerate(words) if not w[1]}
     lost = f"{len(empty)} items whose filler is punctuation only left out" if empty else ""
-    pieces = [_filler(i.context, i.candidates[label]) for i in chosen for label in labels]
+    pieces = [_filler(i.context, i.candidates[label]) for i in chosen for label in LABELS]
     n_pieces = [
         max(1, len(engine.tokenizer(p[1], add_special_tokens=False)["input_ids"])) for p in pieces
     ]

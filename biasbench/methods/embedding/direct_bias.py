@@ -20,16 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.errors import EmptySetError
 from biasbench.methods.contract import ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import set_items, unit_rows
+from biasbench.methods.embedding.vectors import pair_vectors, set_items, unit_rows
 from biasbench.rows import Score
-
-#: why a test without definitional pairs has no Direct Bias or RIPA score
-NO_PAIRS = (
-    "the test declares no definitional pairs (definitional_pairs: true in its word set): its "
-    "attribute lists are not pairs A[i] ~ B[i], and pairing them by position measures nothing"
-)
 
 
 def pair_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -53,16 +46,6 @@ def word_bias(w: np.ndarray, a: np.ndarray, b: np.ndarray, c: float = 1.0, compo
     """(sqrt(sum_k cos(w, g_k)^2))^c per row of ``w``: |cos(w, g)|^c for one component."""
     cos = unit_rows(w, "targets") @ directions(a, b, components).T
     return np.sqrt((cos**2).sum(axis=1)) ** c
-
-
-def pair_vectors(inputs: ContextVectors) -> tuple[np.ndarray, np.ndarray]:
-    """(A's, B's) mean vector per definitional pair; no pairs: the row says why."""
-    if not inputs.pairs:
-        raise EmptySetError(NO_PAIRS if inputs.pairs is None else "no pair has both its words")
-    return (
-        np.stack([a.mean(axis=0) for a, _ in inputs.pairs]),
-        np.stack([b.mean(axis=0) for _, b in inputs.pairs]),
-    )
 
 
 def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:

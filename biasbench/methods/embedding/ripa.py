@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.methods.contract import ContextVectors, Method, Settings
-from biasbench.methods.embedding.direct_bias import pair_vectors
-from biasbench.methods.embedding.vectors import set_items
+from biasbench.methods.embedding.vectors import pair_vectors, set_items
 from biasbench.rows import Score
 from biasbench.stats import permutation_test_mean_difference
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.errors import EmptySetError
+from biasbench.methods.contract import ContextVectors
 
 
 def unit_rows(m: np.ndarray, name: str = "vectors") -> np.ndarray:
@@ -27,3 +28,20 @@ def set_items(groups: list[np.ndarray], unit: str) -> np.ndarray:
     if unit == "stimulus":
         return np.stack([g.mean(axis=0) for g in groups])
     raise ValueError(f"unit must be 'context' or 'stimulus', got {unit!r}")
+
+
+#: why a test without definitional pairs has no Direct Bias or RIPA score
+NO_PAIRS = (
+    "the test declares no definitional pairs (definitional_pairs: true in its word set): its "
+    "attribute lists are not pairs A[i] ~ B[i], and pairing them by position measures nothing"
+)
+
+
+def pair_vectors(inputs: ContextVectors) -> tuple[np.ndarray, np.ndarray]:
+    """(A's, B's) mean vector per definitional pair; no pairs: the row says why."""
+    if not inputs.pairs:
+        raise EmptySetError(NO_PAIRS if inputs.pairs is None else "no pair has both its words")
+    return (
+        np.stack([a.mean(axis=0) for a, _ in inputs.pairs]),
+        np.stack([b.mean(axis=0) for _, b in inputs.pairs]),
+    )
