@@ -224,6 +224,37 @@ def masked_slot_text(
     return built + text[cursor:], offset
 
 
+def mask_log_probs(
+    model: Any, tokenizer: Any, texts: list[str], reads: list[list[tuple[int, int]]], batch: int
+) -> list[np.ndarray]:
+    """Per text, log P(target) at each (n-th [MASK] of the text, target id) it reads, in
+    batches of similar length; the output head runs at those masks only."""
+    import torch
+
+    out = [np.zeros(len(r)) for r in reads]
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches pad little
+    for start in range(0, len(texts), batch):
+        rows = order[start : start + batch]
+        enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True)
+        at_rows, at_cols, wanted = [], [], []
+        for r, i in enumerate(rows):
+            masks = (enc["input_ids"][r] == tokenizer.mask_token_id).nonzero().flatten().tolist()
+            for j, (n, target) in enumerate(reads[i]):
+                if n < len(masks):
+                    at_rows.append(r)
+                    at_cols.append(masks[n])
+                    wanted.append((i, j, target))
+        if not wanted:
+            continue
+        with torch.inference_mode():
+            logits = masked_logits(model, enc, torch.tensor(at_rows), torch.tensor(at_cols))
+        logp = torch.log_softmax(logits.double(), dim=-1)
+        picked = logp[torch.arange(len(wanted)), torch.tensor([t for *_, t in wanted])].numpy()
+        for (i, j, _), value in zip(wanted, picked, strict=True):
+            out[i][j] = value
+    return out
+
+
 def mlm_masked_slot_log_probs(
     model: Any,
     tokenizer: Any,
@@ -236,34 +267,19 @@ def mlm_masked_slot_log_probs(
     pieces masked, one [MASK] per piece, and with ``masked_too`` other character ranges of
     before + word + after masked as well (a prior: BEC-Pro's profession masked too), one
     [MASK] per word piece, per word or for the whole range (``per``, :func:`masked_slot_text`)."""
-    import torch
-
     built = [
         masked_slot_text(tokenizer, piece, masked_too[k] if masked_too else [], per)
         for k, piece in enumerate(pieces)
     ]
-    texts = [text for text, _ in built]
-    targets = [tokenizer(word, add_special_tokens=False)["input_ids"] for _, word, _ in pieces]
-    out = np.zeros(len(texts))
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches pad little
-    for start in range(0, len(texts), batch):
-        rows = order[start : start + batch]
-        enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True)
-        at_rows, at_cols, wanted = [], [], []
-        for r, i in enumerate(rows):
-            masks = (enc["input_ids"][r] == tokenizer.mask_token_id).nonzero().flatten().tolist()
-            first = built[i][1]
-            slots = masks[first : first + len(targets[i])]
-            at_rows += [r] * len(slots)
-            at_cols += slots
-            wanted += list(zip([i] * len(slots), targets[i], strict=False))
-        with torch.inference_mode():
-            logits = masked_logits(model, enc, torch.tensor(at_rows), torch.tensor(at_cols))
-        logp = torch.log_softmax(logits.double(), dim=-1)
-        truth = torch.tensor([t for _, t in wanted])
-        picked = logp[torch.arange(len(wanted)), truth].numpy()
-        np.add.at(out, [i for i, _ in wanted], picked)
-    return out
+    reads = [
+        [
+            (first + j, t)
+            for j, t in enumerate(tokenizer(word, add_special_tokens=False)["input_ids"])
+        ]
+        for (_, word, _), (_, first) in zip(pieces, built, strict=True)
+    ]
+    per_text = mask_log_probs(model, tokenizer, [text for text, _ in built], reads, batch)
+    return np.array([v.sum() for v in per_text])
 
 
 def mlm_stepwise_log_probs(
@@ -272,28 +288,17 @@ def mlm_stepwise_log_probs(
     """Per (before, word, after), log P of each of the word's pieces predicted at one [MASK]
     with the pieces before it written out and those after it absent: before + decode(pieces
     < k) + [MASK] + after (StereoSet's evaluator unmasks a filler this way)."""
-    import torch
-
-    texts, rows_of, targets = [], [], []
+    texts, reads, owner = [], [], []
     for i, (before, word, after) in enumerate(pieces):
         ids = tokenizer(word, add_special_tokens=False)["input_ids"]
         for k, target in enumerate(ids):
             texts.append(before + tokenizer.decode(ids[:k]) + tokenizer.mask_token + after)
-            rows_of.append(i)
-            targets.append(target)
-    values = np.zeros(len(texts))
-    order = sorted(range(len(texts)), key=lambda j: len(texts[j]))  # batches pad little
-    for start in range(0, len(texts), batch):
-        rows = order[start : start + batch]
-        enc = tokenizer([texts[j] for j in rows], return_tensors="pt", padding=True)
-        first = first_mask(enc["input_ids"], tokenizer.mask_token_id)
-        with torch.inference_mode():
-            logits = masked_logits(model, enc, torch.arange(len(rows)), first)
-        logp = torch.log_softmax(logits.double(), dim=-1)
-        values[rows] = logp[torch.arange(len(rows)), torch.tensor([targets[j] for j in rows])]
+            reads.append([(0, target)])
+            owner.append(i)
+    values = mask_log_probs(model, tokenizer, texts, reads, batch)
     out: list[list[float]] = [[] for _ in pieces]
-    for j, i in enumerate(rows_of):
-        out[i].append(values[j])
+    for i, value in zip(owner, values, strict=True):
+        out[i].append(value[0])
     return [np.array(v) for v in out]
 
 
