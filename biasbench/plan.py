@@ -7,6 +7,7 @@ the schema's defaults (``biasbench.config.validate_config``).
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import importlib.util
 import re
@@ -46,14 +47,17 @@ class Plan:
     template_study: tuple[str, ...] = ()  # its output files (sensitivity and KL per model)
     injected_scores: tuple[str, ...] = ()  # data-set scores of the ground-truth study's models
     divdist: tuple[str, ...] = ()  # the DivDist study's outputs (Bommasani & Liang)
+    #: every configured test's descriptors (what the corpus samplers match, whatever the models)
+    tests: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
     def corpus_files(self, corpus: str) -> list[str]:
         return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
 
     def wordset_files(self) -> list[str]:
-        """Every resolved word set the jobs use (the corpus sampler matches all at once)."""
-        pairs = dict.fromkeys((job.test, job.descriptor) for job in self.jobs)
-        return [f"results/wordsets/{t}/{d}.json" for t, d in pairs]
+        """Every descriptor of every configured test: the corpus sampler matches all at once.
+        Not only those some model runs: adding or removing a model then resamples no corpus
+        (nor reruns every other model's natural contexts after it)."""
+        return [f"results/wordsets/{t}/{d}.json" for t, ds in self.tests.items() for d in ds]
 
     def descriptors_of(self, model: str, source: str, test: str) -> list[str]:
         """Descriptors a model runs for a test on a source (those its embedding file holds); a
@@ -102,6 +106,50 @@ class Plan:
 
     def dataset_score_files(self) -> list[str]:
         return [f"results/datasets/{m}/{d}.tsv" for m, d in self.dataset_jobs]
+
+    def dataset_roles(self, model: str, dataset: str) -> dict[str, list[str]]:
+        """The files by role of a data set a model runs; a target the configuration does not
+        plan (typed by hand) is an error naming the field, before any job."""
+        if (model, dataset) not in self.dataset_jobs:
+            check_known_model(model, self.specs)
+            planned = [d for m, d in self.dataset_jobs if m == model]
+            raise InputError(
+                f"config.yaml: model {model!r} runs no data set {dataset!r} "
+                f"(datasets.models.{model}; planned there: {', '.join(planned) or 'none'})"
+            )
+        return self.dataset_files[dataset]
+
+    def groundtruth_model_file(self) -> str:
+        """The masked LM the ground-truth study fine-tunes; none when it is not configured."""
+        if self.groundtruth_model is None:
+            raise InputError(
+                "config.yaml: the ground-truth study is not planned (groundtruth is null): its "
+                "files under results/studies/groundtruth/ are no target"
+            )
+        return f"results/models/{self.groundtruth_model}/biasbench_model.json"
+
+    def groundtruth_mean(self, mu: str) -> float:
+        """A mean of the ground-truth study (the ``mu`` of its file names) the configuration
+        plans; another is an error naming the field."""
+        self.groundtruth_model_file()
+        if f"results/studies/groundtruth/mu{mu}.json" not in self.groundtruth:
+            planned = [f.rpartition("/mu")[2].removesuffix(".json") for f in self.groundtruth]
+            raise InputError(
+                f"config.yaml: the ground-truth study has no mean mu{mu} (groundtruth.mu; "
+                f"planned: {', '.join(f'mu{m}' for m in planned)})"
+            )
+        return float(mu)
+
+    def injected_mean(self, mu: str) -> float:
+        """A mean whose study models run the data sets (their masked LM runs some itself)."""
+        self.groundtruth_mean(mu)
+        if not self.injected_scores:
+            model = self.groundtruth_model
+            raise InputError(
+                f"config.yaml: the ground-truth study's models run no data set: its masked LM "
+                f"{model!r} runs none (datasets.models.{model})"
+            )
+        return float(mu)
 
     def study_score_files(self) -> list[str]:
         """Score rows that a study writes (DivDist per source of association)."""
@@ -195,6 +243,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         _template_study_files(config, specs),
         _injected_files(config),
         _divdist_files(config, specs),
+        available,
     )
 
 
@@ -235,14 +284,14 @@ def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Pat
 
     section = config["datasets"]
     if not section:
-        return (), {}
+        return (), DatasetFiles()
     jobs = []
     for model, wanted in section["models"].items():
         if model not in specs or specs[model].kind != "transformer":
             raise InputError(f"config: datasets.models names {model!r}, not a transformer")
         jobs += [(model, d) for d in (DATASETS if wanted == "all" else wanted)]
     manifest = load_manifest(root / "resources" / "external.yaml")
-    files = {}
+    files = DatasetFiles()
     for dataset in dict.fromkeys(d for _m, d in jobs):
         given = section["files"].get(dataset, {})
         missing = [r for r in DATASETS[dataset].roles if r not in given]
@@ -253,6 +302,17 @@ def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Pat
             for role in DATASETS[dataset].roles
         }
     return tuple(jobs), files
+
+
+class DatasetFiles(dict):
+    """Data set -> role -> files, of the data sets some model runs; another data set (a target
+    typed by hand) is an error naming the field, not a KeyError."""
+
+    def __missing__(self, dataset: str):
+        raise InputError(
+            f"config.yaml: no model runs the data set {dataset!r} (datasets.models; planned: "
+            f"{', '.join(self) or 'none'})"
+        )
 
 
 def _template_study_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:

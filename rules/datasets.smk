@@ -20,8 +20,9 @@ rule dataset_scores:
         mem_mb=6000,
         runtime=60,
     params:
+        # first: a data set the config does not plan for the model fails naming the field
+        files=lambda w: PLAN.dataset_roles(w.model, w.dataset),
         spec=lambda w: model_params(w.model),
-        files=lambda w: PLAN.dataset_files[w.dataset],
         limit=lambda w: config["datasets"]["limits"].get(w.dataset),
         batch=lambda w: config["datasets"]["batch"],
         scoring=config["scoring"],

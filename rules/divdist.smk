@@ -26,7 +26,7 @@ rule divdist_text:
         runtime=15,
     params:
         parts=lambda w: PLAN.corpus_parts[w.corpus],
-        study=DIVDIST,
+        study=lambda w: settings_of("bommasani", "census_year", "k"),
     script:
         "../workflow_scripts/divdist_text.py"
 
@@ -48,7 +48,7 @@ rule divdist_contexts:
         runtime=15,
     params:
         parts=lambda w: [p for c in DIVDIST["corpora"] for p in PLAN.corpus_parts[c]],
-        study=DIVDIST,
+        study=lambda w: settings_of("bommasani", "census_year", "contexts"),
         seed=config["seed"],
     script:
         "../workflow_scripts/divdist_contexts.py"
@@ -97,7 +97,9 @@ rule divdist_generate:
         runtime=30,
     params:
         spec=lambda w: model_params(w.model),
-        generation=DIVDIST.get("generation"),
+        generation=lambda w: settings_of(
+            "bommasani.generation", "samples", "tokens", "temperature", "batch"
+        ),
         seed=config["seed"],
     script:
         "../workflow_scripts/divdist_generate.py"
@@ -144,7 +146,7 @@ rule divdist_study:
         mem_mb=4000,
         runtime=20,
     params:
-        study=DIVDIST,
+        study=lambda w: settings_of("bommasani", "census_year", "k", "negative"),
         specs=lambda w: {m: model_params(m) for m in DIVDIST["static_models"]},
         seed=config["seed"],
     script:

@@ -24,7 +24,7 @@ rule groundtruth_states:
         mem_mb=4000,
         runtime=30,
     params:
-        study=config["groundtruth"],
+        study=lambda w: settings_of("groundtruth", "trainable_layers"),
     script:
         "../workflow_scripts/groundtruth_states.py"
 
@@ -57,7 +57,7 @@ rule groundtruth_models:
         mem_mb=4000,
         runtime=60,
     params:
-        study=config["groundtruth"],
+        study=lambda w: groundtruth_settings(w.mu),
         seed=config["seed"],
     script:
         "../workflow_scripts/groundtruth_models.py"
@@ -93,9 +93,9 @@ rule injected_scores:
         mem_mb=6000,
         runtime=60,
     params:
-        datasets=INJECTED_DATASETS,
+        datasets=lambda w: study_datasets(w.mu),
         files=lambda w: {d: PLAN.dataset_files[d] for d in INJECTED_DATASETS},
-        limits=lambda w: config["groundtruth"]["dataset_limits"],
+        limits=lambda w: study_dataset_limits(),
         batch=lambda w: config["datasets"]["batch"],
         scoring=config["scoring"],
         seed=config["seed"],

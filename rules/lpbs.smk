@@ -73,7 +73,7 @@ rule sample_pairs:
         runtime=15,
     params:
         parts=lambda w: PLAN.corpus_parts[w.corpus],
-        lpbs=LPBS,
+        lpbs=lambda w: settings_of("lpbs", "per_pair", "max_gap", "window_sweep"),
         sampling=config["sampling"],
         seed=config["seed"],
     script:
@@ -108,7 +108,7 @@ rule lpbs_corpus:
         runtime=60,
     params:
         spec=lambda w: model_params(w.model),
-        lpbs=LPBS,
+        lpbs=lambda w: settings_of("lpbs", "max_gap", "window_sweep"),
         scoring=config["scoring"],
         seed=config["seed"],
     script:

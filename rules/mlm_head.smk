@@ -30,7 +30,10 @@ rule train_mlm_head:
         parts=lambda w: [
             p for c in config["mlm_head"]["corpora"] for p in PLAN.corpus_parts[c]
         ],
-        settings=config["mlm_head"],
+        # every setting of the head but its corpora (those are `parts`)
+        settings=lambda w: {
+            k: v for k, v in config["mlm_head"].items() if k != "corpora"
+        },
         seed=config["seed"],
     script:
         "../workflow_scripts/train_mlm_head.py"

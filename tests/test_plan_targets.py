@@ -1,0 +1,183 @@
+"""A data-set or ground-truth-study target the configuration does not plan (typed by hand)
+fails in the planner, before any job, with a message naming the config field; as score
+targets do (tests/test_config.py)."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from biasbench.config import validate_config
+from biasbench.errors import InputError
+from biasbench.plan import make_plan
+
+from .test_plan_isolation import ROOT, default_config, workdir_for
+
+
+def plan_of(edit=None):
+    config = default_config()
+    if edit:
+        edit(config)
+    return make_plan(validate_config(config), ROOT)
+
+
+def without_study_datasets(config):
+    del config["datasets"]["models"]["minilm-l6+mlm-head"]
+
+
+def without_datasets(config):
+    config["datasets"] = None
+
+
+def without_study(config):
+    config["groundtruth"] = None
+
+
+def without_template_study(config):
+    config["delobelle"] = None
+
+
+#: (config edit, target, the planner's message)
+UNPLANNED = [
+    (
+        None,
+        "results/datasets/gemma3-270m/stereoset.tsv",
+        "config.yaml: model 'gemma3-270m' runs no data set 'stereoset' "
+        "(datasets.models.gemma3-270m; planned there: crows_pairs, winobias)",
+    ),
+    (
+        None,
+        "results/datasets/glove-6b-50d/crows_pairs.coverage.json",
+        "config.yaml: model 'glove-6b-50d' runs no data set 'crows_pairs' "
+        "(datasets.models.glove-6b-50d; planned there: none)",
+    ),
+    (
+        None,
+        "results/datasets/smollm2-135m/crowspairs.tsv",
+        "config.yaml: no model runs the data set 'crowspairs' (datasets.models; planned: "
+        "crows_pairs, stereoset, becpro, winobias, disco, lpbs_salaries)",
+    ),
+    (
+        without_datasets,
+        "results/datasets/smollm2-135m/winobias.tsv",
+        "config.yaml: no model runs the data set 'winobias' (datasets.models; planned: none)",
+    ),
+    (
+        None,
+        "results/datasets/nosuch/winobias.tsv",
+        "config: unknown model 'nosuch'",
+    ),
+    (
+        None,
+        "results/studies/groundtruth/mu0.40.json",
+        "config.yaml: the ground-truth study has no mean mu0.40 (groundtruth.mu; planned: "
+        "mu0.30, mu0.50, mu0.70)",
+    ),
+    (
+        None,
+        "results/studies/groundtruth/mu0.3.safetensors",
+        "config.yaml: the ground-truth study has no mean mu0.3 (groundtruth.mu; planned: "
+        "mu0.30, mu0.50, mu0.70)",
+    ),
+    (
+        None,
+        "results/studies/groundtruth/mu0.45.datasets.tsv",
+        "config.yaml: the ground-truth study has no mean mu0.45 (groundtruth.mu;",
+    ),
+    (
+        without_study_datasets,
+        "results/studies/groundtruth/mu0.30.datasets.tsv",
+        "config.yaml: the ground-truth study's models run no data set: its masked LM "
+        "'minilm-l6+mlm-head' runs none (datasets.models.minilm-l6+mlm-head)",
+    ),
+    (  # a study's section null: the rule's settings of it (rules/common.smk settings_of)
+        without_template_study,
+        "results/studies/templates/minilm-l6/sensitivity.tsv",
+        "config.yaml: delobelle is null: it plans no job",
+    ),
+]
+
+
+def test_a_data_set_a_model_does_not_run():
+    plan = plan_of()
+    assert plan.dataset_roles("gemma3-270m", "winobias")["pro"]
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[0][2])):
+        plan.dataset_roles("gemma3-270m", "stereoset")
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[1][2])):
+        plan.dataset_roles("glove-6b-50d", "crows_pairs")
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[4][2])):
+        plan.dataset_roles("nosuch", "winobias")
+
+
+def test_a_data_set_no_model_runs():
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[2][2])):
+        plan_of().dataset_files["crowspairs"]
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[3][2])):
+        plan_of(without_datasets).dataset_files["winobias"]
+
+
+def test_a_mean_the_study_does_not_plan():
+    plan = plan_of()
+    assert plan.groundtruth_mean("0.30") == 0.3 and plan.injected_mean("0.70") == 0.7
+    for mu, message in (("0.40", UNPLANNED[5][2]), ("0.3", UNPLANNED[6][2])):
+        with pytest.raises(InputError, match=re.escape(message)):
+            plan.groundtruth_mean(mu)
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[7][2])):
+        plan.injected_mean("0.45")
+
+
+def test_study_models_whose_masked_lm_runs_no_data_set():
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[8][2])):
+        plan_of(without_study_datasets).injected_mean("0.30")
+
+
+def test_a_study_not_configured():
+    plan = plan_of(without_study)
+    message = (
+        "config.yaml: the ground-truth study is not planned (groundtruth is null): its files "
+        "under results/studies/groundtruth/ are no target"
+    )
+    for check in (plan.groundtruth_model_file, lambda: plan.groundtruth_mean("0.30")):
+        with pytest.raises(InputError, match=re.escape(message)):
+            check()
+    assert plan_of().groundtruth_model_file() == (
+        "results/models/minilm-l6+mlm-head/biasbench_model.json"
+    )
+
+
+def dry_run(tmp_path, edit, target):
+    config = default_config()
+    if edit:
+        edit(config)
+    work = workdir_for(tmp_path, "work", config)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "-s", str(ROOT / "Snakefile")]
+        + ["-d", str(work), target],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+#: one target per way into the planner (a dry run each: seconds)
+ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9)]
+
+
+@pytest.mark.parametrize("edit, target, message", ROUTES, ids=[t for _e, t, _m in ROUTES])
+def test_the_workflow_refuses_the_target_before_any_job(tmp_path, edit, target, message):
+    run = dry_run(tmp_path, edit, target)
+    output = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert message in output, output[-3000:]
+    assert "Job stats" not in output  # no job was planned, none ran
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the ground-truth rules' `model=` input reads config['groundtruth']['model'] before "
+    "the planner sees the target (a TypeError); it is Plan.groundtruth_model_file()'s to name",
+)
+def test_a_target_of_a_study_not_configured(tmp_path):
+    run = dry_run(tmp_path, without_study, "results/studies/groundtruth/frozen_states.safetensors")
+    assert "the ground-truth study is not planned (groundtruth is null)" in run.stdout + run.stderr
