@@ -59,6 +59,13 @@ def validate_config(
     return config
 
 
+def section_defaults(section: str, schema_path: str | os.PathLike = SCHEMA) -> dict[str, Any]:
+    """The schema's defaults of one section (e.g. ``scoring``): library dataclasses take their
+    field defaults from here, so a number is never written twice."""
+    properties = read_schema(schema_path)["properties"][section]["properties"]
+    return {name: sub["default"] for name, sub in properties.items() if "default" in sub}
+
+
 def model_entry(**entry: Any) -> dict[str, Any]:
     """A model entry with the schema's defaults filled in (for library callers: benchmarks,
     notebooks, tests), validated as the workflow would."""

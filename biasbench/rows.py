@@ -2,13 +2,23 @@
 
 A row is one (method, model, source, test, descriptor, encoding, variant): the effect size
 and p-value a method computed (:class:`Score`), the set sizes it used, the stimuli it had to
-drop, the seed of its random stream, and a signature of the inputs it was computed from.
+drop, the seed of its random stream, the settings it was computed with and a signature of its
+inputs and those settings: two rows with one signature and seed were computed the same way.
+
+``settings`` reads ``name:value|...|v:version`` (as sacrebleu's signatures): the settings the
+row's method reads (``Method.reads``, short names in ``contract.SETTING_KEYS``) and those its
+scoring layer reads (``drop``: max_drop_share; ``gap``: LPBS' max_gap; ``negative``: DivDist's
+negative), then the biasbench version. A setting a method does not read is not in its rows, so
+changing it leaves them, and their signature, as they were. Settings that pick the inputs (a
+data set's limit, the census year) enter the signature of the inputs.
+
 A score that cannot be computed (too few stimuli covered, too few contexts) is a row too:
 its effect size is NaN and ``note`` says why, so a table shows the reason, not a blank.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +26,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from biasbench import __version__
 
 #: the roles whose set sizes and drops have their own columns
 COUNTED_ROLES = ("X", "Y", "A", "B")
@@ -45,7 +57,8 @@ COLUMNS = [
     *(f"dropped_{r}" for r in COUNTED_ROLES),
     "dropped",  # the dropped stimuli, as role:word;role:word
     "seed",
-    "signature",  # sha256 prefix of the inputs the row was computed from
+    "signature",  # sha256 prefix of the inputs and the settings the row was computed from
+    "settings",  # the settings it was computed with, name:value|...|v:version
     "note",  # why a score is missing, or what a caveat is
 ]
 
@@ -82,6 +95,17 @@ def dropped_text(dropped: Mapping[str, Sequence[str]]) -> str:
     return ";".join(f"{r}:{w}" for r in COUNTED_ROLES for w in dropped.get(r, ()))
 
 
+def settings_text(settings: Mapping[str, object]) -> str:
+    """``name:value|...`` sorted by name, then ``v:<biasbench version>``."""
+    items = [*(f"{k}:{settings[k]}" for k in sorted(settings)), f"v:{__version__}"]
+    return "|".join(items)
+
+
+def parse_settings(text: str) -> dict[str, str]:
+    """A ``settings`` column's value back as {name: value}."""
+    return dict(item.split(":", 1) for item in text.split("|"))
+
+
 def make_row(
     method: Any,
     key: RowKey,
@@ -91,12 +115,14 @@ def make_row(
     unit: str,
     seed: int,
     signature: str,
+    settings: Mapping[str, object],
     dropped: Mapping[str, Sequence[str]] | None = None,
     sizes: Mapping[str, int] | None = None,
     note: str = "",
 ) -> dict:
     """A row for ``method`` (anything with ``name``, ``paper`` and ``family``). With no
-    ``score`` the row is "n/a" and ``note`` must say why."""
+    ``score`` the row is "n/a" and ``note`` must say why. ``signature``: of the inputs; the
+    row's signature also covers ``settings``, the settings the score was computed with."""
     if score is None and not note:
         raise ValueError(f"{method.name} {key}: a missing score needs a note saying why")
     dropped = {
@@ -104,6 +130,7 @@ def make_row(
         for r in COUNTED_ROLES
     }
     sizes = dict(sizes or (score.sizes if score else {}))
+    text = settings_text(settings)
     return {
         "method": method.name,
         "paper": method.paper,
@@ -126,7 +153,8 @@ def make_row(
         **{f"dropped_{r}": len(dropped.get(r, ())) for r in COUNTED_ROLES},
         "dropped": dropped_text(dropped),
         "seed": int(seed),
-        "signature": signature,
+        "signature": hashlib.sha256(f"{signature}|{text}".encode()).hexdigest()[:12],
+        "settings": text,
         "note": "; ".join(n for n in (note, score.note if score else "") if n),
     }
 

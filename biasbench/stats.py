@@ -213,7 +213,7 @@ def holm_bonferroni(p_values: np.ndarray) -> np.ndarray:
     return out
 
 
-def effect_size(values_x: np.ndarray, values_y: np.ndarray, ddof: int = 1) -> float:
+def effect_size(values_x: np.ndarray, values_y: np.ndarray, ddof: int) -> float:
     """Cohen's-d style difference of means over the pooled standard deviation (WEAT's d,
     LPBS' eq. 11). ``ddof=1`` is the sample convention of May et al.'s SEAT code; with
     ``ddof=0`` and equal group sizes |d| <= 2."""

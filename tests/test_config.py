@@ -1,6 +1,7 @@
 """The configuration: every key described, defaults only in the schema, errors that name the
 field."""
 
+import ast
 import re
 
 import pytest
@@ -11,6 +12,7 @@ from biasbench.config import (
     model_entry,
     read_schema,
     schema_keys_without_description,
+    section_defaults,
     validate_config,
 )
 from biasbench.errors import InputError
@@ -44,10 +46,44 @@ def test_defaults_are_filled_in_from_the_schema():
     assert model_entry(kind="static", source="glove-pkg:x")["case"] == "any"
 
 
+def literal_defaults(path, names):
+    """(line, name) of each parameter or dataclass field in ``path`` named in ``names`` whose
+    default is a literal (None, "no value", aside)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        pairs = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            a = node.args
+            positional = a.posonlyargs + a.args
+            defaults = zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True)
+            pairs = list(defaults)
+            pairs += [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d]
+            pairs = [(k.arg, d) for k, d in pairs]
+        elif isinstance(node, ast.ClassDef):
+            pairs = [
+                (f.target.id, f.value)
+                for f in node.body
+                if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name) and f.value
+            ]
+        for name, default in pairs:
+            try:
+                value = ast.literal_eval(default)
+            except ValueError:
+                continue  # not a literal: e.g. Settings.ddof, the schema's value
+            if name in names and value is not None:
+                found.append((default.lineno, name))
+    return found
+
+
 def test_no_defaults_outside_the_schema():
     """Rules and workflow scripts read config keys directly: a ``.get(key, default)`` would be
-    a second default that can drift from the schema's."""
+    a second default that can drift from the schema's. The library takes the scoring settings'
+    defaults from the schema too: a literal default for one (``ddof=1``) would be a second."""
     offenders = []
+    scoring = set(section_defaults("scoring"))
+    for path in sorted(ROOT.glob("biasbench/**/*.py")):
+        for n, name in literal_defaults(path, scoring):
+            offenders.append(f"{path.relative_to(ROOT)}:{n}: {name}")
     for path in [
         *ROOT.glob("rules/*.smk"),
         ROOT / "Snakefile",

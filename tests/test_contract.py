@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from biasbench import rows
 from biasbench.errors import EmptySetError
 from biasbench.methods.contract import (
+    SETTING_KEYS,
     Associations,
     ContextLogProbs,
     ContextVectors,
@@ -137,7 +138,16 @@ def emptied(inputs, role):
 
 def row_of(method, score):
     key = rows.RowKey("m", "templates", "T", "names", method.encodings[0])
-    return rows.make_row(method, key, score, primary=True, unit="u", seed=1, signature="s")
+    return rows.make_row(
+        method,
+        key,
+        score,
+        primary=True,
+        unit="u",
+        seed=1,
+        signature="s",
+        settings=method.settings_of(SETTINGS),
+    )
 
 
 METHODS = pytest.mark.parametrize("method", REGISTRY, ids=lambda m: m.name)
@@ -180,11 +190,31 @@ def test_rows_have_exactly_the_schema_columns(method):
         unit="u",
         seed=1,
         signature="s",
+        settings={},
         note="why",
     )
     assert list(rows.frame([missing]).columns) == rows.COLUMNS
     with pytest.raises(ValueError, match="needs a note"):
         row_of(method, None)
+
+
+class Recording(Settings):
+    """Settings that note each field a method reads."""
+
+    def __getattribute__(self, name):
+        if name in SETTING_KEYS:
+            object.__getattribute__(self, "read").add(name)
+        return object.__getattribute__(self, name)
+
+
+@METHODS
+def test_a_method_reads_exactly_the_settings_it_declares(method):
+    """What it declares is what its rows record and sign: a setting it reads but does not
+    declare would change its score and leave its signature as it was."""
+    settings = Recording(**vars(SETTINGS))
+    object.__setattr__(settings, "read", set())
+    method(MAKE[method.consumes](np.random.default_rng(9)), settings, 1)
+    assert settings.read == set(method.reads)
 
 
 @METHODS

@@ -77,7 +77,7 @@ def test_thm4_d_is_zero_although_every_word_is_biased():
     x, y = words_with_scores([0.3, 0.5]), words_with_scores([0.5, 0.3])
     s = association(np.vstack([x, y]), A, B)
     np.testing.assert_allclose(s, [0.3, 0.5, 0.5, 0.3], atol=1e-12)
-    assert effect_size(s[:2], s[2:]) == pytest.approx(0, abs=1e-12)
+    assert effect_size(s[:2], s[2:], ddof=1) == pytest.approx(0, abs=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

@@ -74,4 +74,4 @@ def test_errors():
     with pytest.raises(ValueError, match="zero-length"):
         weat(np.zeros((2, 2)), good, good, good)
     with pytest.raises(ValueError, match="undefined"):
-        effect_size(np.ones(3), np.ones(3))
+        effect_size(np.ones(3), np.ones(3), ddof=1)

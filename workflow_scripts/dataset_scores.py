@@ -25,7 +25,7 @@ frame, coverage = score_dataset(
     model=spec.name,
     settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates"),
     seed=sm.params.seed,
-    signature=signature_of([*sm.input.files, sm.input.model]),
+    signature=signature_of([*sm.input.files, sm.input.model], f"limit:{sm.params.limit}"),
 )
 write_tsv(sm.output.scores, frame)
 write_text(sm.output.coverage, json.dumps(coverage, sort_keys=True) + "\n")

@@ -40,7 +40,7 @@ write_tsv(sm.output.bias, bias)
 doc = {name: frame.to_dict(orient="records") for name, frame in validity.items()}
 doc["probe_accuracy"] = accuracy
 write_text(sm.output.validity, json.dumps(doc, default=float) + "\n")
-signature = signature_of(sm.input)
+signature = signature_of(sm.input, f"census_year:{settings['census_year']}")
 write_tsv(
     sm.output.scores,
     study.score_rows(strengths, data, settings["negative"], sm.params.seed, signature),

@@ -27,7 +27,10 @@ tokenizer = AutoTokenizer.from_pretrained(where)
 weights = load_file(sm.input.weights)
 records = json.loads(Path(sm.input.records).read_text(encoding="utf-8"))["models"]
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
-signature = signature_of([sm.input.weights, *sm.input.files, sm.input.model])
+signature = signature_of(
+    [sm.input.weights, *sm.input.files, sm.input.model],
+    f"limits:{sorted(sm.params.limits.items())}",
+)
 items = {
     d: dataset_items(d, dict(sm.params.files[d]), sm.params.limits.get(d), sm.params.seed)[0]
     for d in sm.params.datasets

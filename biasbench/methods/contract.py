@@ -2,11 +2,12 @@
 
 A method is a pure function ``compute(inputs, settings, seed) -> Score`` of numpy arrays,
 plus a declaration (:class:`Method`) of what it is: its name, the paper that defines it, its
-family, the kind of input it consumes, the word-set roles it needs, the encodings and
-variants it runs on (primary first), the context source the paper tables show it on, and what
-swapping the two target sets does to its effect size. The workflow, the tables and the figures
-read these declarations from the registry (``biasbench.methods.registry``); nothing else names
-a method.
+family, the kind of input it consumes, the settings it reads, the word-set roles it needs, the
+encodings and variants it runs on (primary first), the context source the paper tables show it
+on, and what swapping the two target sets does to its effect size. The settings it reads are
+recorded in each of its rows and enter the row's signature (``biasbench.rows``). The workflow,
+the tables and the figures read these declarations from the registry
+(``biasbench.methods.registry``); nothing else names a method.
 
 Input kinds, one dataclass each (what the scoring layer extracts for the family):
 
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from biasbench.config import section_defaults
 from biasbench.errors import EmptySetError
 from biasbench.rows import Score
 
@@ -43,15 +45,32 @@ SWAPS = ("negates", "keeps", "complements")  # complements: a percentage p becom
 TARGETS = ("X", "Y")
 
 
+#: the schema's defaults of the ``scoring`` section: the one place a default lives
+_DEFAULTS = section_defaults("scoring")
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Statistical settings shared by the methods (``scoring`` in the config)."""
+    """Statistical settings shared by the methods (``scoring`` in the config), defaulting to
+    the schema's values."""
 
-    exact_max: int = 200_000  # enumerate every partition up to this many
-    n_samples: int = 100_000  # otherwise this many sampled partitions
-    ddof: int = 1  # standard deviation convention of effect sizes
-    unit: str = "context"  # set items: every context, or each stimulus' mean context
-    ceat_samples: int = 10_000  # CEAT-style methods: samples combined
+    exact_max: int = _DEFAULTS["exact_max"]  # enumerate every partition up to this many
+    n_samples: int = _DEFAULTS["n_samples"]  # otherwise this many sampled partitions
+    ddof: int = _DEFAULTS["ddof"]  # standard deviation convention of effect sizes
+    unit: str = _DEFAULTS["unit"]  # set items: every context, or each stimulus' mean context
+    ceat_samples: int = _DEFAULTS["ceat_samples"]  # CEAT-style methods: samples combined
+    same_samples: int = _DEFAULTS["same_samples"]  # SAME: attribute re-splits at most
+
+
+#: each setting's short name in a row's ``settings`` column (as in sacrebleu's signatures)
+SETTING_KEYS = {
+    "ddof": "ddof",
+    "exact_max": "exact",
+    "n_samples": "samples",
+    "unit": "unit",
+    "ceat_samples": "ceat",
+    "same_samples": "same",
+}
 
 
 @dataclass(frozen=True)
@@ -268,6 +287,8 @@ class Method:
     consumes: type  # one of INPUT_KINDS
     compute: Callable[..., Score]  # compute(inputs, settings, seed) -> Score
     encodings: tuple[str, ...]  # representations it runs on, the paper's default first
+    #: the Settings fields ``compute`` reads: they, and no other, enter its rows' signature
+    reads: tuple[str, ...] = ()
     roles: tuple[str, ...] = ("X", "Y", "A", "B")
     variants: tuple[str, ...] = ("full",)  # word-set variants, the default first
     model_kinds: tuple[str, ...] = ("static", "transformer")
@@ -284,6 +305,12 @@ class Method:
             raise ValueError(f"method {self.name}: bad family {self.family} or swap {self.swap}")
         if self.consumes not in INPUT_KINDS or not self.encodings or not self.variants:
             raise ValueError(f"method {self.name}: incomplete declaration")
+        if not set(self.reads) <= set(SETTING_KEYS):
+            raise ValueError(f"method {self.name}: reads unknown settings {self.reads}")
+
+    def settings_of(self, settings: Settings) -> dict[str, object]:
+        """The settings it reads, by short name: what its rows record and sign."""
+        return {SETTING_KEYS[name]: getattr(settings, name) for name in self.reads}
 
     def encodings_for(self, available: Sequence[str]) -> list[str]:
         """The encodings it runs on among those a model provides, primary first."""

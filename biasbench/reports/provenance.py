@@ -1,5 +1,5 @@
 """The report's provenance page: the configuration, where each model's weights came from,
-and each score's seed and input signature."""
+and each score's seed, settings and signature."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ STYLE = (
 
 def provenance_page(scores: pd.DataFrame, models: list[dict], config: dict) -> str:
     """One HTML page: the configuration as run, each model's source and version, and per
-    score row the seed of its random stream and the signature of its input files."""
+    score row the seed of its random stream, the settings it was computed with and the
+    signature of its inputs and settings."""
     model_table = pd.DataFrame(models)[
         [
             c
@@ -26,7 +27,7 @@ def provenance_page(scores: pd.DataFrame, models: list[dict], config: dict) -> s
             if c in pd.DataFrame(models)
         ]
     ]
-    rows = scores[[*KEY_COLUMNS, "paper", "seed", "signature"]]
+    rows = scores[[*KEY_COLUMNS, "paper", "seed", "settings", "signature"]]
     return (
         "<!doctype html><meta charset='utf-8'><title>Provenance</title>"
         + STYLE
@@ -34,7 +35,7 @@ def provenance_page(scores: pd.DataFrame, models: list[dict], config: dict) -> s
         + escape(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
         + "</pre><h2>Models</h2>"
         + model_table.to_html(index=False, na_rep="", border=0)
-        + f"<h2>Scores ({len(rows)} rows): seed and input signature</h2>"
+        + f"<h2>Scores ({len(rows)} rows): seed, settings and signature</h2>"
         + rows.to_html(index=False, na_rep="", border=0)
         + "\n"
     )

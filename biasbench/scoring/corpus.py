@@ -48,8 +48,9 @@ def probability_ceat_rows(
     out, sweep, samples = [], [], {}
     near = context_cells(contexts[contexts["gap"] <= max_gap])
 
-    def row(descriptor, variant, sets, cells, job_seed, removed):
-        """(score or None, its row); ``removed``: targets the variant left out."""
+    def row(descriptor, variant, sets, cells, job_seed, removed, gap):
+        """(score or None, its row); ``removed``: targets the variant left out, ``gap``: the
+        largest gap of ``cells``' contexts."""
         score, note, lost, sizes = None, "", {}, None
         try:
             score = method(ContextLogProbs(cells, sets), settings, job_seed)
@@ -65,6 +66,7 @@ def probability_ceat_rows(
             unit=method.unit,
             seed=job_seed,
             signature=signature,
+            settings={**method.settings_of(settings), "gap": gap},
             dropped=dropped,
             sizes=sizes,
             note=note,
@@ -77,7 +79,7 @@ def probability_ceat_rows(
             keep = (lambda w: True) if variant == "full" else in_vocabulary
             used = {r: tuple(w for w in sets[r] if r in "AB" or keep(w)) for r in "XYAB"}
             removed = {r: sorted(set(sets[r]) - set(used[r])) for r in "XY"}
-            score, r = row(descriptor, variant, used, near, job_seed, removed)
+            score, r = row(descriptor, variant, used, near, job_seed, removed, max_gap)
             out.append(r)
             if score is not None:
                 name = f"{method.name}|{descriptor}|{encoding}|{variant}"
@@ -86,6 +88,6 @@ def probability_ceat_rows(
             continue
         for window in windows:
             cells = context_cells(contexts[contexts["gap"] <= window])
-            _, r = row(descriptor, "full", dict(sets), cells, job_seed, {})
+            _, r = row(descriptor, "full", dict(sets), cells, job_seed, {}, window)
             sweep.append({"window": window, **r})
     return rows.frame(out), pd.DataFrame(sweep), samples

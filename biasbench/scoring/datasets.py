@@ -77,6 +77,7 @@ def _row(
         unit=method.unit or "item",
         seed=seed,
         signature=signature,
+        settings=method.settings_of(settings),
         note=note,
     )
 
@@ -91,6 +92,7 @@ def _missing(method, key: rows.RowKey, why: str, seed: int, signature: str) -> d
         unit=method.unit or "item",
         seed=seed,
         signature=signature,
+        settings={},  # nothing was computed
         note=why,
     )
 

@@ -171,6 +171,11 @@ def score_file(
                         unit=method.unit or method_settings.unit,
                         seed=seed,
                         signature=signature,
+                        # the coverage check reads max_drop_share for every method here
+                        settings={
+                            **method.settings_of(method_settings),
+                            "drop": settings.max_drop_share,
+                        },
                         dropped=removed,
                         sizes=None
                         if score

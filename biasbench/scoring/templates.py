@@ -123,6 +123,7 @@ def lpbs_rows(
                         unit=method.unit,
                         seed=job_seed,
                         signature=signature,
+                        settings=method.settings_of(settings),
                         dropped=dropped,
                         sizes=None
                         if score

@@ -567,7 +567,7 @@ def score_rows(
     from biasbench.methods.registry import get
     from biasbench.rows import RowKey, make_row
 
-    method = get("DivDist")
+    method, settings = get("DivDist"), Settings()
     out = []
     for key, frame in strengths[strengths["rule"] != HALF].groupby(SETTING, sort=False):
         source, model, corpus, k, kind, rule = key
@@ -582,7 +582,7 @@ def score_rows(
                 ENCODING_OF[source],
                 variant,
             )
-            score = method(GroupAssociations(matrix, None, variant, negative), Settings(), seed)
+            score = method(GroupAssociations(matrix, None, variant, negative), settings, seed)
             out.append(
                 make_row(
                     method,
@@ -592,6 +592,7 @@ def score_rows(
                     unit="profession",
                     seed=seed,
                     signature=signature,
+                    settings={"negative": negative, **method.settings_of(settings)},
                 )
             )
     return pd.DataFrame(out)

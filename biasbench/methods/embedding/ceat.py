@@ -52,7 +52,7 @@ class CeatResult:
 def ceat(
     contexts: dict[str, list[np.ndarray]],
     *,
-    n_samples: int = 10_000,
+    n_samples: int = Settings.ceat_samples,
     seed: int = 0,
     chunk: int = 1000,
 ) -> CeatResult:
@@ -119,6 +119,7 @@ CEAT = Method(
     "embedding",
     ContextVectors,
     score,
+    reads=("ceat_samples",),
     encodings=("word/mean", *WORD_ENCODINGS[1:], *SENT_ENCODINGS),
     variants=("full", "reduced"),
     model_kinds=CONTEXTUAL,

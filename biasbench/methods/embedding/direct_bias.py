@@ -65,6 +65,7 @@ DIRECT_BIAS = Method(
     "embedding",
     ContextVectors,
     score,
+    reads=("unit",),
     encodings=("word/mean",),
     swap="keeps",
     description="Mean |cos(w, g)| of the target words with the first principal direction g "

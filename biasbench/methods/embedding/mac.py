@@ -41,6 +41,7 @@ MAC = Method(
     "embedding",
     ContextVectors,
     score,
+    reads=("unit",),
     encodings=("word/mean",),
     swap="keeps",
     description="Mean average cosine distance of the targets to each attribute set (1: none).",

@@ -70,6 +70,7 @@ RIPA = Method(
     "embedding",
     ContextVectors,
     score,
+    reads=("unit", "exact_max", "n_samples"),
     encodings=("word/mean",),
     description="Inner product of the raw word vectors with the relation vector of the "
     "word set's definitional pairs; mean over X minus mean over Y; n/a without them.",

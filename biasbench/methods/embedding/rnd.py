@@ -52,6 +52,7 @@ RND = Method(
     "embedding",
     ContextVectors,
     score,
+    reads=("unit", "exact_max", "n_samples"),
     encodings=("word/mean",),
     description="Relative norm distance of the target words to the mean vectors of A and B; "
     "mean over X minus mean over Y.",

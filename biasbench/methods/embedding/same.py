@@ -108,7 +108,7 @@ def _attribute_nulls(items: dict[str, np.ndarray], settings: Settings, seed: int
         n_a,
         ("greater", "two-sided"),
         exact_max=settings.exact_max,
-        n_samples=min(settings.n_samples, 10_000),
+        n_samples=min(settings.n_samples, settings.same_samples),
         seed=seed,
     )
     return {magnitude: same, skew: skewed}
@@ -119,9 +119,9 @@ def _score(inputs: ContextVectors, settings: Settings, seed: int, statistic, tes
     b = word_bias(np.concatenate([items["X"], items["Y"]]), items["A"], items["B"])
     test = None
     if tested:
-        nulls = inputs.derived(
-            ("SAME nulls", settings, seed), lambda: _attribute_nulls(items, settings, seed)
-        )
+        # keyed by the settings the nulls depend on, not the whole Settings (hashing it reads all)
+        key = ("SAME nulls", *(getattr(settings, name) for name in TESTED), seed)
+        nulls = inputs.derived(key, lambda: _attribute_nulls(items, settings, seed))
         test = nulls[statistic]
     return Score(
         float(statistic(b)),
@@ -152,21 +152,26 @@ _COMMON = dict(
     encodings=("word/mean",),
     swap="keeps",
 )
+#: the settings SAME and its skew read (the stereotype reads only the unit: it has no test)
+TESTED = ("unit", "exact_max", "n_samples", "same_samples")
 SAME = Method(
     "SAME",
     compute=score_same,
+    reads=TESTED,
     description="Mean |cos(w, â - b̂)| over the target words: bias in either direction.",
     **_COMMON,
 )
 SAME_SKEW = Method(
     "SAME skew",
     compute=score_skew,
+    reads=TESTED,
     description="Mean cos(w, â - b̂): do the target words lean to one group as a whole?",
     **_COMMON,
 )
 SAME_STEREOTYPE = Method(
     "SAME stereotype",
     compute=score_stereotype,
+    reads=("unit",),
     description="Standard deviation of cos(w, â - b̂): do the words lean to different groups?",
     **_COMMON,
 )

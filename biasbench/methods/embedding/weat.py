@@ -48,10 +48,10 @@ def weat(
     a: np.ndarray,
     b: np.ndarray,
     *,
-    exact_max: int = 200_000,
-    n_samples: int = 100_000,
+    exact_max: int = Settings.exact_max,
+    n_samples: int = Settings.n_samples,
     seed: int = 0,
-    ddof: int = 1,
+    ddof: int = Settings.ddof,
 ) -> WeatResult:
     """Effect size and one-sided permutation p-value of X vs Y towards A vs B.
 
@@ -96,12 +96,15 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
     )
 
 
+#: the settings ``score`` reads
+READS = ("unit", "exact_max", "n_samples", "ddof")
 WEAT = Method(
     "WEAT",
     "Caliskan et al. (2017)",
     "embedding",
     ContextVectors,
     score,
+    reads=READS,
     encodings=("word/mean",),
     model_kinds=("static",),
     context="words",
@@ -114,6 +117,7 @@ S_SEAT = Method(
     "embedding",
     ContextVectors,
     score,
+    reads=READS,
     encodings=SENT_ENCODINGS,
     model_kinds=CONTEXTUAL,
     description="WEAT on sentence encodings of the stimuli in templates ([CLS] for encoders, "
@@ -126,6 +130,7 @@ W_SEAT = Method(
     "embedding",
     ContextVectors,
     score,
+    reads=READS,
     encodings=WORD_ENCODINGS,
     model_kinds=CONTEXTUAL,
     description="WEAT on the stimulus' own subword tokens in templates (mean, first or last).",

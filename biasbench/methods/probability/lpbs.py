@@ -58,7 +58,9 @@ def lpbs_test(
         seed=seed,
         alternative="two-sided",
     )
-    return LpbsResult(effect_size(bs_a, bs_b), perm.p_value, values, perm.n_partitions, perm.exact)
+    return LpbsResult(
+        effect_size(bs_a, bs_b, ddof=1), perm.p_value, values, perm.n_partitions, perm.exact
+    )
 
 
 def template_bias_scores(inputs: TemplateLogProbs) -> np.ndarray:
@@ -97,6 +99,7 @@ LPBS = Method(
     "probability",
     TemplateLogProbs,
     score,
+    reads=("exact_max", "n_samples"),
     encodings=("mlm", "causal"),
     variants=("full", "reduced", "full+adjective", "reduced+adjective"),
     model_kinds=("transformer",),

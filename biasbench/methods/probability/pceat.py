@@ -108,6 +108,7 @@ P_CEAT = Method(
     "probability",
     ContextLogProbs,
     score,
+    reads=("ceat_samples",),
     encodings=("mlm", "causal"),
     variants=("full", "reduced"),
     model_kinds=("transformer",),
