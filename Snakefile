@@ -11,6 +11,7 @@ from snakemake.utils import min_version
 from biasbench.config import validate_config
 from biasbench.data.external import load_manifest
 from biasbench.data.wordsets import external_ids
+from biasbench.models.prepare import source_files
 from biasbench.models.specs import model_spec
 from biasbench.plan import injected_datasets, make_plan, names_except
 from biasbench.reports.cards import slug

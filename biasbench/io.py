@@ -1,14 +1,24 @@
-"""Atomic output: write to a temporary sibling, then rename, so no reader (and no resumed
-run) ever sees a half-written file."""
+"""The workflow's files: written atomically (a temporary sibling, then a rename, so no reader
+and no resumed run sees a half-written file), and sealed with a checksum of their contents
+that every reader verifies, so a truncated or edited intermediate is an error naming it,
+never a silently different score.
+
+One mechanism for every format: text files (TSV, JSON) end with a ``# sha256 <hex>`` line
+over the bytes before it; array files (NPZ, safetensors, HDF5 datasets) store the sha256 of
+each array's dtype, shape and bytes beside it."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
+import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,20 +47,144 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
+    """A file for people (a table, a page): written atomically, not sealed."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_tsv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
-    """Tab-separated, fixed float format: the same frame always gives the same bytes."""
+def _fix(path: str | os.PathLike) -> str:
+    return f"delete {path} and rerun (the workflow rebuilds it)"
+
+
+SEAL = b"# sha256 "
+
+
+def write_sealed(path: str | os.PathLike, text: str) -> None:
+    """A text intermediate, ending with the sha256 of the text before that last line."""
+    body = text.encode("utf-8")
+    if body and not body.endswith(b"\n"):
+        body += b"\n"
     with atomic_path(path) as tmp:
-        frame.to_csv(tmp, sep="\t", index=False, float_format="%.10g", lineterminator="\n")
+        tmp.write_bytes(body + SEAL + hashlib.sha256(body).hexdigest().encode() + b"\n")
+
+
+def read_sealed(path: str | os.PathLike) -> str:
+    """What :func:`write_sealed` wrote, after checking it against its seal."""
+    data = Path(path).read_bytes()
+    start = data.rfind(b"\n", 0, len(data) - 1) + 1  # the last line's first byte
+    body, last = data[:start], data[start:]
+    if not (last.startswith(SEAL) and last.endswith(b"\n")):
+        raise InputError(
+            f"{path}: no checksum line at its end: it was cut short, or not written by the "
+            f"workflow; {_fix(path)}"
+        )
+    expected = last[len(SEAL) : -1].decode("ascii", "replace")
+    found = hashlib.sha256(body).hexdigest()
+    if expected != found:
+        raise InputError(
+            f"{path}: contents do not match the checksum written with them (expected sha256 "
+            f"{expected}, found {found}): the file was damaged or edited; {_fix(path)}"
+        )
+    return body.decode("utf-8")
+
+
+def write_json(path: str | os.PathLike, doc: Any, **options: Any) -> None:
+    """A JSON intermediate, sealed (``options`` go to ``json.dumps``)."""
+    write_sealed(path, json.dumps(doc, **options) + "\n")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    return json.loads(read_sealed(path))
+
+
+def write_tsv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
+    """Tab-separated, fixed float format, sealed: the same frame always gives the same bytes."""
+    text = frame.to_csv(sep="\t", index=False, float_format="%.10g", lineterminator="\n")
+    write_sealed(path, text)
+
+
+def array_checksum(data: np.ndarray) -> str:
+    """sha256 of an array's dtype, shape and bytes: what it must still hold on reading."""
+    data = np.ascontiguousarray(data)
+    digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode())
+    digest.update(data)  # its buffer: a tobytes() copy took as long as the hashing
+    return digest.hexdigest()
+
+
+def arrays_checksum(arrays: dict[str, np.ndarray]) -> str:
+    """One sha256 over named arrays, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        digest.update(f"{name}:{array_checksum(arrays[name])}".encode())
+    return digest.hexdigest()
+
+
+NPZ_SEAL = "__sha256__"
 
 
 def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
-    """Named arrays (e.g. per-sample effect sizes), written atomically."""
+    """Named arrays (e.g. per-sample effect sizes), sealed, written atomically."""
+    seal = np.array(arrays_checksum(arrays))
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)
+        np.savez(fh, **arrays, **{NPZ_SEAL: seal})
+
+
+def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """What :func:`write_npz` wrote, after checking it against its seal."""
+    try:
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise InputError(f"{path}: unreadable array file ({exc}); {_fix(path)}") from exc
+    _check_arrays(path, arrays.pop(NPZ_SEAL, None), arrays)
+    return arrays
+
+
+def _check_arrays(path, expected, arrays: dict[str, np.ndarray]) -> None:
+    if expected is None:
+        raise InputError(
+            f"{path}: no checksum stored with its arrays: not written by the "
+            f"workflow, or by an older version; {_fix(path)}"
+        )
+    found = arrays_checksum(arrays)
+    if str(expected) != found:
+        raise InputError(
+            f"{path}: arrays do not match the checksum written with them (expected sha256 "
+            f"{expected}, found {found}): the file was damaged or edited; {_fix(path)}"
+        )
+
+
+def save_tensors(path: str | os.PathLike, tensors: dict) -> None:
+    """Torch tensors to safetensors, sealed in the file's metadata, written atomically."""
+    from safetensors.torch import save_file
+
+    tensors = {k: v.contiguous() for k, v in tensors.items()}
+    seal = arrays_checksum({k: _as_array(v) for k, v in tensors.items()})
+    with atomic_path(path) as tmp:
+        save_file(tensors, str(tmp), metadata={NPZ_SEAL: seal})
+
+
+def load_tensors(path: str | os.PathLike) -> dict:
+    """What :func:`save_tensors` wrote, after checking it against its seal."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            expected = (f.metadata() or {}).get(NPZ_SEAL)
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    except Exception as exc:  # safetensors raises its own error types
+        raise InputError(f"{path}: unreadable tensor file ({exc}); {_fix(path)}") from exc
+    _check_arrays(path, expected, {k: _as_array(v) for k, v in tensors.items()})
+    return tensors
+
+
+def _as_array(tensor) -> np.ndarray:
+    """A tensor's bytes as an array (bfloat16, which numpy lacks, viewed as int16)."""
+    import torch
+
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.view(torch.int16)
+    return tensor.numpy()
 
 
 #: columns of names and hashes, text whatever they look like: a file whose only signature is
@@ -70,7 +204,7 @@ def read_tsv(path: str | os.PathLike) -> pd.DataFrame:
     """A TSV the workflow wrote; key columns stay text, and a number column holding anything
     but numbers is an InputError naming the file, column and line."""
     frame = pd.read_csv(
-        path,
+        io.StringIO(read_sealed(path)),
         sep="\t",
         keep_default_na=False,
         na_values=[""],
@@ -107,7 +241,7 @@ def log_to(path: str | os.PathLike) -> None:
     def report(kind, error, tb):
         traceback.print_exception(kind, error, tb, file=sys.stderr)
         if isinstance(error, InputError):
-            print(f"biasbench: {error}", file=console)
+            print(f"biasbench: {error} (log: {path})", file=console)
         else:
             print(f"biasbench: {kind.__name__}: {error} (traceback in {path})", file=console)
 

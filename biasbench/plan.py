@@ -455,3 +455,15 @@ def _model_jobs(
             )
         pairs += [(test, d) for d in available[test] if not only or d == only]
     return pairs
+
+
+def package_files(plan: Plan) -> list[str]:
+    """Every file inside an installed package that the plan reads (corpora, data sets, model
+    sources): what ``resources/package_files.yaml`` pins."""
+    from biasbench.models.prepare import source_files
+
+    files = [f for parts in plan.corpus_parts.values() for _cfg, fs in parts for f in fs]
+    files += [
+        f for roles in (plan.dataset_files or {}).values() for fs in roles.values() for f in fs
+    ]
+    return files + [f for spec in plan.specs.values() for f in source_files(spec)]

@@ -12,6 +12,11 @@ def model_params(name, keys=MODEL_KEYS):
     return {k: v for k, v in config["models"][name].items() if k in keys}
 
 
+def model_source_files(wildcards):
+    """The files preparing a model reads: replacing one prepares it again."""
+    return source_files(model_spec(config, wildcards.model))
+
+
 def external_inputs(resource):
     return [f"results/external/{i}" for i in external_ids(resource)]
 

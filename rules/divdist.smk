@@ -61,7 +61,7 @@ rule divdist_vectors:
         model="results/models/{model}/biasbench_model.json",
         contexts="results/studies/divdist/contexts.tsv",
     output:
-        "results/studies/divdist/vectors/{model}.npy",
+        "results/studies/divdist/vectors/{model}.npz",
     log:
         "results/logs/divdist_vectors/{model}.log",
     benchmark:
@@ -118,7 +118,7 @@ rule divdist_study:
         ],
         contexts="results/studies/divdist/contexts.tsv",
         vectors=lambda w: [
-            f"results/studies/divdist/vectors/{m}.npy"
+            f"results/studies/divdist/vectors/{m}.npz"
             for m in DIVDIST["contextual_models"]
         ],
         generated=lambda w: [

@@ -2,7 +2,7 @@ rule groundtruth_states:
     """The masked LM's frozen lower layers on every input of the ground-truth study: the same
     for each of its models, computed once for every job of the grid."""
     input:
-        model=lambda w: f"results/models/{config['groundtruth']['model']}/biasbench_model.json",
+        model=lambda w: PLAN.groundtruth_model_file(),
         occupations="resources/lists/schroeder2021_occupations.yaml",
         train="resources/templates/schroeder2021_train.yaml",
         test="resources/templates/schroeder2021_test.yaml",
@@ -33,7 +33,7 @@ rule groundtruth_models:
     """The ground-truth study's models of one mean male probability: every sigma and repeat,
     fine-tuned and measured on the frozen states of groundtruth_states."""
     input:
-        model=lambda w: f"results/models/{config['groundtruth']['model']}/biasbench_model.json",
+        model=lambda w: PLAN.groundtruth_model_file(),
         occupations="resources/lists/schroeder2021_occupations.yaml",
         train="resources/templates/schroeder2021_train.yaml",
         test="resources/templates/schroeder2021_test.yaml",
@@ -68,7 +68,7 @@ rule injected_scores:
     top layers put back into the masked LM): dozens of models of known bias for Figure 4.
     """
     input:
-        model=lambda w: f"results/models/{config['groundtruth']['model']}/biasbench_model.json",
+        model=lambda w: PLAN.groundtruth_model_file(),
         records="results/studies/groundtruth/mu{mu}.json",
         weights="results/studies/groundtruth/mu{mu}.safetensors",
         files=lambda w: [

@@ -1,5 +1,8 @@
 rule prepare_model:
-    """Once per model: dequantise GGUF to safetensors, cache static vectors as .npy."""
+    """Once per model: dequantise GGUF to safetensors, cache static vectors as .npy, and record
+    the digest of every file the model is loaded from."""
+    input:
+        model_source_files,
     output:
         "results/models/{model}/biasbench_model.json",
     log:

@@ -1,7 +1,6 @@
 """The DivDist study of Bommasani & Liang on a small constructed world: readers, the text
 source by hand, the validity protocol end to end, and the report's tables and figures."""
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +8,7 @@ import pandas as pd
 import pytest
 
 from biasbench.data import groups as gr
-from biasbench.io import read_tsv, write_text, write_tsv
+from biasbench.io import read_tsv, write_json, write_tsv
 from biasbench.reports import bommasani2022 as report
 from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
@@ -159,7 +158,7 @@ def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
     out = {name: tmp_path / name for name in ("bias.tsv", "validity.json")}
     write_tsv(out["bias.tsv"], bias)
     doc = {k: v.to_dict(orient="records") for k, v in validity.items()}
-    write_text(out["validity.json"], json.dumps(doc | {"probe_accuracy": accuracy}, default=float))
+    write_json(out["validity.json"], doc | {"probe_accuracy": accuracy}, default=float)
     inputs_ = [str(p) for p in out.values()]
     settings = ReportSettings(models={}, alpha=0.01, natural=None)
     for table in report.TABLES:
@@ -179,7 +178,7 @@ def test_the_claims_table_says_what_an_empty_study_lacks(tmp_path):
     columns = [*study.SETTING, "profession", "first_share", "divdist_uniform", "divdist_census"]
     write_tsv(tmp_path / "bias.tsv", pd.DataFrame(columns=columns))
     empty = {k: [] for k in ("face", "predictive", "mitigation", "amplification", "sensitivity")}
-    write_text(tmp_path / "validity.json", json.dumps(empty | {"probe_accuracy": {}}))
+    write_json(tmp_path / "validity.json", empty | {"probe_accuracy": {}})
     inputs = [str(tmp_path / "bias.tsv"), str(tmp_path / "validity.json")]
     settings = ReportSettings(models={}, alpha=0.01, natural=None)
     md = report.claims(inputs, settings)[1]

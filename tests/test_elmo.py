@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasbench.io import write_json
 from biasbench.models.elmo import pool, read_layers, single_token_stimuli, tokenize
 from biasbench.models.extract import read_embeddings, split_rows, write_embeddings
 
@@ -75,7 +76,9 @@ def test_pooling_as_the_paper():
 
 def test_the_adapter_on_a_stand_in_with_elmos_shapes(adapter, tmp_path):
     tokens, offsets = tokenize(["The nurse smiled.", "He is a nurse."])
-    (tmp_path / "t.json").write_text(__import__("json").dumps({"tokens": tokens}))
+    # sealed by biasbench and read by the adapter, sealed by the adapter and read by biasbench:
+    # the ELMo environment's copy of the seal agrees with biasbench.io's both ways
+    write_json(tmp_path / "t.json", {"tokens": tokens})
     sm = SimpleNamespace(
         input=[str(tmp_path / "t.json")],
         output=[str(tmp_path / "l.npz")],

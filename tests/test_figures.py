@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasbench.io import write_tsv
+from biasbench.io import write_npz, write_tsv
 from biasbench.reports.catalog import FIGURES
 from biasbench.reports.figures import save
 from biasbench.reports.husse2022 import figure1, figure2, figure3, figure4, figure5, method_table
@@ -103,15 +103,15 @@ def test_figure2_bars_are_the_share_of_targets_kept(tmp_path):
 def test_figure3_histograms_per_target_set(tmp_path):
     rng = np.random.default_rng(0)
     ceat, pceat = tmp_path / "a.samples.npz", tmp_path / "b.samples.npz"
-    np.savez(
+    write_npz(
         ceat,
-        **{
+        {
             "CEAT|names|word/mean|full": rng.normal(size=50),
             "CEAT|names|word/mean|reduced": rng.normal(size=50),
             "CEAT|names|sent/cls|full": rng.normal(size=50),  # not plotted
         },
     )
-    np.savez(pceat, **{"p-CEAT|names|causal|full": rng.normal(size=50)})
+    write_npz(pceat, {"p-CEAT|names|causal|full": rng.normal(size=50)})
     fig = figure3([str(ceat), str(pceat)], SETTINGS)
     labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
     assert labels == [["full (names)", "reduced (names)"], ["full (names)"]]

@@ -10,6 +10,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertForMaskedLM
 
+from biasbench.io import write_json
 from biasbench.reports import schroeder2021 as schroeder
 from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
@@ -163,9 +164,9 @@ def test_the_study_tables_and_figures_render_byte_stable(masked_lm, tmp_path):
     settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3, r2_threshold=-1.0)
     records, _ = gt.run_grid(masked_lm, data(), gt.grid([0.3, 0.7], [0.2], 2), settings)
     study = tmp_path / "mu.json"
-    study.write_text(json.dumps({"settings": {"representation": "alone"}, "models": records}))
+    write_json(study, {"settings": {"representation": "alone"}, "models": records})
     model = tmp_path / "biasbench_model.json"
-    model.write_text(json.dumps({"mlm_head": {"heldout_accuracy": 0.1}}))
+    write_json(model, {"mlm_head": {"heldout_accuracy": 0.1}})
     inputs = [str(ROOT / schroeder.PUBLISHED), str(model), str(study)]
     report = ReportSettings(models={}, alpha=0.01, natural=None)
     for table in schroeder.TABLES:

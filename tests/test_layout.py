@@ -19,6 +19,7 @@ ALLOWED = {
     "studies": {FOUNDATION, "data", "methods", "models", "scoring", "studies"},
     "reports": {FOUNDATION, "methods", "studies", "reports"},
     "plan": {FOUNDATION, "data", "models", "methods", "scoring", "plan"},
+    "jobs": {FOUNDATION, "data", "jobs"},  # where every workflow job begins
 }
 HEAVY = ("torch", "h5py", "transformers", "snakemake")
 

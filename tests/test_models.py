@@ -107,6 +107,11 @@ def test_a_local_model_directory_is_checked_where_it_is_configured(tmp_path):
     with pytest.raises(InputError, match="no config.json"):
         spec(tmp_path / "empty")
     where = tiny_bert(tmp_path / "m")
+    weights = where / "model.safetensors"
+    weights.rename(tmp_path / "weights")
+    with pytest.raises(InputError, match=r"no weights \(\*.safetensors or pytorch_model\*.bin"):
+        spec(where)
+    (tmp_path / "weights").rename(weights)
     for f in where.iterdir():
         if f.name.startswith(("tokenizer", "vocab", "special_tokens")):
             f.unlink()

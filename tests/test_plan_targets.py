@@ -173,11 +173,6 @@ def test_the_workflow_refuses_the_target_before_any_job(tmp_path, edit, target, 
     assert "Job stats" not in output  # no job was planned, none ran
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the ground-truth rules' `model=` input reads config['groundtruth']['model'] before "
-    "the planner sees the target (a TypeError); it is Plan.groundtruth_model_file()'s to name",
-)
 def test_a_target_of_a_study_not_configured(tmp_path):
     run = dry_run(tmp_path, without_study, "results/studies/groundtruth/frozen_states.safetensors")
     assert "the ground-truth study is not planned (groundtruth is null)" in run.stdout + run.stderr

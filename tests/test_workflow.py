@@ -5,12 +5,15 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 import zstandard
 
+from biasbench.io import read_tsv
 from biasbench.rows import COLUMNS
 
 from .conftest import ROOT
@@ -167,7 +170,7 @@ def workdir(tmp_path_factory):
 def test_outputs(workdir):
     for table in ("table3_seat", "table11_names_terms", "table13_encoding", "weat_static"):
         assert (workdir / f"results/tables/{table}.md").stat().st_size > 0
-    scores = pd.read_csv(workdir / "results/scores/all.tsv", sep="\t")
+    scores = read_tsv(workdir / "results/scores/all.tsv")
     null = scores[scores["model"] == "tiny-null"]
     assert {"s-SEAT", "w-SEAT", "SAME", "StereoSet SS"} <= set(null["method"])
     scores = scores[scores["model"] != "tiny-null"]
@@ -214,14 +217,14 @@ def test_outputs(workdir):
     assert list(scores.columns) == COLUMNS and scores["signature"].str.len().eq(12).all()
     pcet = scores[(scores["method"] == "p-CEAT") & (scores["test"] == "C6")]
     assert pcet.loc[pcet["descriptor"] == "terms", "effect_size"].notna().all()
-    sweep = pd.read_csv(workdir / "results/lpbs/tiny-bert/mini/C6.sweep.tsv", sep="\t")
+    sweep = read_tsv(workdir / "results/lpbs/tiny-bert/mini/C6.sweep.tsv")
     assert list(sweep["window"]) == [1, 4]
     for figure in ("figure1_scores", "figure2_vocabulary", "figure4_window"):
         assert (workdir / f"results/figures/{figure}.pdf").stat().st_size > 0
-    samples = pd.read_csv(workdir / "results/corpus/mini/any/samples.tsv", sep="\t")
+    samples = read_tsv(workdir / "results/corpus/mini/any/samples.tsv")
     assert not samples["sentence"].str.contains("matters. We").any()  # split into sentences
     assert (samples.groupby("stimulus").size() <= 4).all()  # per_stimulus
-    coverage = pd.read_csv(workdir / "results/corpus/mini/any/coverage.tsv", sep="\t")
+    coverage = read_tsv(workdir / "results/corpus/mini/any/coverage.tsv")
     assert (coverage["kept"] > 0).all() and (coverage["seen"] >= 6).all()
     assert "tiny-bert" in (workdir / "results/tables/table3_seat.md").read_text()
 
@@ -279,6 +282,180 @@ def test_same_config_gives_identical_bytes(workdir):
     assert run.returncode == 0, run.stderr[-3000:]
     changed = [str(p) for p, data in first.items() if p.read_bytes() != data]
     assert changed == []
+
+
+def _overwrite(path: Path) -> None:
+    data = path.read_bytes()
+    middle = len(data) // 2
+    patch = b"\xff" * 16 if data[middle : middle + 16] != b"\xff" * 16 else b"\0" * 16
+    path.write_bytes(data[:middle] + patch + data[middle + 16 :])
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _plausible(path: Path) -> None:
+    """A value edited to another plausible one: in text, the last digit (or letter) of the
+    body; in an embeddings file, one number of a dataset (its checksum attribute kept); in
+    other binary files, the lowest bit of a byte near the end (where their arrays lie)."""
+    data = path.read_bytes()
+    if path.suffix == ".h5":
+        import h5py
+
+        with h5py.File(path, "r+") as h5:
+            for group in h5.values():  # every descriptor's
+                group["word/mean"][0, 0] = group["word/mean"][0, 0] + 0.001
+        return
+    if path.suffix == ".npz":  # one number of an array, the stored seal kept
+        with np.load(path) as stored:
+            arrays = {k: stored[k] for k in stored.files}
+        name = next(k for k in sorted(arrays) if arrays[k].dtype.kind == "f")
+        arrays[name].flat[0] += 0.001
+        np.savez(path, **arrays)
+        return
+    if data.isascii():
+        sealed = data.rfind(b"# sha256 ")
+        body = data[:sealed] if sealed >= 0 else data
+        at = max(i for i in range(len(body)) if body[i : i + 1].isalnum())
+        old = data[at : at + 1]
+        new = (b"1" if old != b"1" else b"2") if old.isdigit() else old.swapcase()
+        path.write_bytes(data[:at] + new + data[at + 1 :])
+        return
+    at = len(data) - 9
+    path.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :])
+
+
+def _readers():
+    """One artifact of each kind the workflow writes or reads, with what its consumers read
+    it with: (glob under results/, reader of a copy)."""
+    from biasbench.data.pins import verify_inputs
+    from biasbench.io import load_tensors, read_json, read_npz, read_sealed
+    from biasbench.models.extract import read_embeddings
+    from biasbench.models.weights import check_weights
+
+    def model_weights(path):
+        check_weights(path.parent / "biasbench_model.json", path.parent)
+
+    return {
+        "pinned external file": ("external/*", lambda p: verify_inputs([p])),
+        "corpus sample": ("corpus/mini/any/samples.tsv", read_tsv),
+        "word set": ("wordsets/C6/terms.json", read_sealed),
+        "contexts": ("contexts/mini/any/C6/terms.tsv", read_tsv),
+        "embeddings": (
+            "embeddings/tiny-bert/templates/C6.h5",
+            lambda p: read_embeddings(p, "terms"),
+        ),
+        "score TSV": ("scores/tiny-bert/templates/C6.tsv", read_tsv),
+        "score samples": ("scores/tiny-bert/templates/C6.samples.npz", read_npz),
+        "all.tsv": ("scores/all.tsv", read_tsv),
+        "study table": ("studies/divdist/text/mini.tsv", read_tsv),
+        "study records": ("studies/groundtruth/mu0.50.json", read_json),
+        "safetensors": ("studies/groundtruth/mu0.50.safetensors", load_tensors),
+        "model provenance": ("models/tiny-null/biasbench_model.json", read_json),
+        "model weights": ("models/tiny-null/model.safetensors", model_weights),
+        "static vectors": ("models/glove-6b-50d/vectors.npy", model_weights),
+    }
+
+
+@pytest.mark.parametrize("damage", [_overwrite, _truncate, _plausible])
+def test_every_kind_of_artifact_damaged_is_an_error_naming_it(workdir, tmp_path, damage):
+    """Each artifact of a finished run, copied and damaged (bytes overwritten, cut short, a
+    value edited), is refused by the reader its consumers use, with the file's name."""
+    from biasbench.errors import InputError
+
+    checked = []
+    for kind, (pattern, read) in _readers().items():
+        found = sorted((workdir / "results").glob(pattern))
+        if not found and not MIRROR and kind in ("study table", "study records", "safetensors"):
+            continue  # stages that need the pinned upstream files
+        assert found, f"{kind}: nothing matches results/{pattern}"
+        original = found[0]
+        copy = tmp_path / damage.__name__ / original.relative_to(workdir)
+        if kind in ("model weights", "static vectors"):
+            shutil.copytree(original.parent, copy.parent, dirs_exist_ok=True)
+        else:
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(original, copy)
+        read(copy)  # undamaged: accepted
+        damage(copy)
+        with pytest.raises(InputError) as error:
+            os.chdir(tmp_path / damage.__name__)  # pinned files are known by results/external/
+            try:
+                read(copy.relative_to(tmp_path / damage.__name__))
+            finally:
+                os.chdir(ROOT)
+        assert str(copy.relative_to(tmp_path / damage.__name__)) in str(error.value), kind
+        checked.append(kind)
+    assert len(checked) >= 11
+
+
+def _results(workdir):
+    """Every result's bytes (tables, scores, records; benchmarks and logs hold timings and
+    messages, not results)."""
+    return {
+        p: p.read_bytes()
+        for p in (workdir / "results").glob("**/*")
+        if p.suffix in {".tsv", ".csv", ".md", ".html", ".json"}
+        and not {"benchmarks", "logs"} & set(p.parts)
+    }
+
+
+def test_a_damaged_file_stops_the_run_naming_it_and_the_repaired_run_is_unchanged(workdir):
+    """Through the workflow: each damage fails the job that reads the file, with one console
+    line naming it; nothing scores a damaged input; once repaired, every result is the same."""
+    before = _results(workdir)
+    cases = [("results/scores/all.tsv", _truncate, "no checksum line")]
+    if MIRROR:  # edited after its download: DivDist's census
+        cases.append(("results/external/garg_census_gender", _plausible, "it is pinned at"))
+    for rel, damage, message in cases:
+        path = workdir / rel
+        original, stat = path.read_bytes(), path.stat()
+        damage(path)
+        run = snakemake(workdir)
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert run.returncode != 0, rel
+        lines = [line for line in run.stderr.splitlines() if line.startswith("biasbench: ")]
+        assert lines and lines[0].startswith(f"biasbench: {rel}: ") and message in lines[0]
+    # the weights of a prepared model, damaged where no rule sees it: the next job that loads
+    # them refuses them
+    weights = workdir / "results/models/tiny-null/model.safetensors"
+    original, stat = weights.read_bytes(), weights.stat()
+    _plausible(weights)
+    run = snakemake(workdir, "--force", "results/embeddings/tiny-null/templates/C6.h5")
+    weights.write_bytes(original)
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert run.returncode != 0
+    assert f"biasbench: {weights.relative_to(workdir)}: sha256 " in run.stderr
+    run = snakemake(workdir)  # the repair: rebuilds every target the failures removed
+    assert run.returncode == 0, run.stderr[-3000:]
+    after = _results(workdir)
+    # (intermediates that a failed job removed and no target needs again stay absent)
+    assert [str(p) for p in after if after[p] != before.get(p)] == []
+    assert {p for p in before if "tables" in p.parts} <= set(after)
+
+
+def test_replaced_weights_of_a_local_model_rerun_exactly_its_jobs(workdir):
+    """A path: model's weights are an input of its preparation: replacing them reruns that
+    model's jobs and the comparisons over all models, no job of another model."""
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    model_dir = Path(config["models"]["tiny-bert"]["source"].removeprefix("path:"))
+    weights = model_dir / "model.safetensors"
+    original, stat = weights.read_bytes(), weights.stat()
+    _plausible(weights)  # other weights (one value's last bit)
+    try:
+        run = snakemake(workdir, "-n")
+    finally:
+        weights.write_bytes(original)
+        os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert run.returncode == 0, run.stderr[-3000:]
+    jobs = [line.strip() for line in run.stdout.splitlines() if "wildcards:" in line]
+    assert any("model=tiny-bert" in job for job in jobs)
+    assert "rule prepare_model:" in run.stdout
+    assert not [job for job in jobs if "model=glove-6b-50d" in job]
+    restored = snakemake(workdir, "-n")
+    assert "Nothing to be done" in restored.stdout + restored.stderr
 
 
 @pytest.mark.parametrize(

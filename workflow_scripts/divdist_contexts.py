@@ -1,11 +1,12 @@
 """Adapter: rule divdist_contexts -> biasbench.studies.bommasani2022.sample_study_contexts."""
 
 from biasbench.data.corpora import iter_corpus_parts
-from biasbench.io import log_to, write_tsv
+from biasbench.io import write_tsv
+from biasbench.jobs import start_job
 from biasbench.studies import bommasani2022 as study
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 data = study.load_data(*sm.input.data, year=sm.params.study["census_year"])
 contexts = sm.params.study["contexts"]
 frame = study.sample_study_contexts(

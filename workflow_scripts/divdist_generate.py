@@ -5,14 +5,15 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from biasbench.io import log_to, write_tsv
+from biasbench.io import write_tsv
+from biasbench.jobs import start_job
 from biasbench.models.generate import sample_texts
 from biasbench.models.load import load_language_model
 from biasbench.models.specs import ModelSpec
 from biasbench.stats import derived_seed
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)

@@ -3,15 +3,14 @@
 import json
 from pathlib import Path
 
-import numpy as np
-
-from biasbench.io import log_to, read_tsv, signature_of, write_text, write_tsv
+from biasbench.io import read_npz, read_tsv, signature_of, write_json, write_tsv
+from biasbench.jobs import start_job
 from biasbench.models.load import load_static
 from biasbench.models.specs import ModelSpec
 from biasbench.studies import bommasani2022 as study
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 settings = sm.params.study
 data = study.load_data(*sm.input.data, year=settings["census_year"])
 pairs = json.loads(Path(sm.input.definitional).read_text(encoding="utf-8"))
@@ -26,7 +25,7 @@ inputs = study.Inputs(
     data=data,
     text={Path(p).stem: read_tsv(p) for p in sm.input.text},
     contexts=read_tsv(sm.input.contexts),
-    vectors={Path(p).stem: np.load(p) for p in sm.input.vectors},
+    vectors={Path(p).stem: read_npz(p)["vectors"] for p in sm.input.vectors},
     generated={Path(p).stem: read_tsv(p)["text"].astype(str).tolist() for p in sm.input.generated},
     static=static,
     definitional=[tuple(p) for p in pairs],
@@ -39,7 +38,7 @@ write_tsv(sm.output.strengths, strengths)
 write_tsv(sm.output.bias, bias)
 doc = {name: frame.to_dict(orient="records") for name, frame in validity.items()}
 doc["probe_accuracy"] = accuracy
-write_text(sm.output.validity, json.dumps(doc, default=float) + "\n")
+write_json(sm.output.validity, doc, default=float)
 signature = signature_of(sm.input, f"census_year:{settings['census_year']}")
 write_tsv(
     sm.output.scores,

@@ -5,13 +5,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from biasbench.io import atomic_path, log_to, read_tsv
+from biasbench.io import read_tsv, write_npz
+from biasbench.jobs import start_job
 from biasbench.models.extract import encode_transformer
 from biasbench.models.load import load_transformer
 from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, is_decoder = load_transformer(spec, Path(sm.input.model).parent)
@@ -24,5 +25,4 @@ encoded = encode_transformer(
     **sm.params.extraction,
 )
 vectors = np.where(encoded["valid"][:, None], encoded["word/mean"], np.nan).astype(np.float32)
-with atomic_path(sm.output[0]) as tmp, open(tmp, "wb") as fh:
-    np.save(fh, vectors)
+write_npz(sm.output[0], {"vectors": vectors})

@@ -3,9 +3,12 @@
 Runs under envs/elmo.yaml (Python 3.7, AllenNLP 0.9.0, the version Husse & Spitz used), so it
 imports nothing of biasbench: token lists in (JSON), the three layers of every token out
 (npz: ``layers`` (tokens, 3, dim) float32 over all sentences in order, ``lengths`` per
-sentence). ``biasbench.models.elmo`` pools them into the HDF5 contract.
+sentence). ``biasbench.models.elmo`` pools them into the HDF5 contract. Both files are sealed
+as ``biasbench.io`` seals them (a last ``# sha256`` line; an ``__sha256__`` array), written
+out here because this environment cannot import it.
 """
 
+import hashlib
 import json
 import os
 import sys
@@ -42,12 +45,32 @@ def embedder_for(source):
     return ElmoEmbedder(options_file=options, weight_file=weights)
 
 
+def read_sealed_json(path):
+    with open(path, "rb") as fh:
+        data = fh.read()
+    start = data.rfind(b"\n", 0, len(data) - 1) + 1
+    body, last = data[:start], data[start:].strip()
+    if last != b"# sha256 " + hashlib.sha256(body).hexdigest().encode():
+        sys.exit(f"biasbench: {path} does not match its checksum; delete it and rerun")
+    return json.loads(body.decode("utf-8"))
+
+
+def seal(arrays):
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        part = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
+        part.update(array)
+        digest.update(f"{name}:{part.hexdigest()}".encode())
+    return np.array(digest.hexdigest())
+
+
 def main(sm):
-    with open(sm.input[0], encoding="utf-8") as fh:
-        tokens = json.load(fh)["tokens"]
+    tokens = read_sealed_json(sm.input[0])["tokens"]
     layers, lengths = embed(tokens, embedder_for(sm.params.source.partition(":")[2]))
+    arrays = {"layers": layers, "lengths": lengths}
     tmp = sm.output[0] + ".tmp.npz"
-    np.savez(tmp, layers=layers, lengths=lengths)
+    np.savez(tmp, __sha256__=seal(arrays), **arrays)
     os.replace(tmp, sm.output[0])
 
 

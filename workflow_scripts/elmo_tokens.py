@@ -1,15 +1,14 @@
 """Adapter: rule elmo_tokens -> biasbench.models.elmo.tokenize."""
 
-import json
-
 import pandas as pd
 
-from biasbench.io import log_to, read_tsv, write_text
+from biasbench.io import read_tsv, write_json
+from biasbench.jobs import start_job
 from biasbench.models.elmo import tokenize
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 contexts = pd.concat([read_tsv(p) for p in sm.input.contexts], ignore_index=True)
 sentences = list(dict.fromkeys(contexts["sentence"]))
 tokens, offsets = tokenize(sentences)
-write_text(sm.output[0], json.dumps({"sentences": sentences, "tokens": tokens, "offsets": offsets}))
+write_json(sm.output[0], {"sentences": sentences, "tokens": tokens, "offsets": offsets})

@@ -11,7 +11,8 @@ import pandas as pd
 
 from biasbench.data.contexts import check_contexts
 from biasbench.data.wordsets import check_distinct_after
-from biasbench.io import log_to, read_tsv
+from biasbench.io import read_json, read_tsv
+from biasbench.jobs import start_job
 from biasbench.models.extract import encode_static, encode_transformer, split_rows, write_embeddings
 from biasbench.models.load import (
     corpus_normaliser,
@@ -24,7 +25,7 @@ from biasbench.models.load import (
 from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 prepared = Path(sm.input.model).parent
 frames = {}
@@ -34,10 +35,11 @@ for descriptor, path in zip(sm.params.descriptors, sm.input.contexts, strict=Tru
         frames[descriptor], path, allow_empty=sm.wildcards.source not in ("templates", "words")
     )
 contexts = pd.concat(frames.values(), ignore_index=True)
-provenance = json.loads(Path(sm.input.model).read_text(encoding="utf-8"))
+provenance = read_json(sm.input.model)
 attrs = {
     "model": spec.name,
     "model_source": provenance["source"],
+    "weights_sha256": provenance["weights_sha256"],
     "revision": spec.revision or provenance.get("package_version") or "",
     "layer": spec.layer,
     "context_source": sm.wildcards.source,

@@ -1,18 +1,18 @@
 """Adapter: rule embed_elmo -> biasbench.models.elmo.pool + biasbench.models.extract."""
 
 import json
-from pathlib import Path
 
 import pandas as pd
 
 from biasbench.data.contexts import check_contexts
-from biasbench.io import log_to, read_tsv
+from biasbench.io import read_json, read_tsv
+from biasbench.jobs import start_job
 from biasbench.models.elmo import pool, read_layers, single_token_stimuli
 from biasbench.models.extract import split_rows, write_embeddings
 from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 frames = {}
 for descriptor, path in zip(sm.params.descriptors, sm.input.contexts, strict=True):
@@ -21,10 +21,10 @@ for descriptor, path in zip(sm.params.descriptors, sm.input.contexts, strict=Tru
         frames[descriptor], path, allow_empty=sm.wildcards.source not in ("templates", "words")
     )
 contexts = pd.concat(frames.values(), ignore_index=True)
-tokens = json.loads(Path(sm.input.tokens).read_text(encoding="utf-8"))
+tokens = read_json(sm.input.tokens)
 layers = read_layers(sm.input.layers)
 arrays = pool(contexts, tokens["sentences"], tokens["offsets"], layers, spec.layer)
-provenance = json.loads(Path(sm.input.model).read_text(encoding="utf-8"))
+provenance = read_json(sm.input.model)
 attrs = {
     "model": spec.name,
     "model_source": provenance["source"],

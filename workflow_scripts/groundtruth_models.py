@@ -1,16 +1,15 @@
 """Adapter: rule groundtruth_models -> biasbench.studies.groundtruth."""
 
-import json
 from pathlib import Path
 
 import torch
-from safetensors.torch import save_file
 
-from biasbench.io import atomic_path, log_to, write_text
+from biasbench.io import save_tensors, write_json
+from biasbench.jobs import start_job
 from biasbench.studies.groundtruth import StudySettings, grid, load_states, read_data, run_grid
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 i = sm.input
 study = sm.params.study
@@ -30,6 +29,5 @@ records, weights = run_grid(
     settings,
     load_states(i.states),
 )
-with atomic_path(sm.output.weights) as tmp:
-    save_file({k: v.contiguous() for k, v in weights.items()}, str(tmp))
-write_text(sm.output.records, json.dumps({"settings": study, "models": records}) + "\n")
+save_tensors(sm.output.weights, weights)
+write_json(sm.output.records, {"settings": study, "models": records})

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import torch
 
-from biasbench.io import log_to
+from biasbench.jobs import start_job
 from biasbench.studies.groundtruth import load_study_lm, read_data, save_states, study_states
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 i = sm.input
 data = read_data(i.occupations, i.train, i.test, i.pairs, i.professions)

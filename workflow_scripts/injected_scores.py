@@ -2,30 +2,26 @@
 scorers, for every study model of one mean (the frozen lower layers computed once for all, each
 data set read and sampled once for all)."""
 
-import json
 from pathlib import Path
 
 import pandas as pd
 import torch
-from safetensors.torch import load_file
 from tqdm.auto import tqdm
-from transformers import AutoTokenizer, BertForMaskedLM
 
 from biasbench.data.datasets import dataset_items
-from biasbench.io import log_to, signature_of, write_tsv
+from biasbench.io import load_tensors, read_json, signature_of, write_tsv
+from biasbench.jobs import start_job
 from biasbench.models.logprobs import Engine
 from biasbench.scoring.datasets import SCORERS
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.studies.groundtruth import study_models
+from biasbench.studies.groundtruth import load_study_lm, study_models
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
-where = str(Path(sm.input.model).parent)
-base = BertForMaskedLM.from_pretrained(where, dtype="float32").eval()
-tokenizer = AutoTokenizer.from_pretrained(where)
-weights = load_file(sm.input.weights)
-records = json.loads(Path(sm.input.records).read_text(encoding="utf-8"))["models"]
+base, tokenizer = load_study_lm(str(Path(sm.input.model).parent))
+weights = load_tensors(sm.input.weights)
+records = read_json(sm.input.records)["models"]
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
 signature = signature_of(
     [sm.input.weights, *sm.input.files, sm.input.model],

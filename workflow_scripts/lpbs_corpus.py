@@ -7,7 +7,8 @@ import torch
 
 from biasbench.data.sampling import pair_list
 from biasbench.data.wordsets import check_distinct_after, read_wordset_files
-from biasbench.io import log_to, read_tsv, signature_of, write_npz, write_tsv
+from biasbench.io import read_tsv, signature_of, write_npz, write_tsv
+from biasbench.jobs import start_job
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -20,7 +21,7 @@ from biasbench.scoring.corpus import probability_ceat_rows
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 lpbs = sm.params.lpbs
 wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}

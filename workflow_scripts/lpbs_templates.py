@@ -7,7 +7,8 @@ import torch
 
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
-from biasbench.io import log_to, signature_of, write_tsv
+from biasbench.io import read_sealed, signature_of, write_tsv
+from biasbench.jobs import start_job
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -20,7 +21,7 @@ from biasbench.scoring.settings import ScoreSettings
 from biasbench.scoring.templates import lpbs_rows
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)
@@ -38,7 +39,7 @@ frame = lpbs_rows(
     log_probs,
     tokenizer_vocabulary_test(tokenizer),
     wordsets,
-    LpbsSpec.from_json(Path(sm.input.spec).read_text(encoding="utf-8")),
+    LpbsSpec.from_json(read_sealed(sm.input.spec)),
     load_double_templates(sm.input.templates, lambda i: Path("results/external") / i),
     model=spec.name,
     encoding="mlm" if masked else "causal",

@@ -10,11 +10,12 @@ from biasbench.data.contexts import (
 )
 from biasbench.data.templates import load_templates
 from biasbench.data.wordsets import WordSet
-from biasbench.io import log_to, read_tsv, write_tsv
+from biasbench.io import read_sealed, read_tsv, write_tsv
+from biasbench.jobs import start_job
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
-wordset = WordSet.from_json(Path(sm.input.wordset).read_text(encoding="utf-8"))
+start_job(sm)
+wordset = WordSet.from_json(read_sealed(sm.input.wordset))
 if sm.rule == "word_contexts":
     frame = word_contexts(wordset)
 elif sm.rule == "corpus_contexts":

@@ -1,12 +1,12 @@
 """Adapter: rule figure -> biasbench.reports (the figure's paper module draws it)."""
 
-from biasbench.io import log_to
+from biasbench.jobs import start_job
 from biasbench.reports.catalog import FIGURES
 from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 figure = FIGURES[sm.wildcards.figure]
 save(
     figure.draw(list(sm.input), ReportSettings(**sm.params.settings)), sm.output.png, sm.output.pdf

@@ -1,12 +1,13 @@
 """Adapter: rule table -> biasbench.reports (the table's paper module builds it)."""
 
-from biasbench.io import log_to, write_text
+from biasbench.io import write_text
+from biasbench.jobs import start_job
 from biasbench.reports.catalog import TABLES
 from biasbench.reports.tables import ReportSettings
 from biasbench.reports.targets import render_table
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 table = TABLES[sm.wildcards.table]
 csv, md, html = render_table(table, list(sm.input), ReportSettings(**sm.params.settings))
 write_text(sm.output.csv, csv)

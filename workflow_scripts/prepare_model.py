@@ -4,12 +4,12 @@ from pathlib import Path
 
 import torch
 
-from biasbench.io import log_to
+from biasbench.jobs import start_job
 from biasbench.models.prepare import prepare_model
 from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 prepare_model(spec, Path(sm.output[0]).parent)

@@ -3,11 +3,12 @@
 from pathlib import Path
 
 from biasbench.data.wordsets import load_wordset
-from biasbench.io import log_to, write_text
+from biasbench.io import write_sealed
+from biasbench.jobs import start_job
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 wordset = load_wordset(
     sm.input.yaml, sm.wildcards.descriptor, lambda i: Path("results/external") / i
 )
-write_text(sm.output[0], wordset.to_json() + "\n")
+write_sealed(sm.output[0], wordset.to_json() + "\n")

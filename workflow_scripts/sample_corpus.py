@@ -3,10 +3,11 @@
 from biasbench.data.corpora import iter_corpus_parts
 from biasbench.data.sampling import coverage, sample_contexts
 from biasbench.data.wordsets import read_wordset_files
-from biasbench.io import log_to, write_tsv
+from biasbench.io import write_tsv
+from biasbench.jobs import start_job
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 wordsets = read_wordset_files(sm.input.wordsets)
 stimuli = [s for ws in wordsets for words in ws.sets.values() for s in words]
 documents = iter_corpus_parts(sm.params.parts)

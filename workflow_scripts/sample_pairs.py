@@ -3,10 +3,11 @@
 from biasbench.data.corpora import iter_corpus_parts
 from biasbench.data.sampling import pair_list, sample_pairs
 from biasbench.data.wordsets import read_wordset_files
-from biasbench.io import log_to, write_tsv
+from biasbench.io import write_tsv
+from biasbench.jobs import start_job
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 wordsets = read_wordset_files(sm.input.wordsets)
 lpbs = sm.params.lpbs
 pairs = sample_pairs(

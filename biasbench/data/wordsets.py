@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from biasbench.errors import InputError
+from biasbench.io import read_sealed
 
 ROLES = ("X", "Y", "A", "B")  # the roles of a WEAT-style test, which every word set has
 TARGET_KINDS = ("thing", "person")
@@ -159,7 +160,7 @@ class WordSet:
 
 def read_wordset_files(paths: list[str]) -> list[WordSet]:
     """Resolved word sets: the JSON files the ``wordset`` rule writes."""
-    return [WordSet.from_json(Path(p).read_text(encoding="utf-8")) for p in paths]
+    return [WordSet.from_json(read_sealed(p)) for p in paths]
 
 
 def descriptors(path: str | os.PathLike) -> list[str]:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench.encodings import WORD_ENCODINGS
+from biasbench.io import read_npz
 
 ELMO_TOKEN = re.compile(r"\w+(?:[-']\w+)*|[^\w\s]")
 LAYERS, DIM = 3, 1024
@@ -70,8 +71,8 @@ def pool(
 def read_layers(path) -> list[np.ndarray]:
     """The per-sentence (3, tokens, dim) layers the ELMo environment wrote
     (``workflow_scripts/elmo_layers.py``: all tokens in order, and each sentence's length)."""
-    with np.load(path) as data:
-        flat, lengths = data["layers"], data["lengths"]
+    data = read_npz(path)
+    flat, lengths = data["layers"], data["lengths"]
     if flat.ndim != 3 or flat.shape[1] != LAYERS or int(lengths.sum()) != len(flat):
         raise ValueError(f"{path}: not ELMo layers ({flat.shape}, {int(lengths.sum())} tokens)")
     return [a.transpose(1, 0, 2) for a in np.split(flat, np.cumsum(lengths)[:-1])]

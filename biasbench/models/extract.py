@@ -23,7 +23,7 @@ import pandas as pd
 from biasbench import __version__
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.errors import InputError
-from biasbench.io import atomic_path
+from biasbench.io import array_checksum, atomic_path
 from biasbench.models.load import StaticVectors
 
 
@@ -181,14 +181,6 @@ def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, n
     return {"word/mean": out, "valid": valid}
 
 
-def array_checksum(data: np.ndarray) -> str:
-    """sha256 of an array's dtype, shape and bytes: what a dataset must still hold on reading."""
-    data = np.ascontiguousarray(data)
-    digest = hashlib.sha256(f"{data.dtype.str}{data.shape}".encode())
-    digest.update(data)  # its buffer: a tobytes() copy took as long as the hashing
-    return digest.hexdigest()
-
-
 def write_embeddings(
     path: str | os.PathLike,
     parts: dict[str, tuple[pd.DataFrame, dict[str, np.ndarray]]],
@@ -212,7 +204,8 @@ def read_embeddings(
     path: str | os.PathLike, descriptor: str
 ) -> tuple[dict[str, np.ndarray], dict[str, Any], str]:
     """The datasets of one descriptor's group (``word/mean``, ``valid``, ...), the file's
-    attributes, and a checksum over the group's datasets (for score signatures). Every
+    attributes, and a checksum over the group's datasets and the model's files (for score
+    signatures). Every
     dataset is checked against the checksum stored when it was written: a corrupted or
     truncated file is an error that says to delete it, never a silently different score."""
     arrays: dict[str, np.ndarray] = {}
@@ -234,6 +227,7 @@ def read_embeddings(
                 arrays[name] = data
                 sums.update(stored.encode())
             attrs = dict(h5.attrs)
+            sums.update(str(attrs.get("weights_sha256", "")).encode())  # the model's files
     except (OSError, KeyError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise

@@ -11,8 +11,9 @@ import numpy as np
 
 from biasbench.errors import InputError
 from biasbench.models.logprobs.common import check_output_head
-from biasbench.models.prepare import package_file
+from biasbench.models.prepare import PROVENANCE, weights_directory
 from biasbench.models.specs import ModelSpec
+from biasbench.models.weights import check_weights
 
 
 @dataclass
@@ -35,6 +36,7 @@ class StaticVectors:
 
 
 def load_static(prepared: Path, spec: ModelSpec) -> StaticVectors:
+    check_weights(prepared / PROVENANCE, prepared)
     words = (prepared / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
     index: dict[str, int] = {}
     for i, w in enumerate(words):
@@ -43,12 +45,11 @@ def load_static(prepared: Path, spec: ModelSpec) -> StaticVectors:
 
 
 def transformer_location(spec: ModelSpec, prepared: Path) -> str:
-    """What to hand ``from_pretrained``: the prepared directory, a package dir, or an id."""
-    if spec.scheme in ("gguf-pkg", "gguf-asm", "mlm-head", "random"):
-        return str(prepared)
-    if spec.scheme == "pkg":
-        return str(package_file(spec.location)[0])
-    return spec.location
+    """What to hand ``from_pretrained`` (the prepared directory, a package's or the user's
+    directory, a hub snapshot), once its files match the digests recorded in preparing it."""
+    where = weights_directory(spec, prepared)
+    check_weights(prepared / PROVENANCE, where)
+    return str(where)
 
 
 def hub_options(spec: ModelSpec) -> dict:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from biasbench.errors import InputError
-from biasbench.io import atomic_path, write_text
+from biasbench.io import atomic_path, write_json, write_text
 from biasbench.models.specs import ModelSpec
+from biasbench.models.weights import MODEL_FILES, model_files, weights_record
 
 PROVENANCE = "biasbench_model.json"
 
@@ -120,5 +120,47 @@ def prepare_model(spec: ModelSpec, out: str | os.PathLike) -> Path:
         info["weights"] = "GGUF dequantised to float32 safetensors"
     elif spec.scheme == "pkg":
         info["package_version"] = package_file(spec.location)[1]
-    write_text(out / PROVENANCE, json.dumps(info, indent=1, sort_keys=True) + "\n")
+    write_provenance(out, info, weights_directory(spec, out, download=True))
     return out
+
+
+def write_provenance(out: Path, info: dict[str, Any], weights: Path | None) -> None:
+    """The model's provenance file, written last, with the digests of the files it is loaded
+    from (``weights``; None where none are known, as for ELMo)."""
+    if weights is not None:
+        info = info | weights_record(weights, skip=PROVENANCE)
+    write_json(out / PROVENANCE, info, indent=1, sort_keys=True)
+
+
+def weights_directory(spec: ModelSpec, prepared: Path, download: bool = False) -> Path | None:
+    """Where a model's files are read from: the prepared directory, the package's or the
+    user's directory, or a hub snapshot (fetched when ``download``, else only from the cache)."""
+    if spec.kind == "elmo":
+        return None
+    if spec.scheme == "pkg":
+        return package_file(spec.location)[0]
+    if spec.scheme == "path":
+        return Path(spec.location)
+    if spec.scheme == "hf":
+        from huggingface_hub import snapshot_download
+
+        return Path(
+            snapshot_download(
+                spec.location,
+                revision=spec.revision,
+                allow_patterns=[p for p in MODEL_FILES if p != "*.bin"],  # safetensors only
+                local_files_only=not download,
+            )
+        )
+    return prepared
+
+
+def source_files(spec: ModelSpec) -> list[str]:
+    """The files preparing a model reads (Snakemake inputs: replacing one prepares it again)."""
+    if spec.scheme in ("pkg", "path"):
+        return [str(p) for p in model_files(weights_directory(spec, Path()))]
+    if spec.scheme in ("gguf-pkg", "w2v-pkg"):
+        return [str(package_file(spec.location)[0])]
+    if spec.scheme == "glove-pkg":
+        return [str(p) for p in sorted(package_file(spec.location + "/data")[0].glob("*"))]
+    return []

@@ -98,6 +98,11 @@ def check_local_model(name: str, location: str) -> None:
         raise InputError(f"{field}: no such directory")
     if not (where / "config.json").is_file():
         raise InputError(f"{field}: no config.json (save the model with save_pretrained)")
+    if not any(where.glob("*.safetensors")) and not any(where.glob("pytorch_model*.bin")):
+        raise InputError(
+            f"{field}: no weights (*.safetensors or pytorch_model*.bin; save the model with "
+            "save_pretrained)"
+        )
     if not any((where / f).is_file() for f in TOKENIZER_FILES):
         raise InputError(
             f"{field}: no tokenizer files ({', '.join(TOKENIZER_FILES[:3])}, ...): save the "

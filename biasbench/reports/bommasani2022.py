@@ -4,13 +4,12 @@ amplification) on DivDist and the prior measures."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from biasbench.io import read_tsv
+from biasbench.io import read_json, read_tsv
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table, study_table
 from biasbench.reports.targets import FigureTarget, Table
@@ -32,7 +31,7 @@ def _load(inputs: list[str]):
     by_name = {Path(p).name: p for p in inputs}
     if "validity.json" not in by_name:
         return None, None
-    validity = json.loads(Path(by_name["validity.json"]).read_text(encoding="utf-8"))
+    validity = read_json(by_name["validity.json"])
     return validity, read_tsv(by_name["bias.tsv"])
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from biasbench.io import read_tsv
+from biasbench.io import read_json, read_tsv
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import FigureTarget, Table
@@ -122,9 +122,7 @@ def measures(inputs, settings):
         values="cell",
         aggfunc="first",
     ).reset_index()
-    coverage = [
-        json.loads(Path(p).read_text(encoding="utf-8")) for p in inputs if p.endswith(".json")
-    ]
+    coverage = [read_json(p) for p in inputs if p.endswith(".json")]
     sampled = sorted(
         {f"{c['dataset']} {c['scored']} of {c['items']}" for c in coverage if c["limit"]}
     )

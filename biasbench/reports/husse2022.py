@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from biasbench.io import read_npz
 from biasbench.methods.registry import get
 from biasbench.reports.figures import no_data, pyplot, read_scores
 from biasbench.reports.tables import (
@@ -382,16 +383,16 @@ def figure3(inputs: list[str], settings: ReportSettings) -> Figure:
     plt = pyplot()
     panels: dict[str, dict[str, np.ndarray]] = {CEAT: {}, P_CEAT: {}}
     for path in inputs:
-        with np.load(path) as data:
-            for key in data.files:
-                method, descriptor, encoding, variant = key.split("|")
-                if method not in panels or (method == CEAT and encoding != "word/mean"):
-                    continue
-                if descriptor not in ("names", "simplified"):
-                    continue
-                name = "simplified" if descriptor == "simplified" else f"{variant} ({descriptor})"
-                if descriptor != "simplified" or variant == "full":
-                    panels[method][name] = data[key]
+        data = read_npz(path)
+        for key in data:
+            method, descriptor, encoding, variant = key.split("|")
+            if method not in panels or (method == CEAT and encoding != "word/mean"):
+                continue
+            if descriptor not in ("names", "simplified"):
+                continue
+            name = "simplified" if descriptor == "simplified" else f"{variant} ({descriptor})"
+            if descriptor != "simplified" or variant == "full":
+                panels[method][name] = data[key]
     fig, axes = plt.subplots(2, 1, figsize=(8, 6.5))
     titles = {CEAT: "CEAT (cosine)", P_CEAT: "p-CEAT (LPBS probability)"}
     for ax, (method, curves) in zip(axes, panels.items(), strict=True):

@@ -3,13 +3,13 @@ each declared with the files it reads."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import yaml
 
+from biasbench.io import read_json
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import ReportSettings, finish, plain_table, study_table
 from biasbench.reports.targets import FigureTarget, Table
@@ -142,8 +142,8 @@ def _records(inputs: list[str]) -> tuple[dict, dict, list[dict], str]:
     published = yaml.safe_load(Path(inputs[0]).read_text(encoding="utf-8"))
     if len(inputs) == 1:
         return published, {}, [], "alone"
-    model = json.loads(Path(inputs[1]).read_text(encoding="utf-8"))
-    files = [json.loads(Path(p).read_text(encoding="utf-8")) for p in inputs[2:]]
+    model = read_json(inputs[1])
+    files = [read_json(p) for p in inputs[2:]]
     records = [r for f in files for r in f["models"]]
     return published, model, records, files[0]["settings"]["representation"]
 

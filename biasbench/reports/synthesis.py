@@ -4,13 +4,10 @@ validity league table), from the scores of all four papers."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from biasbench.io import read_tsv
+from biasbench.io import read_json, read_tsv
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Table
@@ -203,7 +200,7 @@ def league(inputs, settings) -> pd.DataFrame:
     out = out.merge(truth_frame, on="method", how="left")
     census = [p for p in inputs if p.endswith("validity.json")]
     if census:
-        pred = pd.DataFrame(json.loads(Path(census[0]).read_text(encoding="utf-8"))["predictive"])
+        pred = pd.DataFrame(read_json(census[0])["predictive"])
         pred = pred[pred["against"] == "unsigned"]
         per = pred.groupby("measure")["spearman"].mean().rename("census_spearman")
         out = out.merge(per, left_on="method", right_index=True, how="left")
@@ -221,8 +218,9 @@ def league(inputs, settings) -> pd.DataFrame:
         share[["method", "significant_null", "significant_real"]], on="method", how="left"
     )
     costs = [p for p in inputs if p.endswith("method_costs.tsv")]
-    if costs:
-        out = out.merge(read_tsv(costs[0])[["method", "seconds"]], on="method", how="left")
+    if costs:  # a committed benchmark table (benchmarks/), not a workflow output
+        timed = pd.read_csv(costs[0], sep="\t")[["method", "seconds"]]
+        out = out.merge(timed, on="method", how="left")
         out = out.rename(columns={"seconds": "statistic_seconds"})
     out["cells"] = out["method"].map(real.groupby("method").size()).fillna(0).astype(int)
     return out

@@ -420,8 +420,16 @@ STATE_PARTS = ("train", "test", "words")
 
 
 def load_study_lm(model_dir: str):
-    """(masked LM, tokenizer) of the study, in evaluation mode."""
+    """(masked LM, tokenizer) of the study, in evaluation mode; a prepared model's files are
+    checked against its provenance first."""
+    from pathlib import Path
+
     from transformers import AutoTokenizer, BertForMaskedLM
+
+    from biasbench.models.prepare import PROVENANCE
+    from biasbench.models.weights import check_weights
+
+    check_weights(Path(model_dir) / PROVENANCE, model_dir)
 
     model = BertForMaskedLM.from_pretrained(model_dir, dtype="float32").eval()
     return model, AutoTokenizer.from_pretrained(model_dir)
@@ -440,40 +448,25 @@ def study_states(model, tokenizer, data: StudyData, trainable: int) -> dict[str,
 
 
 def save_states(path, states: dict[str, FrozenStates]) -> None:
-    """Frozen states to safetensors, with the sha256 of every tensor (checked on reading)."""
-    from safetensors.torch import save_file
+    """Frozen states to safetensors, sealed (checked on reading)."""
+    from biasbench.io import save_tensors
 
-    from biasbench.io import atomic_path
-    from biasbench.models.extract import array_checksum
-
-    tensors = {
-        f"{part}.{name}": getattr(frozen, name).contiguous()
-        for part, frozen in states.items()
-        for name in ("states", "attention", "slot")
-    }
-    sums = {k: array_checksum(t.numpy()) for k, t in tensors.items()}
-    with atomic_path(path) as tmp:
-        save_file(tensors, str(tmp), metadata=sums)
+    save_tensors(
+        path,
+        {
+            f"{part}.{name}": getattr(frozen, name)
+            for part, frozen in states.items()
+            for name in ("states", "attention", "slot")
+        },
+    )
 
 
 def load_states(path) -> dict[str, FrozenStates]:
-    """What :func:`save_states` wrote; a tensor that no longer matches its checksum (or an
-    unreadable file) is an error naming the file, never a study on corrupted states."""
-    from safetensors import safe_open
+    """What :func:`save_states` wrote; a file that no longer matches its seal (or an
+    unreadable one) is an error naming the file, never a study on corrupted states."""
+    from biasbench.io import load_tensors
 
-    from biasbench.errors import InputError
-    from biasbench.models.extract import array_checksum
-
-    fix = f"delete {path} and rerun (the workflow rebuilds it)"
-    try:
-        with safe_open(str(path), framework="pt") as f:
-            sums = f.metadata() or {}
-            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
-    except Exception as exc:  # safetensors raises its own error types
-        raise InputError(f"{path}: unreadable frozen states ({exc}); {fix}") from exc
-    for key, tensor in tensors.items():
-        if sums.get(key) != array_checksum(tensor.numpy()):
-            raise InputError(f"{path}: {key} does not match its checksum; {fix}")
+    tensors = load_tensors(path)
     return {
         part: FrozenStates(*(tensors[f"{part}.{n}"] for n in ("states", "attention", "slot")))
         for part in STATE_PARTS
