@@ -2,6 +2,7 @@
 (run after a deliberate package update, then review the diff; every job checks these digests).
 """
 
+import os
 from pathlib import Path
 
 import yaml
@@ -17,6 +18,7 @@ HEADER = """\
 # written by scripts/pin_package_files.py after a deliberate package update.
 """
 
+os.chdir(ROOT)  # the configuration's paths are relative to the workflow directory
 config = validate_config(read_schema(ROOT / "config.yaml"))
 pins = pins_of(package_files(make_plan(config, ROOT)))
 out = ROOT / "resources" / "package_files.yaml"
