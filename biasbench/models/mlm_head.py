@@ -1,5 +1,5 @@
 """An offline masked LM: a pretrained encoder without its masked-LM head (all-MiniLM-L6-v2 ships
-none) given a BERT-style head trained here, the encoder frozen.
+none) given a BERT-style head trained here, the encoder frozen or its top layers trained too.
 
 The head is BERT's: a dense layer with GELU and LayerNorm (the "transform"), then a decoder to
 the vocabulary with a bias. The encoder's last hidden states at masked positions are computed
@@ -31,6 +31,8 @@ class HeadSettings:
     batch: int = 256
     max_length: int = 64
     tied_decoder: bool = False  # the decoder is the frozen word embeddings (only the rest learns)
+    trainable_layers: int = 0  # top encoder layers trained with the head (0: encoder frozen)
+    encoder_learning_rate: float = 1e-4
     seed: int = 0
 
 
@@ -56,16 +58,65 @@ def masked_positions(tokenizer, texts: list[str], settings: HeadSettings, seed: 
 
 
 def cached_states(encoder, tokenizer, texts, settings: HeadSettings, seed: int):
-    """(last hidden states at the masked positions, the original token ids) of ``texts``."""
+    """The frozen encoder's last hidden states at the masked positions of ``texts``."""
     import torch
 
-    states, labels = [], []
+    states = []
     with torch.inference_mode():
-        for ids, attention, chosen, original in masked_positions(tokenizer, texts, settings, seed):
+        for ids, attention, chosen, _original in masked_positions(tokenizer, texts, settings, seed):
             hidden = encoder(input_ids=ids, attention_mask=attention).last_hidden_state
             states.append(hidden[chosen].clone())
-            labels.append(original[chosen].clone())
-    return torch.cat(states), torch.cat(labels)
+    return torch.cat(states)
+
+
+def masked_labels(tokenizer, texts, settings: HeadSettings, offset: int):
+    """The original ids of the tokens masked with seed ``settings.seed + offset``, in order."""
+    import torch
+
+    batches = masked_positions(tokenizer, texts, settings, settings.seed + offset)
+    return torch.cat([original[chosen] for _ids, _attention, chosen, original in batches])
+
+
+def train_top_layers(model, tokenizer, train, held, settings: HeadSettings):
+    """Train the top ``settings.trainable_layers`` encoder layers and the head on masked
+    sentences (a forward and backward pass per batch); (loss per epoch, held-out accuracy)."""
+    import torch
+    from tqdm.auto import tqdm
+
+    layers = model.bert.encoder.layer[len(model.bert.encoder.layer) - settings.trainable_layers :]
+    for p in layers.parameters():
+        p.requires_grad_(True)
+    optimiser = torch.optim.Adam(
+        [
+            {"params": list(layers.parameters()), "lr": settings.encoder_learning_rate},
+            {"params": [p for p in model.cls.parameters() if p.requires_grad]},
+        ],
+        lr=settings.learning_rate,
+    )
+    losses = []
+    model.train()
+    for epoch in tqdm(range(settings.epochs), desc=f"MLM head and top {len(layers)} layers"):
+        total = count = 0
+        for ids, attention, chosen, original in masked_positions(
+            tokenizer, train, settings, settings.seed + 10 + epoch
+        ):
+            labels = original.masked_fill(~chosen, -100)
+            loss = model(input_ids=ids, attention_mask=attention, labels=labels).loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            total, count = total + float(loss.detach()) * len(ids), count + len(ids)
+        losses.append(total / count)
+    model.eval()
+    right = masked = 0
+    with torch.inference_mode():
+        for ids, attention, chosen, original in masked_positions(
+            tokenizer, held, settings, settings.seed + 2
+        ):
+            logits = model(input_ids=ids, attention_mask=attention).logits
+            right += int((logits[chosen].argmax(-1) == original[chosen]).sum())
+            masked += int(chosen.sum())
+    return losses, right / masked
 
 
 def accuracy(head, states, labels) -> float:
@@ -78,6 +129,31 @@ def accuracy(head, states, labels) -> float:
     return float((predicted == labels).float().mean())
 
 
+def train_head(head, x_train, y_train, settings: HeadSettings) -> list[float]:
+    """The head alone on the frozen encoder's cached states at the masked tokens; the loss
+    per epoch."""
+    import torch
+    from tqdm.auto import tqdm
+
+    optimiser = torch.optim.Adam(
+        [p for p in head.parameters() if p.requires_grad], lr=settings.learning_rate
+    )
+    generator = torch.Generator().manual_seed(settings.seed)
+    losses = []
+    for _ in tqdm(range(settings.epochs), desc="MLM head"):
+        order = torch.randperm(len(x_train), generator=generator)
+        total = 0.0
+        for start in range(0, len(order), settings.batch):
+            batch = order[start : start + settings.batch]
+            loss = torch.nn.functional.cross_entropy(head(x_train[batch]), y_train[batch])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            total += float(loss.detach()) * len(batch)
+        losses.append(total / len(order))
+    return losses
+
+
 def train_mlm_head(
     base: str, sentences: list[str], out: str | Path, settings: HeadSettings
 ) -> dict[str, Any]:
@@ -85,7 +161,6 @@ def train_mlm_head(
     save the masked LM to ``out`` and return its report: held-out masked-token accuracy, and
     the accuracy of always predicting the most frequent training token (the unigram baseline)."""
     import torch
-    from tqdm.auto import tqdm
     from transformers import AutoModel, AutoTokenizer, BertForMaskedLM
 
     torch.manual_seed(settings.seed)
@@ -110,31 +185,23 @@ def train_mlm_head(
         head.bias.zero_()
     for p in model.bert.parameters():
         p.requires_grad_(False)
-    x_train, y_train = cached_states(model.bert, tokenizer, train, settings, settings.seed + 1)
-    x_held, y_held = cached_states(model.bert, tokenizer, held, settings, settings.seed + 2)
-    optimiser = torch.optim.Adam(
-        [p for p in head.parameters() if p.requires_grad], lr=settings.learning_rate
-    )
-    generator = torch.Generator().manual_seed(settings.seed)
-    losses = []
-    for _ in tqdm(range(settings.epochs), desc="MLM head"):
-        order = torch.randperm(len(x_train), generator=generator)
-        total = 0.0
-        for start in range(0, len(order), settings.batch):
-            batch = order[start : start + settings.batch]
-            loss = torch.nn.functional.cross_entropy(head(x_train[batch]), y_train[batch])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            total += float(loss.detach()) * len(batch)
-        losses.append(total / len(order))
+    model.eval()  # no dropout in the frozen encoder's states (a new module starts in training)
+    y_train = masked_labels(tokenizer, train, settings, 1)
+    y_held = masked_labels(tokenizer, held, settings, 2)
+    if settings.trainable_layers:
+        losses, held_accuracy = train_top_layers(model, tokenizer, train, held, settings)
+    else:
+        x_train = cached_states(model.bert, tokenizer, train, settings, settings.seed + 1)
+        x_held = cached_states(model.bert, tokenizer, held, settings, settings.seed + 2)
+        losses = train_head(head, x_train, y_train, settings)
+        held_accuracy = accuracy(head, x_held, y_held)
     counts = torch.bincount(y_train, minlength=tokenizer.vocab_size)
     report = {
         "base": str(base),
         "settings": asdict(settings),
         "masked_tokens": {"train": int(len(y_train)), "heldout": int(len(y_held))},
         "train_loss_per_epoch": [round(v, 4) for v in losses],
-        "heldout_accuracy": round(accuracy(head, x_held, y_held), 4),
+        "heldout_accuracy": round(held_accuracy, 4),
         "unigram_baseline_accuracy": round(float((y_held == counts.argmax()).float().mean()), 4),
         "most_frequent_token": tokenizer.convert_ids_to_tokens(int(counts.argmax())),
     }

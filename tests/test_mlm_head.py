@@ -1,0 +1,73 @@
+"""The offline masked LM's head (and optionally its top encoder layers) trained here: seeded,
+the frozen parts left as they were, and the reported accuracy that of the saved model."""
+
+import itertools
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from transformers import AutoTokenizer, BertForMaskedLM
+
+from biasbench.models.mlm_head import HeadSettings, masked_positions, train_mlm_head
+
+from .tiny_models import WORDS, tiny_bert
+
+SENTENCES = [
+    f"{a} {b} {c} {d}."
+    for a, b, c, d in itertools.islice(itertools.permutations(WORDS, 4), 0, 400, 5)
+]
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    return tiny_bert(tmp_path_factory.mktemp("base"))
+
+
+def train(base, out, **options):
+    settings = HeadSettings(train_sentences=60, heldout_sentences=20, epochs=2, **options)
+    return train_mlm_head(str(base), SENTENCES, out, settings), settings
+
+
+@pytest.mark.parametrize("layers", [0, 1])
+def test_the_head_is_seeded_and_only_the_chosen_layers_learn(base, tmp_path, layers):
+    report, _ = train(base, tmp_path / "a", trainable_layers=layers)
+    again, _ = train(base, tmp_path / "b", trainable_layers=layers)
+    assert report == again
+    weights = (tmp_path / "a" / "model.safetensors").read_bytes()
+    assert weights == (tmp_path / "b" / "model.safetensors").read_bytes()
+    trained, encoder = (
+        load_file(tmp_path / "a" / "model.safetensors"),
+        load_file(base / "model.safetensors"),
+    )
+    changed = {
+        name
+        for name, value in encoder.items()
+        if f"bert.{name}" in trained and not torch.equal(trained[f"bert.{name}"], value)
+    }
+    top = "encoder.layer.1."  # the tiny BERT's second and last layer
+    assert all(name.startswith(top) for name in changed)
+    assert bool(changed) == bool(layers)
+    assert report["train_loss_per_epoch"][-1] < report["train_loss_per_epoch"][0]
+
+
+@pytest.mark.parametrize("layers", [0, 1])
+def test_the_reported_accuracy_is_the_saved_models(base, tmp_path, layers):
+    """Recomputed from the saved directory on the held-out sentences with the same masks."""
+    report, settings = train(base, tmp_path, trainable_layers=layers)
+    model = BertForMaskedLM.from_pretrained(tmp_path).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path)
+    texts = list(dict.fromkeys(SENTENCES))
+    import random
+
+    random.Random(settings.seed).shuffle(texts)
+    held = texts[60:80]
+    right = total = 0
+    with torch.inference_mode():
+        for ids, attention, chosen, original in masked_positions(
+            tokenizer, held, settings, settings.seed + 2
+        ):
+            logits = model(input_ids=ids, attention_mask=attention).logits
+            right += int((logits[chosen].argmax(-1) == original[chosen]).sum())
+            total += int(chosen.sum())
+    assert report["masked_tokens"]["heldout"] == total
+    assert report["heldout_accuracy"] == round(right / total, 4)
