@@ -163,4 +163,6 @@ def source_files(spec: ModelSpec) -> list[str]:
         return [str(package_file(spec.location)[0])]
     if spec.scheme == "glove-pkg":
         return [str(p) for p in sorted(package_file(spec.location + "/data")[0].glob("*"))]
+    if spec.scheme == "gguf-asm":  # the chunk packages the GGUF file is assembled from
+        return [str(p) for p in importlib.import_module(spec.location).chunk_paths()]
     return []
