@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import glob
-import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from biasbench.data.pins import package_root
 from biasbench.data.wordsets import descriptors, read_yaml
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec, check_known_model
@@ -424,11 +424,10 @@ def resolve_files(patterns: list[str], field: str, manifest: dict | None = None)
             paths.append(f"results/external/{file_id}")
             continue
         if pattern.startswith("pkg:"):
-            package, _, rel = pattern[4:].partition("/")
-            spec = importlib.util.find_spec(package)
-            if spec is None or not spec.submodule_search_locations:
+            package, _, pattern = pattern[4:].partition("/")
+            root = package_root(package)
+            if root is None:
                 raise InputError(f"config: {field}: package {package!r} is not installed")
-            root, pattern = Path(next(iter(spec.submodule_search_locations))), rel
         else:
             root = Path()
         found = sorted(str(Path(p).resolve()) for p in glob.glob(str(root / pattern)))

@@ -24,8 +24,7 @@ sentences = [
     for a, b in sentence_spans(doc)
     if 40 <= b - a <= 200
 ]
-options = {k: v for k, v in sm.params.settings.items() if k != "corpora"}
-settings = HeadSettings(seed=sm.params.seed, **options)
+settings = HeadSettings(seed=sm.params.seed, **sm.params.settings)
 out = Path(sm.output[0]).parent
 report = train_mlm_head(
     transformer_location(base, Path(sm.input.base).parent), sentences, out, settings

@@ -205,9 +205,9 @@ def read_embeddings(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any], str]:
     """The datasets of one descriptor's group (``word/mean``, ``valid``, ...), the file's
     attributes, and a checksum over the group's datasets and the model's files (for score
-    signatures). Every
-    dataset is checked against the checksum stored when it was written: a corrupted or
-    truncated file is an error that says to delete it, never a silently different score."""
+    signatures). Every dataset is checked against the checksum stored when it was written: a
+    corrupted or truncated file is an error that says to delete it, never a silently different
+    score."""
     arrays: dict[str, np.ndarray] = {}
     sums = hashlib.sha256()
     fix = f"delete {path} and rerun (the workflow rebuilds it)"

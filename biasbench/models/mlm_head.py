@@ -58,28 +58,47 @@ def masked_positions(tokenizer, texts: list[str], settings: HeadSettings, seed: 
 
 
 def cached_states(encoder, tokenizer, texts, settings: HeadSettings, seed: int):
-    """The frozen encoder's last hidden states at the masked positions of ``texts``."""
+    """(last hidden states at the masked positions, the original token ids) of ``texts``."""
     import torch
 
-    states = []
+    states, labels = [], []
     with torch.inference_mode():
-        for ids, attention, chosen, _original in masked_positions(tokenizer, texts, settings, seed):
+        for ids, attention, chosen, original in masked_positions(tokenizer, texts, settings, seed):
             hidden = encoder(input_ids=ids, attention_mask=attention).last_hidden_state
             states.append(hidden[chosen].clone())
-    return torch.cat(states)
+            labels.append(original[chosen].clone())
+    return torch.cat(states), torch.cat(labels)
 
 
-def masked_labels(tokenizer, texts, settings: HeadSettings, offset: int):
-    """The original ids of the tokens masked with seed ``settings.seed + offset``, in order."""
+def masked_labels(tokenizer, texts, settings: HeadSettings, seed: int):
+    """The original ids of the tokens :func:`masked_positions` masks, in order."""
     import torch
 
-    batches = masked_positions(tokenizer, texts, settings, settings.seed + offset)
+    batches = masked_positions(tokenizer, texts, settings, seed)
     return torch.cat([original[chosen] for _ids, _attention, chosen, original in batches])
 
 
-def train_top_layers(model, tokenizer, train, held, settings: HeadSettings):
+def heldout_accuracy(model, tokenizer, held, settings: HeadSettings) -> float:
+    """The masked LM's accuracy at the masked tokens of ``held`` (seed ``settings.seed + 2``):
+    the whole model in evaluation mode, as it is saved and as every measure reads it."""
+    import torch
+
+    model.eval()
+    right = masked = 0
+    with torch.inference_mode():
+        for ids, attention, chosen, original in masked_positions(
+            tokenizer, held, settings, settings.seed + 2
+        ):
+            logits = model(input_ids=ids, attention_mask=attention).logits
+            right += int((logits[chosen].argmax(-1) == original[chosen]).sum())
+            masked += int(chosen.sum())
+    return right / masked
+
+
+def train_top_layers(model, tokenizer, train, settings: HeadSettings) -> list[float]:
     """Train the top ``settings.trainable_layers`` encoder layers and the head on masked
-    sentences (a forward and backward pass per batch); (loss per epoch, held-out accuracy)."""
+    sentences (a forward and backward pass per batch, new masks each epoch); the loss per
+    epoch."""
     import torch
     from tqdm.auto import tqdm
 
@@ -107,26 +126,7 @@ def train_top_layers(model, tokenizer, train, held, settings: HeadSettings):
             optimiser.step()
             total, count = total + float(loss.detach()) * len(ids), count + len(ids)
         losses.append(total / count)
-    model.eval()
-    right = masked = 0
-    with torch.inference_mode():
-        for ids, attention, chosen, original in masked_positions(
-            tokenizer, held, settings, settings.seed + 2
-        ):
-            logits = model(input_ids=ids, attention_mask=attention).logits
-            right += int((logits[chosen].argmax(-1) == original[chosen]).sum())
-            masked += int(chosen.sum())
-    return losses, right / masked
-
-
-def accuracy(head, states, labels) -> float:
-    import torch
-
-    with torch.inference_mode():
-        predicted = torch.cat(
-            [head(states[i : i + 2048]).argmax(-1) for i in range(0, len(states), 2048)]
-        )
-    return float((predicted == labels).float().mean())
+    return losses
 
 
 def train_head(head, x_train, y_train, settings: HeadSettings) -> list[float]:
@@ -186,15 +186,14 @@ def train_mlm_head(
     for p in model.bert.parameters():
         p.requires_grad_(False)
     model.eval()  # no dropout in the frozen encoder's states (a new module starts in training)
-    y_train = masked_labels(tokenizer, train, settings, 1)
-    y_held = masked_labels(tokenizer, held, settings, 2)
     if settings.trainable_layers:
-        losses, held_accuracy = train_top_layers(model, tokenizer, train, held, settings)
+        y_train = masked_labels(tokenizer, train, settings, settings.seed + 1)
+        losses = train_top_layers(model, tokenizer, train, settings)
     else:
-        x_train = cached_states(model.bert, tokenizer, train, settings, settings.seed + 1)
-        x_held = cached_states(model.bert, tokenizer, held, settings, settings.seed + 2)
+        x_train, y_train = cached_states(model.bert, tokenizer, train, settings, settings.seed + 1)
         losses = train_head(head, x_train, y_train, settings)
-        held_accuracy = accuracy(head, x_held, y_held)
+    held_accuracy = heldout_accuracy(model, tokenizer, held, settings)
+    y_held = masked_labels(tokenizer, held, settings, settings.seed + 2)
     counts = torch.bincount(y_train, minlength=tokenizer.vocab_size)
     report = {
         "base": str(base),
