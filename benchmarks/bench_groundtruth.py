@@ -21,12 +21,22 @@ import numpy as np
 import torch
 
 from biasbench.data.external import fetch, load_manifest
-from biasbench.studies import groundtruth as gt
+from biasbench.studies.groundtruth.data import (
+    PRONOUNS,
+    StudyData,
+    draw_labels,
+    fill,
+    grid,
+    male_probabilities,
+    read_data,
+)
+from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.states import load_study_lm, study_states
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def study_data(results: Path) -> gt.StudyData:
+def study_data(results: Path) -> StudyData:
     manifest = load_manifest(ROOT / "resources/external.yaml")
     files = {}
     for key in ("debiaswe_definitional_pairs", "debiaswe_professions"):
@@ -34,7 +44,7 @@ def study_data(results: Path) -> gt.StudyData:
         if not files[key].exists():
             fetch(manifest[key], files[key])
     resources = ROOT / "resources"
-    return gt.read_data(
+    return read_data(
         str(resources / "lists/schroeder2021_occupations.yaml"),
         str(resources / "templates/schroeder2021_train.yaml"),
         str(resources / "templates/schroeder2021_test.yaml"),
@@ -43,16 +53,16 @@ def study_data(results: Path) -> gt.StudyData:
     )
 
 
-def plain_step_seconds(model_dir: str, data: gt.StudyData, settings: gt.StudySettings, steps: int):
+def plain_step_seconds(model_dir: str, data: StudyData, settings: StudySettings, steps: int):
     """Seconds per step of fine-tuning the whole masked LM, loss at the slot (full vocabulary)."""
     from transformers import AutoTokenizer, BertForMaskedLM
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = BertForMaskedLM.from_pretrained(model_dir).train()
-    train = gt.fill(data.occupations, data.train, data.slot, data.mask, tokenizer.mask_token)
-    p = gt.male_probabilities(len(data.occupations), 0.5, 0.2, settings.seed)
-    male, fit, _ = gt.draw_labels(p, train, 0.5, 0.2, 0, settings)
-    pronouns = [w for pair in gt.PRONOUNS.values() for w in pair]
+    train = fill(data.occupations, data.train, data.slot, data.mask, tokenizer.mask_token)
+    p = male_probabilities(len(data.occupations), 0.5, 0.2, settings.seed)
+    male, fit, _ = draw_labels(p, train, 0.5, 0.2, 0, settings)
+    pronouns = [w for pair in PRONOUNS.values() for w in pair]
     ids = torch.tensor(tokenizer.convert_tokens_to_ids(pronouns))
     target = ids[torch.as_tensor(train.kind * 2 + (~male).astype(int))]
     optimiser = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
@@ -84,15 +94,15 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     model_dir = str(args.results / "models" / args.model)
     data = study_data(args.results)
-    settings = gt.StudySettings()
-    model, tokenizer = gt.load_study_lm(model_dir)
+    settings = StudySettings()
+    model, tokenizer = load_study_lm(model_dir)
     start = time.perf_counter()
-    states = gt.study_states(model, tokenizer, data, settings.trainable)
+    states = study_states(model, tokenizer, data, settings.trainable)
     setup = time.perf_counter() - start
     times = []
-    for one in gt.grid([0.5], [0.2], args.models):  # each with loading the masked LM (~1 s)
+    for one in grid([0.5], [0.2], args.models):  # each with loading the masked LM (~1 s)
         start = time.perf_counter()
-        gt.run_grid(model_dir, data, [one], settings, states)
+        run_grid(model_dir, data, [one], settings, states)
         times.append(time.perf_counter() - start)
     per_model = statistics.median(times)
     step, steps = plain_step_seconds(model_dir, data, settings, args.plain_steps)

@@ -58,6 +58,20 @@ def groundtruth_settings(mu):
     return settings_of("groundtruth", *GROUNDTRUTH_KEYS)
 
 
+def groundtruth_inputs(wildcards):
+    """What the ground-truth study's models are made of, under the names its scripts read:
+    the masked LM it fine-tunes, the transcribed occupations and templates, debiaswe's
+    definitional pairs and professions. An unconfigured study fails naming the field."""
+    return {
+        "model": PLAN.groundtruth_model_file(),
+        "occupations": "resources/lists/schroeder2021_occupations.yaml",
+        "train": "resources/templates/schroeder2021_train.yaml",
+        "test": "resources/templates/schroeder2021_test.yaml",
+        "pairs": "results/external/debiaswe_definitional_pairs",
+        "professions": "results/external/debiaswe_professions",
+    }
+
+
 def study_datasets(mu):
     """The data sets the ground-truth models of one planned mean run."""
     PLAN.injected_mean(mu)

@@ -1,21 +1,19 @@
+# The DAG's longest chain ends in this file's rules (masked-LM head -> frozen states ->
+# ground-truth models -> their data-set scores, ~20 min of one core): each has priority 30, as
+# the head's rule does, so it starts as soon as it can and a run does not end on it.
+
+
 rule groundtruth_states:
     """The masked LM's frozen lower layers on every input of the ground-truth study: the same
     for each of its models, computed once for every job of the grid."""
     input:
-        model=lambda w: PLAN.groundtruth_model_file(),
-        occupations="resources/lists/schroeder2021_occupations.yaml",
-        train="resources/templates/schroeder2021_train.yaml",
-        test="resources/templates/schroeder2021_test.yaml",
-        pairs="results/external/debiaswe_definitional_pairs",
-        professions="results/external/debiaswe_professions",
+        unpack(groundtruth_inputs),
     output:
         "results/studies/groundtruth/frozen_states.safetensors",
     log:
         "results/logs/groundtruth/frozen_states.log",
     benchmark:
         "results/benchmarks/groundtruth/frozen_states.tsv"
-    # the DAG's longest chain (masked-LM head -> frozen states -> ground-truth models -> their
-    # data-set scores): started as soon as it can, so a run does not end on it
     priority: 30
     conda:
         ENV
@@ -33,12 +31,7 @@ rule groundtruth_models:
     """The ground-truth study's models of one mean male probability: every sigma and repeat,
     fine-tuned and measured on the frozen states of groundtruth_states."""
     input:
-        model=lambda w: PLAN.groundtruth_model_file(),
-        occupations="resources/lists/schroeder2021_occupations.yaml",
-        train="resources/templates/schroeder2021_train.yaml",
-        test="resources/templates/schroeder2021_test.yaml",
-        pairs="results/external/debiaswe_definitional_pairs",
-        professions="results/external/debiaswe_professions",
+        unpack(groundtruth_inputs),
         states="results/studies/groundtruth/frozen_states.safetensors",
     output:
         records="results/studies/groundtruth/mu{mu}.json",
@@ -47,8 +40,6 @@ rule groundtruth_models:
         "results/logs/groundtruth/mu{mu}.log",
     benchmark:
         "results/benchmarks/groundtruth/mu{mu}.tsv"
-    # the DAG's longest chain (masked-LM head -> ground-truth models -> their data-set
-    # scores, ~20 min of one core): started as soon as it can, so a run does not end on it
     priority: 30
     conda:
         ENV
@@ -83,8 +74,6 @@ rule injected_scores:
         "results/logs/injected_scores/mu{mu}.log",
     benchmark:
         "results/benchmarks/injected_scores/mu{mu}.tsv"
-    # the DAG's longest chain (masked-LM head -> ground-truth models -> their data-set
-    # scores, ~20 min of one core): started as soon as it can, so a run does not end on it
     priority: 30
     conda:
         ENV

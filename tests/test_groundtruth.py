@@ -15,7 +15,25 @@ from biasbench.reports import schroeder2021 as schroeder
 from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
 from biasbench.reports.targets import render_table
-from biasbench.studies import groundtruth as gt
+from biasbench.studies.groundtruth.data import (
+    Sentences,
+    StudyData,
+    draw_labels,
+    fill,
+    grid,
+    male_probabilities,
+    training_bias,
+)
+from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.states import (
+    frozen_states,
+    load_states,
+    load_study_lm,
+    save_states,
+    study_states,
+)
+from biasbench.studies.groundtruth.statistics import WIDTHS, angles, robustness, subset_robustness
+from biasbench.studies.groundtruth.surgery import injected_model, study_models, top_layer
 
 from .tiny_models import tiny_bert
 
@@ -51,7 +69,7 @@ def masked_lm(tmp_path_factory):
 
 
 def data():
-    return gt.StudyData(
+    return StudyData(
         OCCUPATIONS,
         TRAIN,
         TEST,
@@ -72,15 +90,15 @@ def test_the_top_layer_at_a_few_positions_equals_the_full_layer(masked_lm):
     enc = tokenizer(texts, return_tensors="pt", padding=True)
     with torch.inference_mode():
         out = model.bert(**enc, output_hidden_states=True)
-        frozen = gt.frozen_states(model, tokenizer, texts, trainable=1)
+        frozen = frozen_states(model, tokenizer, texts, trainable=1)
         width = enc["attention_mask"].shape[1]
-        full = gt.top_layer(
+        full = top_layer(
             model.bert.encoder.layer[-1],
             frozen.states,
             frozen.attention,
             torch.arange(width).expand(2, width),
         )
-        at_slot = gt.top_layer(
+        at_slot = top_layer(
             model.bert.encoder.layer[-1], frozen.states, frozen.attention, frozen.slot[:, None]
         )
     real = enc["attention_mask"].bool()
@@ -90,15 +108,15 @@ def test_the_top_layer_at_a_few_positions_equals_the_full_layer(masked_lm):
 
 
 def test_draws_split_and_training_bias_by_hand():
-    p = gt.male_probabilities(1000, 0.5, 0.4, seed=3)
+    p = male_probabilities(1000, 0.5, 0.4, seed=3)
     assert p.min() == 0 and p.max() == 1  # clipped to [0, 1]
-    sentences = gt.fill(OCCUPATIONS, TRAIN, "OCCUPATION", "[MASK]", "[MASK]")
+    sentences = fill(OCCUPATIONS, TRAIN, "OCCUPATION", "[MASK]", "[MASK]")
     assert sentences.texts[0] == "[MASK] is a nurse" and sentences.spans[0] == (12, 17)
     assert len(sentences.texts) == 18 and list(sentences.kind[-6:]) == [1] * 6
-    male, train, held = gt.draw_labels(np.full(6, 0.5), sentences, 0.5, 0.1, 0, gt.StudySettings())
+    male, train, held = draw_labels(np.full(6, 0.5), sentences, 0.5, 0.1, 0, StudySettings())
     assert len(held) == round(0.3 * 18) and sorted(np.r_[train, held]) == list(range(18))
-    toy = gt.Sentences(["a", "b", "c", "d"], np.array([0, 0, 1, 1]), np.zeros(4, int), [(0, 1)] * 4)
-    bias = gt.training_bias(np.array([True, False, True, True]), np.array([0, 1, 2]), toy, 3)
+    toy = Sentences(["a", "b", "c", "d"], np.array([0, 0, 1, 1]), np.zeros(4, int), [(0, 1)] * 4)
+    bias = training_bias(np.array([True, False, True, True]), np.array([0, 1, 2]), toy, 3)
     np.testing.assert_array_equal(bias[:2], [0.5, 1.0])
     assert np.isnan(bias[2])  # no training sentence
 
@@ -109,34 +127,34 @@ def test_summaries_by_hand():
             "sd": {"WEAT": sd, "SAME": sd, "MAC": sd, "Direct Bias": sd, "unmasking": sd},
             "r2_training": {"SAME": r2_same, "Direct Bias": r2_db, "WEAT": r2_same, "MAC": 0.0},
             "angle_degrees": angle,
-            "subset_deviation": dict.fromkeys(gt.WIDTHS, 0.4),
+            "subset_deviation": dict.fromkeys(WIDTHS, 0.4),
         }
         return {"mu": mu, "sigma": sigma, "kept": kept, "representations": {"alone": rep}}
 
     records = [record(0.5, 0.1, 1.0), record(0.5, 0.1, 3.0), record(0.3, 0.1, 2.0, angle=10.0)]
     # one group with two repeats: |1 - 3| / 2 = 1; the other has no pair
-    assert gt.robustness(records, "alone")["WEAT"] == pytest.approx(1.0)
-    angles = {r["group"]: r for r in gt.angles(records, "alone")}
-    assert angles["worse (> 0.4)"]["models"] == 3 and angles["worse (> 0.4)"][
+    assert robustness(records, "alone")["WEAT"] == pytest.approx(1.0)
+    groups = {r["group"]: r for r in angles(records, "alone")}
+    assert groups["worse (> 0.4)"]["models"] == 3 and groups["worse (> 0.4)"][
         "mean angle"
     ] == pytest.approx(50 / 3)
-    assert angles["similar (< 0.25)"]["models"] == 0
-    subsets = gt.subset_robustness(records, "alone")
+    assert groups["similar (< 0.25)"]["models"] == 0
+    subsets = subset_robustness(records, "alone")
     assert subsets["WEAT"] == pytest.approx(0.1) and subsets["SAME"] == pytest.approx(0.4)
 
 
 def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
-    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3)
-    models = gt.grid([0.3], [0.2], 2)
-    first, weights = gt.run_grid(masked_lm, data(), models, settings)
-    again, _ = gt.run_grid(masked_lm, data(), models, settings)
+    settings = StudySettings(epochs=2, batch=4, learning_rate=1e-3)
+    models = grid([0.3], [0.2], 2)
+    first, weights = run_grid(masked_lm, data(), models, settings)
+    again, _ = run_grid(masked_lm, data(), models, settings)
     assert json.dumps(first) == json.dumps(again)
     assert [(r["mu"], r["repeat"]) for r in first] == [(0.3, 0), (0.3, 1)]
     rep = first[0]["representations"]
     assert set(rep) == {"alone", "in templates"}
     assert len(rep["alone"]["word_scores"]["WEAT"]) == len(OCCUPATIONS)
     assert 0 <= first[0]["heldout_accuracy"] <= 1 and np.isfinite(first[0]["unmasking_bias"]).all()
-    assert set(rep["alone"]["set_scores"]) == set(gt.WIDTHS)
+    assert set(rep["alone"]["set_scores"]) == set(WIDTHS)
 
 
 def test_saved_frozen_states_give_the_study_it_computes_itself(masked_lm, tmp_path):
@@ -144,25 +162,25 @@ def test_saved_frozen_states_give_the_study_it_computes_itself(masked_lm, tmp_pa
     same records as a job that computes them, and a corrupted file is refused."""
     from biasbench.errors import InputError
 
-    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3)
-    model, tokenizer = gt.load_study_lm(masked_lm)
+    settings = StudySettings(epochs=2, batch=4, learning_rate=1e-3)
+    model, tokenizer = load_study_lm(masked_lm)
     path = tmp_path / "states.safetensors"
-    gt.save_states(path, gt.study_states(model, tokenizer, data(), settings.trainable))
-    models = gt.grid([0.3], [0.2], 1)
-    read, _ = gt.run_grid(masked_lm, data(), models, settings, gt.load_states(path))
-    computed, _ = gt.run_grid(masked_lm, data(), models, settings)
+    save_states(path, study_states(model, tokenizer, data(), settings.trainable))
+    models = grid([0.3], [0.2], 1)
+    read, _ = run_grid(masked_lm, data(), models, settings, load_states(path))
+    computed, _ = run_grid(masked_lm, data(), models, settings)
     assert json.dumps(read) == json.dumps(computed)
     raw = bytearray(path.read_bytes())
     raw[-8:] = bytes(8) if raw[-8:] != bytes(8) else b"\x01" * 8  # a tensor's last bytes
     path.write_bytes(bytes(raw))
     with pytest.raises(InputError, match="checksum"):
-        gt.load_states(path)
+        load_states(path)
 
 
 def test_the_study_tables_and_figures_render_byte_stable(masked_lm, tmp_path):
     """Schröder's section-5 tables and Figures 5, 6, 9 from a tiny study's records, twice."""
-    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3, r2_threshold=-1.0)
-    records, _ = gt.run_grid(masked_lm, data(), gt.grid([0.3, 0.7], [0.2], 2), settings)
+    settings = StudySettings(epochs=2, batch=4, learning_rate=1e-3, r2_threshold=-1.0)
+    records, _ = run_grid(masked_lm, data(), grid([0.3, 0.7], [0.2], 2), settings)
     study = tmp_path / "mu.json"
     write_json(study, {"settings": {"representation": "alone"}, "models": records})
     model = tmp_path / "biasbench_model.json"
@@ -185,13 +203,13 @@ def test_an_injected_model_reproduces_the_study_models_slot_predictions(masked_l
     import torch
     from transformers import AutoTokenizer, BertForMaskedLM
 
-    settings = gt.StudySettings(epochs=2, batch=4, learning_rate=1e-3)
-    records, weights = gt.run_grid(masked_lm, data(), gt.grid([0.3], [0.2], 1), settings)
+    settings = StudySettings(epochs=2, batch=4, learning_rate=1e-3)
+    records, weights = run_grid(masked_lm, data(), grid([0.3], [0.2], 1), settings)
     base = BertForMaskedLM.from_pretrained(masked_lm).eval()
     tok = AutoTokenizer.from_pretrained(masked_lm)
-    model = gt.injected_model(base, weights, records[0]["name"])
+    model = injected_model(base, weights, records[0]["name"])
     d = data()
-    test = gt.fill(d.occupations, d.test, d.slot, d.mask, tok.mask_token)
+    test = fill(d.occupations, d.test, d.slot, d.mask, tok.mask_token)
     enc = tok(test.texts, return_tensors="pt", padding=True)
     ids = tok.convert_tokens_to_ids(["he", "she", "his", "her"])
     with torch.inference_mode():
@@ -215,14 +233,14 @@ def test_a_shared_body_study_model_equals_the_whole_model(masked_lm):
 
     from biasbench.models.logprobs import Engine
 
-    settings = gt.StudySettings(epochs=1, batch=4, learning_rate=1e-3)
-    records, weights = gt.run_grid(masked_lm, data(), gt.grid([0.3, 0.7], [0.2], 1), settings)
+    settings = StudySettings(epochs=1, batch=4, learning_rate=1e-3)
+    records, weights = run_grid(masked_lm, data(), grid([0.3, 0.7], [0.2], 1), settings)
     base = BertForMaskedLM.from_pretrained(masked_lm).eval()
     tok = AutoTokenizer.from_pretrained(masked_lm)
     pieces = [("the ", "nurse", " is here ."), ("", "he", " is a person .")]
     names = [r["name"] for r in records]
-    for name, shared in gt.study_models(base, weights, names):
-        whole = Engine(gt.injected_model(base, weights, name), tok, True)
+    for name, shared in study_models(base, weights, names):
+        whole = Engine(injected_model(base, weights, name), tok, True)
         cached = Engine(shared, tok, True)
         np.testing.assert_allclose(cached.masked_slot(pieces), whole.masked_slot(pieces), atol=1e-5)
         ids = cached.ids(["the nurse is here ."])

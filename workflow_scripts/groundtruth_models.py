@@ -1,4 +1,4 @@
-"""Adapter: rule groundtruth_models -> biasbench.studies.groundtruth."""
+"""Adapter: rule groundtruth_models -> biasbench.studies.groundtruth.models.run_grid."""
 
 from pathlib import Path
 
@@ -6,7 +6,9 @@ import torch
 
 from biasbench.io import save_tensors, write_json
 from biasbench.jobs import start_job
-from biasbench.studies.groundtruth import StudySettings, grid, load_states, read_data, run_grid
+from biasbench.studies.groundtruth.data import grid, read_data
+from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.states import load_states
 
 sm = snakemake  # noqa: F821
 start_job(sm)

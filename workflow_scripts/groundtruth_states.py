@@ -1,11 +1,12 @@
-"""Adapter: rule groundtruth_states -> biasbench.studies.groundtruth.study_states."""
+"""Adapter: rule groundtruth_states -> biasbench.studies.groundtruth.states.study_states."""
 
 from pathlib import Path
 
 import torch
 
 from biasbench.jobs import start_job
-from biasbench.studies.groundtruth import load_study_lm, read_data, save_states, study_states
+from biasbench.studies.groundtruth.data import read_data
+from biasbench.studies.groundtruth.states import load_study_lm, save_states, study_states
 
 sm = snakemake  # noqa: F821
 start_job(sm)

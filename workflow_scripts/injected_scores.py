@@ -1,6 +1,6 @@
-"""Adapter: rule injected_scores -> biasbench.studies.groundtruth.study_models + the data-set
-scorers, for every study model of one mean (the frozen lower layers computed once for all, each
-data set read and sampled once for all)."""
+"""Adapter: rule injected_scores -> biasbench.studies.groundtruth.surgery.study_models + the
+data-set scorers, for every study model of one mean (the frozen lower layers computed once for
+all, each data set read and sampled once for all)."""
 
 from pathlib import Path
 
@@ -14,7 +14,8 @@ from biasbench.jobs import start_job
 from biasbench.models.logprobs import Engine
 from biasbench.scoring.datasets import SCORERS
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.studies.groundtruth import load_study_lm, study_models
+from biasbench.studies.groundtruth.states import load_study_lm
+from biasbench.studies.groundtruth.surgery import study_models
 
 sm = snakemake  # noqa: F821
 start_job(sm)

@@ -13,7 +13,16 @@ from biasbench.io import read_json
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import ReportSettings, finish, plain_table, study_table
 from biasbench.reports.targets import FigureTarget, Table
-from biasbench.studies import groundtruth as gt
+from biasbench.studies.groundtruth.statistics import (
+    WIDTHS,
+    WORD_SCORES,
+    angles,
+    kept,
+    robustness,
+    set_level_r2,
+    subset_robustness,
+    word_r2,
+)
 from biasbench.studies.properties import PROPERTIES, property_matrix
 from biasbench.studies.schroeder2021 import S31, S31_SETS, s31_cells
 
@@ -196,7 +205,7 @@ def study_summary(_published, model, records, _rep, settings):
 
 @_study("Section 5.2.1: angle between the PCA bias direction and SAME's mean direction")
 def study_angles(published, _model, records, rep, settings):
-    ours = pd.DataFrame(gt.angles(records, rep))
+    ours = pd.DataFrame(angles(records, rep))
     paper = published["section_5_2_1_angles"]
     ours["paper (degrees)"] = [paper["similar_correlation"], paper["worse_correlation"]]
     note = (
@@ -209,7 +218,7 @@ def study_angles(published, _model, records, rep, settings):
 
 @_study("Table 2: robustness of the word-level scores across repeats of a distribution")
 def study_table2(published, _model, records, rep, settings):
-    ours = gt.robustness(records, rep)
+    ours = robustness(records, rep)
     paper = published["table_2"]["values"]
     names = {"Direct Bias": "DirectBias", "WEAT": "WEAT", "SAME": "SAME", "unmasking": "unmask"}
     frame = _beside_paper(ours, paper, names)
@@ -223,7 +232,7 @@ def study_table2(published, _model, records, rep, settings):
 
 @_study("Table 3: robustness of the set-level scores to the choice of words")
 def study_table3(published, _model, records, rep, settings):
-    ours = gt.subset_robustness(records, rep)
+    ours = subset_robustness(records, rep)
     paper = published["table_3"]["values"]
     names = {
         "MAC": "MAC",
@@ -244,7 +253,7 @@ def study_table3(published, _model, records, rep, settings):
 
 @_study("Figure 9: R² of the set-level scores with the unmasking bias across models")
 def study_fig9_table(_published, _model, records, rep, settings):
-    frame = pd.DataFrame(gt.set_level_r2(records, rep))
+    frame = pd.DataFrame(set_level_r2(records, rep))
     note = (
         "Pearson r², across the kept models, of each set score with the mean, the sd and the "
         "absolute sum |0.5 - p| of the models' unmasking bias; p < 0.05 is significant as in the "
@@ -269,7 +278,7 @@ def figure6(inputs, settings):
     }
     for ax, against in zip(axes, ("training bias", "unmasking bias"), strict=True):
         for k, rep in enumerate(("alone", "in templates")):
-            rows = [r for r in gt.word_r2(records, rep) if r["against"] == against]
+            rows = [r for r in word_r2(records, rep) if r["against"] == against]
             x = np.arange(len(rows)) + (k - 0.5) * 0.35
             ax.bar(
                 x,
@@ -302,9 +311,9 @@ def figure9(inputs, settings):
     _, _, records, rep = _records(inputs)
     if not records:
         return no_data(NOT_RUN)
-    frame = pd.DataFrame(gt.set_level_r2(records, rep))
+    frame = pd.DataFrame(set_level_r2(records, rep))
     grid = frame.pivot(index="score", columns="summary", values="r2").reindex(
-        index=list(gt.WIDTHS), columns=["mean", "sd", "absolute"]
+        index=list(WIDTHS), columns=["mean", "sd", "absolute"]
     )
     pvals = frame.pivot(index="score", columns="summary", values="p").reindex_like(grid)
     fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -326,13 +335,13 @@ def figure5(inputs, settings):
     import matplotlib.pyplot as plt
 
     _, _, records, rep = _records(inputs)
-    models = gt.kept(records)
+    models = kept(records)
     if not models:
         return no_data(NOT_RUN if not records else "no model learned the bias")
     model = models[0]
     p = np.array(model["training_bias"])
     fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
-    for ax, score in zip(axes, gt.WORD_SCORES, strict=True):
+    for ax, score in zip(axes, WORD_SCORES, strict=True):
         y = np.array(model["representations"][rep]["word_scores"][score])
         ax.scatter(p, y, s=8)
         ax.set_xlabel("training bias (share of male pronouns)")

@@ -1,0 +1,140 @@
+"""The ground-truth study's data: the occupations filled into the training and test templates
+(the pronoun slot masked), the definitional words and debiaswe's stereotype scores; per model
+of the grid, the male probabilities, the drawn pronouns and split, and the training bias."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from biasbench.stats import derived_seed
+
+if TYPE_CHECKING:
+    from biasbench.studies.groundtruth.models import StudySettings
+
+PRONOUNS = {"subject": ("he", "she"), "possessive": ("his", "her")}  # (male, female)
+
+
+@dataclass(frozen=True)
+class Sentences:
+    """Template sentences with the occupation filled in and the pronoun slot masked."""
+
+    texts: list[str]
+    occupation: np.ndarray  # index into the occupations, per sentence
+    kind: np.ndarray  # 0 subject (he/she), 1 possessive (his/her), per sentence
+    spans: list[tuple[int, int]]  # the occupation's characters in each text
+
+
+def fill(
+    occupations: list[str], templates: dict[str, list[str]], slot: str, mask: str, mask_token: str
+) -> Sentences:
+    texts, occ, kind, spans = [], [], [], []
+    for k, name in enumerate(("subject", "possessive")):
+        for template in templates[name]:
+            before, after = (part.replace(mask, mask_token) for part in template.split(slot))
+            for i, occupation in enumerate(occupations):
+                texts.append(before + occupation + after)
+                spans.append((len(before), len(before) + len(occupation)))
+                occ.append(i)
+                kind.append(k)
+    return Sentences(texts, np.array(occ), np.array(kind), spans)
+
+
+def span_positions(tokenizer, sentences: Sentences):
+    """(positions of each text's occupation tokens, padded with 0, and which are real)."""
+    import torch
+
+    offsets = tokenizer(sentences.texts, return_offsets_mapping=True)["offset_mapping"]
+    found = [
+        [j for j, (a, b) in enumerate(row) if b > a and a < end and b > start]
+        for row, (start, end) in zip(offsets, sentences.spans, strict=True)
+    ]
+    width = max(map(len, found))
+    positions = torch.tensor([f + [0] * (width - len(f)) for f in found])
+    real = torch.tensor([[1.0] * len(f) + [0.0] * (width - len(f)) for f in found])
+    return positions, real
+
+
+@dataclass(frozen=True)
+class StudyData:
+    occupations: list[str]
+    train: dict[str, list[str]]  # kind -> templates
+    test: dict[str, list[str]]
+    slot: str  # the occupation placeholder
+    mask: str  # the pronoun placeholder
+    male: list[str]  # definitional words (A)
+    female: list[str]  # (B)
+    stereotype: np.ndarray  # per occupation (debiaswe; 0 where it has none)
+
+
+def load_data(
+    occupations: list[str], train: dict, test: dict, pairs: list, professions: list
+) -> StudyData:
+    """From the transcribed occupations and templates, debiaswe's definitional pairs
+    ([female, male] each) and its professions ([word, definitional, stereotypical])."""
+    scores = {w.replace("_", " "): s for w, _d, s in professions}
+    return StudyData(
+        occupations,
+        train["templates"],
+        test["templates"],
+        train["occupation_slot"],
+        train["pronoun_slot"],
+        [m for _f, m in pairs],
+        [f for f, _m in pairs],
+        np.array([scores.get(o, 0.0) for o in occupations]),
+    )
+
+
+def read_data(occupations: str, train: str, test: str, pairs: str, professions: str) -> StudyData:
+    """:func:`load_data` from its files (the YAML resources and debiaswe's JSON files)."""
+    import json
+    from pathlib import Path
+
+    from biasbench.data.wordsets import read_yaml
+
+    def read_json(path: str):
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+
+    return load_data(
+        read_yaml(occupations)["words"],
+        read_yaml(train),
+        read_yaml(test),
+        read_json(pairs),
+        read_json(professions),
+    )
+
+
+def male_probabilities(n: int, mu: float, sigma: float, seed: int) -> np.ndarray:
+    """p_occ ~ N(mu, sigma), clipped to [0, 1] (the paper does not say how it bounds them)."""
+    rng = np.random.default_rng(derived_seed(seed, "p", f"{mu:.4f}", f"{sigma:.4f}"))
+    return np.clip(rng.normal(mu, sigma, size=n), 0.0, 1.0)
+
+
+def draw_labels(p: np.ndarray, sentences: Sentences, mu, sigma, repeat, settings: StudySettings):
+    """(is_male per training sentence, the training indices, the held-out indices)."""
+    rng = np.random.default_rng(
+        derived_seed(settings.seed, "draw", f"{mu:.4f}", f"{sigma:.4f}", str(repeat))
+    )
+    male = rng.random(len(sentences.texts)) < p[sentences.occupation]
+    order = rng.permutation(len(sentences.texts))
+    n_test = int(round(settings.test_share * len(order)))
+    return male, np.sort(order[n_test:]), np.sort(order[:n_test])
+
+
+def training_bias(male: np.ndarray, train: np.ndarray, sentences: Sentences, n: int) -> np.ndarray:
+    """Share of male pronouns among each occupation's training sentences (NaN without any)."""
+    counts = np.bincount(sentences.occupation[train], minlength=n).astype(float)
+    males = np.bincount(sentences.occupation[train], weights=male[train], minlength=n)
+    with np.errstate(invalid="ignore"):
+        return males / counts
+
+
+def grid(mus: list[float], sigmas: list[float], repeats: int) -> list[tuple[float, float, int]]:
+    return [(m, s, r) for m in mus for s in sigmas for r in range(repeats)]
+
+
+def model_name(mu: float, sigma: float, repeat: int) -> str:
+    """The name an injected-bias model goes by in score rows."""
+    return f"gt-mu{mu:.2f}-sd{sigma:.2f}-r{repeat}"
