@@ -50,6 +50,12 @@ class Plan:
     #: every configured test's descriptors (what the corpus samplers match, whatever the models)
     tests: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
+    @property
+    def injected_methods(self) -> list[str]:
+        """Every method's scores on the ground-truth study's models and their spread over
+        halves of the words and templates, two files per mean."""
+        return [f.replace(".json", s) for f in self.groundtruth for s in INJECTED_METHOD_FILES]
+
     def corpus_files(self, corpus: str) -> list[str]:
         return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
 
@@ -340,6 +346,8 @@ def _injected_files(config: dict[str, Any]) -> tuple[str, ...]:
 
 
 MODEL_NAME = "[A-Za-z0-9_.+-]"
+#: what rule injected_methods writes per mean of the ground-truth study
+INJECTED_METHOD_FILES = (".methods.tsv", ".robustness.tsv")
 
 
 def names_except(names: list[str]) -> str:

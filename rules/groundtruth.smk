@@ -90,3 +90,36 @@ rule injected_scores:
         seed=config["seed"],
     script:
         "../workflow_scripts/injected_scores.py"
+
+
+rule injected_methods:
+    """Every method on context vectors on the ground-truth study's models of one mean, on the
+    study's own test (its occupations against its definitional words, alone and in the
+    templates): the validity league's truth for the whole embedding family."""
+    input:
+        unpack(groundtruth_inputs),
+        records="results/studies/groundtruth/mu{mu}.json",
+        weights="results/studies/groundtruth/mu{mu}.safetensors",
+        templates=TEMPLATE_FILE,
+        external=external_inputs(TEMPLATE_FILE),
+    output:
+        scores="results/studies/groundtruth/mu{mu}.methods.tsv",
+        robustness="results/studies/groundtruth/mu{mu}.robustness.tsv",
+    log:
+        "results/logs/injected_methods/mu{mu}.log",
+    benchmark:
+        "results/benchmarks/injected_methods/mu{mu}.tsv"
+    priority: 30
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        scoring=config["scoring"],
+        extraction=config["extraction"],
+        draws=config["groundtruth"]["robustness_draws"],
+        seed=config["seed"],
+    script:
+        "../workflow_scripts/injected_methods.py"

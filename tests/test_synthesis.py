@@ -114,11 +114,13 @@ def test_null_share_ground_truth_and_model_cells():
             )
         ]
     )
-    truth = {m: float(m.split("mu")[1].split("-")[0]) for m in injected["model"]}
-    gt = syn.ground_truth(injected, truth).set_index("method")
+    injected["truth"] = [float(m.split("mu")[1].split("-")[0]) for m in injected["model"]]
+    gt = syn.ground_truth(injected).set_index("method")
     # 0.3, 0.5, 0.7 rise, 0.9 falls: rho = (1 - 6 * 12 / 60) = -0.2
     assert gt.loc["CrowS-Pairs", "models"] == 4
     assert gt.loc["CrowS-Pairs", "truth_spearman"] == pytest.approx(-0.2)
+    low, high = gt.loc["CrowS-Pairs", ["truth_ci_low", "truth_ci_high"]]
+    assert -1 <= low <= -0.2 <= high <= 1
     per_model = syn.model_cells(cells[cells["model"] == "m1"]).set_index("method")
     assert per_model.loc["s-SEAT", "effect_size"] == pytest.approx(0.5)
 
@@ -142,3 +144,85 @@ def test_targets_and_cards_render_byte_stable(tmp_path):
     assert set(pages) == {"index", *(card_report.slug(m.name) for m in REGISTRY)}
     assert "| w-SEAT | 5 | 1.00 |" in pages["s-seat"], pages["s-seat"]
     assert "(model, test)" not in pages["index"] and "[CEAT](ceat.md)" in pages["index"]
+
+
+def test_robustness_by_hand():
+    full = pd.DataFrame(
+        {"method": ["SAME", "SAME"], "model": ["a", "b"], "effect_size": [1.0, 3.0]}
+    )
+    draws = pd.DataFrame(
+        {
+            "method": ["SAME"] * 3,
+            "model": ["a", "b", "b"],
+            "resample": ["words", "words", "templates"],
+            "effect_size": [1.5, 1.5, 3.2],
+        }
+    )
+    noise = syn.robustness(draws, full).set_index("method")
+    # words: mean(|1.5 - 1|, |1.5 - 3|) = 1.0; templates: 0.2; sd of (1, 3) = sqrt(2)
+    assert noise.loc["SAME", "words_noise"] == pytest.approx(1 / np.sqrt(2))
+    assert noise.loc["SAME", "templates_noise"] == pytest.approx(0.2 / np.sqrt(2))
+
+
+def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
+    """Every method with rows on the study's models gets a rho with its interval, against the
+    injected quantity it tracks (a method scored against the wrong one would fall to -1); the
+    others say why not."""
+    from biasbench.io import write_json
+    from biasbench.studies.groundtruth.every_method import injected_quantity
+
+    study = tmp_path / "groundtruth"
+    study.mkdir()
+    write_tsv(tmp_path / "all.tsv", _rows())
+    names = [f"gt-mu0.50-sd0.20-r{r}" for r in range(6)]
+    # each quantity in its own order across the models, so only the right one gives rho = 1
+    quantities = {
+        "difference": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        "direction": [0.6, 0.5, 0.4, 0.3, 0.2, 0.1],
+        "spread": [0.3, 0.1, 0.6, 0.2, 0.5, 0.4],
+        "magnitude": [0.2, 0.6, 0.1, 0.5, 0.3, 0.4],
+    }
+    records = [
+        {"name": n, "mu": 0.5, "kept": i != 5, "injected": {q: v[i] for q, v in quantities.items()}}
+        for i, n in enumerate(names)
+    ]
+    write_json(study / "mu0.50.json", {"models": records})
+    runs = [m for m in REGISTRY if m.family in ("embedding", "probability")]
+    runs = [
+        m
+        for m in runs
+        if m.name not in ("WEAT", "p-CEAT") and m.context != "natural" or m.name == "CEAT"
+    ]
+    rows, draws = [], []
+    for m in runs:
+        for i, n in enumerate(names):
+            on_study = m.family == "embedding" or m.name == "LPBS"
+            truth = quantities[injected_quantity(m)][i] if on_study else 0.5 + i
+            rows.append(
+                score_row(
+                    method=m.name,
+                    model=n,
+                    test="groundtruth" if on_study else m.name,
+                    descriptor="occupations" if on_study else "all",
+                    source="templates",
+                    effect_size=3 * truth,
+                )
+            )
+            draws.append(
+                {"model": n, "method": m.name, "resample": "words", "draw": 0, "effect_size": 0}
+            )
+    frame = pd.DataFrame(rows)
+    write_tsv(study / "mu0.50.methods.tsv", frame[frame["test"] == "groundtruth"])
+    write_tsv(study / "mu0.50.datasets.tsv", frame[frame["test"] != "groundtruth"])
+    write_tsv(study / "mu0.50.robustness.tsv", pd.DataFrame(draws))
+    # the data sets' truth is mu: one mean here, so their rows carry no spread
+    inputs = [str(p) for p in (tmp_path / "all.tsv", *sorted(study.iterdir()))]
+    league = report.league(inputs, SETTINGS).set_index("method")
+    on_study = [m.name for m in runs if m.family == "embedding" or m.name == "LPBS"]
+    assert league.loc[on_study, "truth_spearman"].tolist() == pytest.approx([1.0] * len(on_study))
+    assert (league.loc[on_study, "models"] == 5).all()  # the model that did not learn is out
+    assert (league.loc[on_study, "truth_note"] == "").all()
+    assert league.loc["WEAT", "truth_note"].startswith("static vectors only")
+    assert league.loc["p-CEAT", "truth_note"].startswith("reads natural contexts")
+    assert league.loc["CrowS-Pairs", "truth_note"] == "no spread across the study's models"
+    assert league.loc["SAME", "words_noise"] > 0 and np.isnan(league.loc["SAME", "templates_noise"])

@@ -30,11 +30,13 @@ report = train_mlm_head(
     transformer_location(base, Path(sm.input.base).parent), sentences, out, settings
 )
 print(json.dumps(report, indent=1))
+layers = settings.trainable_layers
+trained = f"its top {layers} layers trained here too" if layers else "frozen"
 provenance = {
     "name": sm.wildcards.model,
     "kind": "transformer",
     "source": f"mlm-head:{base_name}",
-    "weights": f"{base_name}'s encoder (frozen) with a masked-LM head trained here",
+    "weights": f"{base_name}'s encoder ({trained}) with a masked-LM head trained here",
     "mlm_head": report,
 }
 write_provenance(out, provenance, out)

@@ -42,6 +42,8 @@ FAMILIES = ("embedding", "probability", "distribution", "extrinsic")
 #: what swapping the two target sets X and Y (or the two sides of a pair) does to a method's
 #: effect size
 SWAPS = ("negates", "keeps", "complements")  # complements: a percentage p becomes 100 - p
+#: what a score may be declared to rise with in a model of injected bias (the ground-truth study)
+TRACKS = ("difference", "direction", "spread", "magnitude")
 TARGETS = ("X", "Y")
 
 
@@ -295,14 +297,23 @@ class Method:
     context: str = "templates"  # the source paper tables show it on: words|templates|natural
     unit: str | None = None  # what a set item is; None: the configured unit
     swap: str = "negates"  # what swapping X and Y does to the effect size
+    #: the injected bias its score rises with, where ``swap`` does not say it (one of TRACKS)
+    tracks: str | None = None
     description: str = ""
     #: the code the default follows, "owner/repository: path" (the paper's equations where
     #: the authors published none); a departure from it is a named encoding or variant
     reference: str = ""
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES or self.swap not in SWAPS:
-            raise ValueError(f"method {self.name}: bad family {self.family} or swap {self.swap}")
+        if (
+            self.family not in FAMILIES
+            or self.swap not in SWAPS
+            or self.tracks not in (None, *TRACKS)
+        ):
+            raise ValueError(
+                f"method {self.name}: bad family {self.family}, swap {self.swap} or tracks "
+                f"{self.tracks}"
+            )
         if self.consumes not in INPUT_KINDS or not self.encodings or not self.variants:
             raise ValueError(f"method {self.name}: incomplete declaration")
         if not set(self.reads) <= set(SETTING_KEYS):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,27 +26,35 @@ from biasbench.io import write_text
 class HeadSettings:
     train_sentences: int = 8000
     heldout_sentences: int = 1500
-    mask_share: float = 0.15
+    mask_share: float = 0.15  # of the held-out sentences' word pieces (BERT's share)
     epochs: int = 3
     learning_rate: float = 1e-3
-    batch: int = 256
+    batch: int = 256  # masked tokens per step of the head alone
     max_length: int = 64
     tied_decoder: bool = False  # the decoder is the frozen word embeddings (only the rest learns)
     trainable_layers: int = 0  # top encoder layers trained with the head (0: encoder frozen)
     encoder_learning_rate: float = 1e-4
+    #: with trained layers: the training sentences' share masked, sentences per step, dropout
+    train_mask_share: float = 0.15
+    step_sentences: int = 64
+    dropout: float = 0.1
     seed: int = 0
 
 
-def masked_positions(tokenizer, texts: list[str], settings: HeadSettings, seed: int):
-    """Batches of (input ids with [MASK] at a seeded 15% of the word pieces, attention mask,
-    the masked positions, their original ids)."""
+def masked_positions(
+    tokenizer, texts: list[str], settings: HeadSettings, seed: int, share=None, size: int = 64
+):
+    """Batches of ``size`` sentences: (input ids with [MASK] at a seeded ``share`` of the word
+    pieces (default ``settings.mask_share``), attention mask, the masked positions, their
+    original ids)."""
     import torch
 
+    share = settings.mask_share if share is None else share
     generator = torch.Generator().manual_seed(seed)
     special = {tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id}
-    for start in range(0, len(texts), 64):
+    for start in range(0, len(texts), size):
         enc = tokenizer(
-            texts[start : start + 64],
+            texts[start : start + size],
             return_tensors="pt",
             padding=True,
             truncation=True,
@@ -53,7 +62,7 @@ def masked_positions(tokenizer, texts: list[str], settings: HeadSettings, seed: 
         )
         ids = enc["input_ids"]
         maskable = ~torch.isin(ids, torch.tensor(sorted(special)))
-        chosen = (torch.rand(ids.shape, generator=generator) < settings.mask_share) & maskable
+        chosen = (torch.rand(ids.shape, generator=generator) < share) & maskable
         yield ids.masked_fill(chosen, tokenizer.mask_token_id), enc["attention_mask"], chosen, ids
 
 
@@ -97,8 +106,9 @@ def heldout_accuracy(model, tokenizer, held, settings: HeadSettings) -> float:
 
 def train_top_layers(model, tokenizer, train, settings: HeadSettings) -> list[float]:
     """Train the top ``settings.trainable_layers`` encoder layers and the head on masked
-    sentences (a forward and backward pass per batch, new masks each epoch); the loss per
-    epoch."""
+    sentences (new masks each epoch): the loss at the masked positions only (the decoder's
+    product with the vocabulary nowhere else), the learning rates warmed up over the first
+    tenth of the steps, then decayed linearly to zero. The loss per epoch."""
     import torch
     from tqdm.auto import tqdm
 
@@ -112,20 +122,34 @@ def train_top_layers(model, tokenizer, train, settings: HeadSettings) -> list[fl
         ],
         lr=settings.learning_rate,
     )
+    steps = settings.epochs * math.ceil(len(train) / settings.step_sentences)
+    warm = max(1, steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda step: min(1.0, (step + 1) / warm) * max(0.0, 1 - step / steps)
+    )
     losses = []
     model.train()
-    for epoch in tqdm(range(settings.epochs), desc=f"MLM head and top {len(layers)} layers"):
+    bar = tqdm(total=steps, desc=f"MLM head and top {len(layers)} layers", unit="step")
+    for epoch in range(settings.epochs):
         total = count = 0
         for ids, attention, chosen, original in masked_positions(
-            tokenizer, train, settings, settings.seed + 10 + epoch
+            tokenizer,
+            train,
+            settings,
+            settings.seed + 10 + epoch,
+            share=settings.train_mask_share,
+            size=settings.step_sentences,
         ):
-            labels = original.masked_fill(~chosen, -100)
-            loss = model(input_ids=ids, attention_mask=attention, labels=labels).loss
+            hidden = model.bert(input_ids=ids, attention_mask=attention).last_hidden_state
+            loss = torch.nn.functional.cross_entropy(model.cls(hidden[chosen]), original[chosen])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
+            schedule.step()
             total, count = total + float(loss.detach()) * len(ids), count + len(ids)
+            bar.update()
         losses.append(total / count)
+    bar.close()
     return losses
 
 
@@ -174,6 +198,8 @@ def train_mlm_head(
     encoder = AutoModel.from_pretrained(base, dtype="float32").eval()
     config = copy.deepcopy(encoder.config)
     config.tie_word_embeddings = settings.tied_decoder
+    dropout = (config.hidden_dropout_prob, config.attention_probs_dropout_prob)
+    config.hidden_dropout_prob = config.attention_probs_dropout_prob = settings.dropout
     model = BertForMaskedLM(config)
     model.bert.load_state_dict(encoder.state_dict(), strict=False)
     head = model.cls.predictions
@@ -205,6 +231,8 @@ def train_mlm_head(
         "most_frequent_token": tokenizer.convert_ids_to_tokens(int(counts.argmax())),
     }
     model.eval()
+    # the saved model's dropout is the encoder's own (what a study fine-tuning it trains with)
+    model.config.hidden_dropout_prob, model.config.attention_probs_dropout_prob = dropout
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     write_text(Path(out) / "mlm_head_report.json", json.dumps(report, indent=1) + "\n")

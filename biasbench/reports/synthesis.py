@@ -4,6 +4,8 @@ validity league table), from the scores of all four papers."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -12,6 +14,8 @@ from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Table
 from biasbench.studies import synthesis as syn
+from biasbench.studies.groundtruth.every_method import QUANTITIES, injected_quantity
+from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
 
 COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
@@ -29,14 +33,49 @@ def _context(settings) -> dict[str, str]:
 
 
 def _reads(plan) -> list[str]:
-    """The scores, the injected-bias models' scores, the statistic costs where the benchmark
-    has written them, and the DivDist study's validity tables where it runs."""
-    files = [SCORES, *plan.injected_scores]
+    """The scores, the injected-bias models' scores and records, the statistic costs where the
+    benchmark has written them, and the DivDist study's validity tables where it runs."""
+    files = [SCORES, *plan.injected_scores, *plan.injected_methods, *plan.groundtruth]
     if (plan.root / COSTS).is_file():
         files.append(COSTS)
     if plan.divdist:
         files.append(DIVDIST_VALIDITY)
     return files
+
+
+def _injected(inputs: list[str]) -> pd.DataFrame:
+    """Score rows of the ground-truth study's models: the data sets and every method on the
+    study's own test."""
+    files = [p for p in inputs if p.endswith((".datasets.tsv", ".methods.tsv"))]
+    return (
+        pd.concat([read_tsv(p) for p in files], ignore_index=True)
+        if files
+        else pd.DataFrame(columns=read_tsv(inputs[0]).columns)
+    )
+
+
+def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
+    """The study models' primary cells with the bias injected into each (column ``truth``):
+    on the study's own test the quantity the method should track, on a data set the mean
+    male probability mu; only the models that learned the bias (Schröder et al.'s R² bar)."""
+    from biasbench.methods.registry import get
+
+    records = {
+        r["name"]: r
+        for p in inputs
+        if Path(p).parent.name == "groundtruth" and p.endswith(".json")
+        for r in read_json(p)["models"]
+    }
+    cells = syn.primary_cells(frames, _context(settings))
+    cells = cells[np.array([records.get(m, {}).get("kept", False) for m in cells["model"]], bool)]
+
+    def truth(row) -> float:
+        record = records[row.model]
+        if row.test == STUDY_TEST:
+            return record["injected"][injected_quantity(get(row.method))]
+        return record["mu"] if row.descriptor == "all" else np.nan
+
+    return cells.assign(truth=[truth(r) for r in cells.itertuples(index=False)])
 
 
 def _scores(inputs: list[str]) -> pd.DataFrame:
@@ -176,6 +215,24 @@ def null_table(inputs, settings):
     return plain_table(share, title, note)
 
 
+def _why_no_truth(method, with_truth: pd.DataFrame) -> str:
+    """Empty where the method has a truth rho, else why not, for the league's row."""
+    rows = with_truth[with_truth["method"] == method.name]
+    if with_truth.empty:
+        return "the ground-truth study did not run"
+    if "transformer" not in method.model_kinds:
+        return "static vectors only (on a transformer it is s-SEAT on the words alone)"
+    if rows.empty and method.context == "natural":
+        return "reads natural contexts; the study's models are not run on the corpora"
+    if rows.empty:
+        return "not run on the study's models"
+    if rows["effect_size"].nunique() < 2 or rows["truth"].nunique() < 2:
+        return "no spread across the study's models"
+    if len(rows) < syn.MIN_CELLS:
+        return f"fewer than {syn.MIN_CELLS} kept models"
+    return ""
+
+
 def league(inputs, settings) -> pd.DataFrame:
     """Per method: ground truth, census, extrinsic proxy, null-model share, cost."""
     from biasbench.methods.registry import REGISTRY
@@ -184,12 +241,9 @@ def league(inputs, settings) -> pd.DataFrame:
     cells = syn.primary_cells(scores, _context(settings))
     real = cells[~_null_mask(cells, settings)]
     null = sorted(set(cells["model"]) & set(settings.null_models))
-    injected = [p for p in inputs if p.endswith(".datasets.tsv")]
-    truth_frame = pd.DataFrame(columns=["method", "models", "truth_spearman"])
-    if injected:
-        frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
-        truth = {m: float(m.split("mu")[1].split("-")[0]) for m in frames["model"].unique()}
-        truth_frame = syn.ground_truth(frames, truth)
+    frames = _injected(inputs)
+    with_truth = _with_truth(frames, inputs, settings)
+    truth_frame = syn.ground_truth(with_truth)
     out = pd.DataFrame(
         {
             "method": [m.name for m in REGISTRY],
@@ -198,6 +252,11 @@ def league(inputs, settings) -> pd.DataFrame:
         }
     )
     out = out.merge(truth_frame, on="method", how="left")
+    out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
+    draws = [read_tsv(p) for p in inputs if p.endswith(".robustness.tsv")]
+    if draws:
+        study = with_truth[with_truth["test"] == STUDY_TEST][["method", "model", "effect_size"]]
+        out = out.merge(syn.robustness(pd.concat(draws), study), on="method", how="left")
     census = [p for p in inputs if p.endswith("validity.json")]
     if census:
         pred = pd.DataFrame(read_json(census[0])["predictive"])
@@ -206,12 +265,8 @@ def league(inputs, settings) -> pd.DataFrame:
         out = out.merge(per, left_on="method", right_index=True, how="left")
     else:
         out["census_spearman"] = np.nan
-    if injected:
-        all_models = pd.concat(
-            [real, syn.primary_cells(frames, _context(settings))], ignore_index=True
-        )
-    else:
-        all_models = real
+    datasets = frames[frames["test"] != STUDY_TEST]
+    all_models = pd.concat([real, syn.primary_cells(datasets, _context(settings))])
     out = out.merge(syn.extrinsic(all_models), on="method", how="left")
     share = syn.significant_share(cells, null, settings.alpha)
     out = out.merge(
@@ -228,55 +283,90 @@ def league(inputs, settings) -> pd.DataFrame:
 
 def league_table(inputs, settings):
     title = "Validity league table: every method against ground truth, census, proxy and null"
+    quantities = "; ".join(f"{k}: {v}" for k, v in QUANTITIES.items())
     note = (
-        "truth_spearman: rho across the ground-truth study's models (Schröder et al.'s injected "
-        "bias, mean male probability mu) of the method's score on them (data-set measures; the "
-        "word-level measures' R² are in schroeder2021_fig9 and Figure 6); census_spearman: mean "
-        "rho with the 2010 census over the static models (bommasani2022_predictive); "
+        "truth_spearman: Spearman rho, across the ground-truth study's models that learned the "
+        "bias (Schröder et al.'s R² bar; models), of the method's score with the bias injected "
+        "into each, with a 95% bootstrap interval (models resampled, 1,000 seeded draws). On "
+        "the study's own test (its occupations split by debiaswe's stereotype against its "
+        "definitional words, in the configured templates; LPBS: he against she in the study's "
+        "test templates), the injected quantity the method should rise with ("
+        f"{quantities}; a test of X against Y: difference; SAME's skew: direction; its "
+        "stereotype: spread; a magnitude: magnitude); on a data set the mean male probability "
+        "mu. truth_note: why a method has no rho. words_noise / templates_noise: the mean "
+        "|score on a random half of the words (templates) - score on all| over the study "
+        "models, divided by the standard deviation of the score across them (below 1: word or "
+        "template choice moves the score less than the injected bias does). census_spearman: "
+        "mean rho with the 2010 census over the static models (bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_null / "
         "_real: share of p < alpha on random-weight and real models; statistic_seconds: the "
         "statistic alone on a typical test (benchmarks/bench_methods.py, model inference "
-        "excluded); cells: scored (model, test) cells on the real models. Robustness to word "
-        "and template choice: schroeder2021_table3, bommasani2022_sensitivity, "
-        "delobelle2022_fig2a/2b (per paper, not per method)."
+        "excluded); cells: scored (model, test) cells on the real models."
     )
     return plain_table(league(inputs, settings), title, note)
+
+
+#: the league figure's heat-map columns: (column, colour scale)
+VALIDITY = ("census_spearman", "extrinsic_spearman", "significant_null", "significant_real")
+NOISE = ("words_noise", "templates_noise")
 
 
 def figure_league(inputs, settings):
     import matplotlib.pyplot as plt
 
     frame = league(inputs, settings).set_index("method")
-    columns = [
-        c
-        for c in (
-            "truth_spearman",
-            "census_spearman",
-            "extrinsic_spearman",
-            "significant_null",
-            "significant_real",
-        )
-        if c in frame
-    ]
-    grid = frame[columns].astype(float)
-    fig, ax = plt.subplots(figsize=(2 + 1.3 * len(columns), 0.3 * len(grid) + 1.6))
-    image = ax.imshow(grid.to_numpy(), vmin=-1, vmax=1, cmap="RdBu_r", aspect="auto")
-    ax.set_xticks(range(len(columns)), [c.replace("_", "\n") for c in columns], fontsize=7)
-    ax.set_yticks(range(len(grid)), grid.index, fontsize=7)
-    for i in range(grid.shape[0]):
-        for j in range(grid.shape[1]):
-            v = grid.iat[i, j]
-            ax.text(
-                j,
-                i,
-                "n/a" if not np.isfinite(v) else f"{v:.2f}",
-                ha="center",
-                va="center",
-                fontsize=5,
-                color="grey" if not np.isfinite(v) else "black",
-            )
-    fig.colorbar(image, ax=ax, shrink=0.6)
-    ax.set_title("Validity league table (n/a: the method cannot run there)", fontsize=9)
+    n = len(frame)
+    fig, (truth, validity, noise) = plt.subplots(
+        1,
+        3,
+        figsize=(13, 0.32 * n + 2),
+        sharey=True,
+        gridspec_kw={"width_ratios": [2.2, len(VALIDITY), len(NOISE)]},
+    )
+    y = np.arange(n)
+    rho = frame["truth_spearman"].astype(float).to_numpy()
+    low = frame.get("truth_ci_low", pd.Series(np.nan, frame.index)).astype(float).to_numpy()
+    high = frame.get("truth_ci_high", pd.Series(np.nan, frame.index)).astype(float).to_numpy()
+    ok = np.isfinite(rho)
+    truth.errorbar(
+        rho[ok],
+        y[ok],
+        xerr=[rho[ok] - low[ok], high[ok] - rho[ok]],
+        fmt="o",
+        color="black",
+        ecolor="grey",
+        capsize=2,
+        markersize=3,
+    )
+    for i in np.flatnonzero(~ok):
+        truth.text(0, i, "n/a", ha="center", va="center", fontsize=6, color="grey")
+    truth.axvline(0, color="grey", lw=0.5)
+    truth.set_xlim(-1.05, 1.05)
+    truth.set_yticks(y, frame.index, fontsize=7)
+    truth.invert_yaxis()
+    truth.set_title("ground truth: rho with the\ninjected bias (95% interval)", fontsize=8)
+    for ax, columns, scale in (
+        (validity, VALIDITY, dict(vmin=-1, vmax=1, cmap="RdBu_r")),
+        (noise, NOISE, dict(vmin=0, vmax=2, cmap="Oranges")),
+    ):
+        grid = frame.reindex(columns=list(columns)).astype(float)
+        ax.imshow(grid.to_numpy(), aspect="auto", **scale)
+        ax.set_xticks(range(len(columns)), [c.replace("_", "\n") for c in columns], fontsize=7)
+        for i in range(grid.shape[0]):
+            for j in range(grid.shape[1]):
+                v = grid.iat[i, j]
+                ax.text(
+                    j,
+                    i,
+                    "n/a" if not np.isfinite(v) else f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=5,
+                    color="grey" if not np.isfinite(v) else "black",
+                )
+    validity.set_title("census, extrinsic proxy, null and real models", fontsize=8)
+    noise.set_title("robustness: half the words or\ntemplates, / spread across models", fontsize=8)
+    fig.suptitle("Validity league table (n/a: see the table's truth_note)", fontsize=9)
     return fig
 
 

@@ -39,6 +39,20 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(sps.spearmanr(a, b)[0])
 
 
+def spearman_interval(
+    x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: int = 1000
+) -> tuple[float, float, float]:
+    """Spearman rho of x and y and its 95% percentile bootstrap interval (pairs resampled)."""
+    rho, low, high = _spearman(x, y), float("nan"), float("nan")
+    if np.isfinite(rho):
+        draws = rng.integers(0, len(x), size=(n_boot, len(x)))
+        boot = np.array([_spearman(x[d], y[d]) for d in draws])
+        boot = boot[np.isfinite(boot)]
+        if len(boot):
+            low, high = (float(v) for v in np.percentile(boot, [2.5, 97.5]))
+    return rho, low, high
+
+
 def model_cells(cells: pd.DataFrame) -> pd.DataFrame:
     """One cell per (method, model): the mean primary effect size over the model's tests (the
     data-set measures: their overall row), for agreement across models."""
@@ -62,14 +76,7 @@ def agreement(cells: pd.DataFrame, alpha: float, n_boot: int = 1000, seed: int =
             both = value[[a, b]].dropna()
             x, y = both[a].to_numpy(), both[b].to_numpy()
             n = len(both)
-            rho = _spearman(x, y)
-            low = high = float("nan")
-            if np.isfinite(rho):
-                draws = rng.integers(0, n, size=(n_boot, n))
-                boot = np.array([_spearman(x[d], y[d]) for d in draws])
-                boot = boot[np.isfinite(boot)]
-                if len(boot):
-                    low, high = np.percentile(boot, [2.5, 97.5])
+            rho, low, high = spearman_interval(x, y, rng, n_boot)
             pp = p.reindex(both.index)[[a, b]].dropna() if a in p and b in p else pd.DataFrame()
             rows.append(
                 {
@@ -147,21 +154,42 @@ def significant_share(cells: pd.DataFrame, null_models: Iterable[str], alpha: fl
     ).reset_index()
 
 
-def ground_truth(injected: pd.DataFrame, truth: Mapping[str, float]) -> pd.DataFrame:
-    """Per method (primary rows, descriptor ``all``): Spearman rho of its effect size with the
-    bias injected into each study model (its mean male probability) across the models."""
-    rows = injected[
-        injected["primary"].astype(bool)
-        & injected["effect_size"].notna()
-        & (injected["descriptor"] == "all")
-    ].copy()
-    rows["truth"] = rows["model"].map(truth)
+def ground_truth(cells: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Per method: Spearman rho across the study models of its primary effect size with the
+    bias injected into each (column ``truth``), with a 95% bootstrap interval (models
+    resampled, seeded), and the number of models."""
+    rng = np.random.default_rng(seed)
     out = []
-    for method, frame in rows.dropna(subset=["truth"]).groupby("method"):
+    for method, frame in cells.dropna(subset=["truth"]).groupby("method", sort=True):
         frame = frame.drop_duplicates("model")
-        rho = _spearman(frame["truth"].to_numpy(), frame["effect_size"].to_numpy())
-        out.append({"method": method, "models": len(frame), "truth_spearman": rho})
-    return pd.DataFrame(out, columns=["method", "models", "truth_spearman"])
+        x, y = frame["truth"].to_numpy(float), frame["effect_size"].to_numpy(float)
+        rho, low, high = spearman_interval(x, y, rng, n_boot)
+        out.append(
+            {
+                "method": method,
+                "models": len(frame),
+                "truth_spearman": rho,
+                "truth_ci_low": low,
+                "truth_ci_high": high,
+            }
+        )
+    columns = ["method", "models", "truth_spearman", "truth_ci_low", "truth_ci_high"]
+    return pd.DataFrame(out, columns=columns)
+
+
+def robustness(draws: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
+    """Per method: how far a random half of the words (of the templates) moves its score,
+    against how far the injected bias moves it: the mean over models and draws of
+    |score on the half - score on all| divided by the standard deviation of the score on all
+    across the models. Below 1: word (template) choice moves the score less than the models
+    differ. ``draws``: method, model, resample, effect_size; ``full``: method, model,
+    effect_size (the models to use)."""
+    both = draws.merge(full, on=["method", "model"], suffixes=("", "_all"))
+    both["deviation"] = (both["effect_size"] - both["effect_size_all"]).abs()
+    scale = full.groupby("method")["effect_size"].std(ddof=1)
+    noise = both.groupby(["method", "resample"])["deviation"].mean().unstack("resample")
+    noise = noise.div(scale, axis=0).rename(columns=lambda r: f"{r}_noise")
+    return noise.reindex(columns=["words_noise", "templates_noise"]).reset_index()
 
 
 def extrinsic(scores: pd.DataFrame, proxy: str = "WinoBias F1 gap") -> pd.DataFrame:

@@ -166,6 +166,7 @@ SAME_SKEW = Method(
     compute=score_skew,
     reads=TESTED,
     description="Mean cos(w, â - b̂): do the target words lean to one group as a whole?",
+    tracks="direction",
     **_COMMON,
 )
 SAME_STEREOTYPE = Method(
@@ -173,5 +174,6 @@ SAME_STEREOTYPE = Method(
     compute=score_stereotype,
     reads=("unit",),
     description="Standard deviation of cos(w, â - b̂): do the words lean to different groups?",
+    tracks="spread",
     **_COMMON,
 )

@@ -35,18 +35,21 @@ def mlm_log_probs(
         return " ".join([tokenizer.mask_token] * k)
 
     def score(sentences: list[str], target_tokens: list[int]) -> np.ndarray:
-        """Summed log-probability of the target's tokens at the first masks of each sentence."""
+        """Summed log-probability of the target's tokens at the first masks of each sentence
+        (the head's logits only there)."""
         enc = tokenizer(sentences, return_tensors="pt", padding=True)
-        with torch.inference_mode():
-            logp = torch.log_softmax(model(**enc).logits.float(), dim=-1)
-        out = np.zeros(len(sentences))
+        rows, cols = [], []
         for i in range(len(sentences)):
             where = (enc["input_ids"][i] == tokenizer.mask_token_id).nonzero().flatten()
-            positions = where[: len(target_tokens)].tolist()
-            out[i] = sum(
-                float(logp[i, p, t]) for p, t in zip(positions, target_tokens, strict=True)
-            )
-        return out
+            if len(where) < len(target_tokens):
+                raise InputError(f"LPBS: {sentences[i]!r} holds fewer masks than the target")
+            rows += [i] * len(target_tokens)
+            cols += where[: len(target_tokens)].tolist()
+        with torch.inference_mode():
+            logits = masked_logits(model, enc, torch.tensor(rows), torch.tensor(cols))
+            logp = torch.log_softmax(logits.float(), dim=-1)
+        picked = logp[torch.arange(len(rows)), torch.tensor(target_tokens * len(sentences))]
+        return picked.double().view(len(sentences), len(target_tokens)).sum(1).numpy()
 
     rows_t, rows_p = [], []
     for target in targets:

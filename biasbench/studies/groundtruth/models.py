@@ -23,6 +23,7 @@ from biasbench.studies.groundtruth.data import (
     span_positions,
     training_bias,
 )
+from biasbench.studies.groundtruth.every_method import injected_bias
 from biasbench.studies.groundtruth.states import (
     STATE_PARTS,
     FrozenStates,
@@ -277,6 +278,7 @@ def run_grid(
                 "kept": bool(fit_r2 > settings.r2_threshold),
                 "p": p.tolist(),
                 "training_bias": p_train.tolist(),
+                "injected": injected_bias(p_train, data.stereotype),
                 "unmasking_bias": unmask.tolist(),
                 "representations": representations,
             }

@@ -113,12 +113,6 @@ class SharedBodyMLM:
         if attention:
             raise NotImplementedError("a study model gives no attention weights")
         ids, mask = inputs["input_ids"], inputs["attention_mask"]
-        key = (tuple(ids.shape), ids.numpy().tobytes(), mask.numpy().tobytes())
-        if key not in self.cache:
-            with torch.inference_mode():
-                self.cache[key] = self.base.bert(
-                    input_ids=ids, attention_mask=mask, output_hidden_states=True
-                ).hidden_states[-1 - self.top]
         slot, count = [], [0] * len(ids)  # each position's place among its row's queries
         for r in rows.tolist():
             slot.append(count[r])
@@ -126,7 +120,22 @@ class SharedBodyMLM:
         slot = torch.tensor(slot, dtype=torch.long)
         queries = torch.zeros(len(ids), max(count), dtype=torch.long)
         queries[rows, slot] = cols
-        return self.cls(forward(self.layers, self.cache[key], mask, queries)[rows, slot])
+        return self.cls(
+            forward(self.layers, self.lower_states(ids, mask), mask, queries)[rows, slot]
+        )
+
+    def lower_states(self, ids, mask):
+        """The input of the trained top layers for this batch: computed by the first model of
+        the job that asks, then read from the shared cache."""
+        import torch
+
+        key = (tuple(ids.shape), ids.numpy().tobytes(), mask.numpy().tobytes())
+        if key not in self.cache:
+            with torch.inference_mode():
+                self.cache[key] = self.base.bert(
+                    input_ids=ids, attention_mask=mask, output_hidden_states=True
+                ).hidden_states[-1 - self.top]
+        return self.cache[key]
 
     def set_attn_implementation(self, _name):
         raise NotImplementedError("a study model gives no attention weights")

@@ -1,0 +1,290 @@
+"""Every registered method on the ground-truth study's models, each scored against the bias
+injected into them: the validity league's truth column for the whole embedding family and for
+LPBS, not only for the data sets.
+
+The study's own test (``groundtruth/occupations``): targets X and Y are the study's occupations
+that debiaswe rates male and female stereotyped, attributes A and B its definitional male and
+female words (paired, for Direct Bias and RIPA). Each study model encodes the test in the configured
+single-slot templates with its trained top layers over the frozen lower layers, which are
+computed once for all models of a job; every method then scores them exactly as it scores a
+zoo model (``score_file``), and again on random halves of the words and of the templates (how
+far word and template choice move a score, against how far the injected bias moves it).
+
+What a method's score should rise with (:data:`INJECTED`, read from the records of
+:func:`injected_bias`): a test of X against Y the injected difference between their male shares;
+SAME's skew the mean male share; SAME's stereotype their spread; a magnitude (SAME, MAC, Direct
+Bias) the mean distance of the male shares from 1/2.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from biasbench.data.contexts import template_contexts
+from biasbench.data.wordsets import WordSet
+from biasbench.studies.groundtruth.data import StudyData
+from biasbench.studies.groundtruth.surgery import forward
+
+TEST, DESCRIPTOR = "groundtruth", "occupations"
+
+#: what each injected quantity is (the league's note prints these)
+QUANTITIES = {
+    "difference": "mean male share of the X occupations minus that of the Y occupations",
+    "direction": "mean male share of the occupations minus 1/2",
+    "spread": "standard deviation of the occupations' male shares",
+    "magnitude": "mean |male share - 1/2| over the occupations",
+}
+
+
+def injected_quantity(method) -> str:
+    """The injected quantity a method's score should rise with: its declared one, else what
+    its behaviour under swapping X and Y implies (a test of X against Y: their difference; a
+    score that keeps its value: a magnitude)."""
+    return method.tracks or ("magnitude" if method.swap == "keeps" else "difference")
+
+
+def study_wordset(data: StudyData) -> WordSet:
+    """The study's occupations split by debiaswe's stereotype (those it rates neither way are
+    left out) against its definitional pairs."""
+    return WordSet(
+        test=TEST,
+        descriptor=DESCRIPTOR,
+        source="Schröder et al. (2021) section 5; stereotypes and pairs of debiaswe",
+        target_kind="person",
+        attribute_kind="basic",
+        sets={
+            "X": tuple(o for o, s in zip(data.occupations, data.stereotype, strict=True) if s > 0),
+            "Y": tuple(o for o, s in zip(data.occupations, data.stereotype, strict=True) if s < 0),
+            "A": tuple(data.male),
+            "B": tuple(data.female),
+        },
+        labels={
+            "X": "male-stereotyped occupations",
+            "Y": "female-stereotyped occupations",
+            "A": "male definitional words",
+            "B": "female definitional words",
+        },
+        paired=True,
+    )
+
+
+def injected_bias(male_share: np.ndarray, stereotype: np.ndarray) -> dict[str, float]:
+    """The injected quantities of one model from its occupations' male shares (the training
+    bias; NaN for an occupation without a training sentence) and debiaswe's stereotypes."""
+    x, y, rated = stereotype > 0, stereotype < 0, stereotype != 0
+    p = male_share[rated]
+    return {
+        "difference": float(np.nanmean(male_share[x]) - np.nanmean(male_share[y])),
+        "direction": float(np.nanmean(p) - 0.5),
+        "spread": float(np.nanstd(p)),
+        "magnitude": float(np.nanmean(np.abs(p - 0.5))),
+    }
+
+
+class StudyEncoder:
+    """A study model as ``encode_transformer`` calls an encoder: the frozen lower layers once
+    per batch of inputs (``cache``, shared by the models of a job: the batches repeat), then
+    the model's trained top layers at every position."""
+
+    def __init__(self, shared):
+        self.shared, self.config = shared, shared.config
+
+    def __call__(self, input_ids, attention_mask, output_hidden_states=False):
+        import torch
+
+        if output_hidden_states:
+            raise NotImplementedError("a study model gives its last layer only")
+        lower = self.shared.lower_states(input_ids, attention_mask)
+        n, width = input_ids.shape
+        every = torch.arange(width).expand(n, width)
+        with torch.inference_mode():
+            top = forward(self.shared.layers, lower, attention_mask, every)
+        return SimpleNamespace(last_hidden_state=top)
+
+
+def halves(
+    frame: pd.DataFrame, resample: str, rng: np.random.Generator, pairs: list[tuple[str, str]]
+) -> np.ndarray:
+    """A mask of the contexts that keep a random half of the templates of each group
+    (``templates``; the group read from ``provenance``), or of the X and Y words and of the
+    definitional pairs (``words``)."""
+    if resample == "templates":
+        group = frame["provenance"].str.split("[").str[0]
+        keep = np.zeros(len(frame), bool)
+        for name in sorted(set(group)):
+            values = sorted(set(frame["provenance"][group == name]))
+            chosen = rng.choice(values, size=max(1, len(values) // 2), replace=False)
+            keep |= frame["provenance"].isin(chosen).to_numpy()
+        return keep
+    chosen = set()
+    for role in ("X", "Y"):
+        words = list(dict.fromkeys(frame["stimulus"][frame["role"] == role]))
+        chosen |= {
+            (role, w) for w in rng.choice(words, size=max(1, len(words) // 2), replace=False)
+        }
+    for i in rng.choice(len(pairs), size=max(1, len(pairs) // 2), replace=False):
+        chosen |= {("A", pairs[i][0]), ("B", pairs[i][1])}
+    return np.array(
+        [(r, w) in chosen for r, w in zip(frame["role"], frame["stimulus"], strict=True)]
+    )
+
+
+def lpbs_wordset(data: StudyData) -> WordSet:
+    """LPBS's form of the study's test: he against she in the pronoun slot, the occupations
+    split by stereotype in the other."""
+    occupations = study_wordset(data)
+    return WordSet(
+        test=TEST,
+        descriptor=DESCRIPTOR,
+        source=occupations.source,
+        target_kind="",
+        attribute_kind="",
+        sets={"X": ("he",), "Y": ("she",), "A": occupations.sets["X"], "B": occupations.sets["Y"]},
+        labels={
+            "X": "he",
+            "Y": "she",
+            "A": "male-stereotyped occupations",
+            "B": "female-stereotyped occupations",
+        },
+    )
+
+
+def lpbs_templates(data: StudyData):
+    """The study's subject test templates whose pronoun comes before the occupation (LPBS's
+    double templates put the target first) as one template category."""
+    from biasbench.data.templates import DoubleTemplates
+
+    first = [t for t in data.test["subject"] if t.index(data.mask) < t.index(data.slot)]
+    return DoubleTemplates(data.mask, data.slot, {"subject": (tuple(first), None)})
+
+
+class _Once:
+    """A log-probability function that computes every attribute of a (template, targets) once:
+    the halves of the robustness draws read their columns."""
+
+    def __init__(self, log_probs, attributes: list[str]):
+        self.log_probs, self.attributes, self.memo = log_probs, attributes, {}
+
+    def __call__(self, parts, targets, attributes):
+        key = (parts, tuple(targets))
+        if key not in self.memo:
+            self.memo[key] = self.log_probs(parts, targets, self.attributes)
+        rows = [self.attributes.index(a) for a in attributes]
+        return tuple(m[rows] for m in self.memo[key])
+
+
+def score_study_models(
+    models,
+    tokenizer,
+    data: StudyData,
+    templates,
+    *,
+    settings,
+    signature: str,
+    extraction: dict,
+    draws: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows of every method on context vectors (the study's test in ``templates``) and of LPBS
+    (in the study's own templates) for each (name, study model) of ``models``; and their
+    primary effect sizes on ``draws`` random halves of the words and of the templates per
+    model (the league's robustness; p-values there on few permutations: effect sizes do not
+    read them)."""
+    from dataclasses import replace
+    from functools import partial
+
+    from biasbench.data.wordsets import LpbsSpec
+    from biasbench.models.extract import encode_transformer
+    from biasbench.models.load import tokenizer_vocabulary_test
+    from biasbench.models.logprobs.masked import mlm_log_probs
+    from biasbench.scoring.embeddings import score_file
+    from biasbench.scoring.templates import lpbs_rows
+    from biasbench.stats import derived_seed
+
+    wordset, lpbs_words, double = study_wordset(data), lpbs_wordset(data), lpbs_templates(data)
+    frame = template_contexts(wordset, templates)
+    in_vocabulary = tokenizer_vocabulary_test(tokenizer)
+    single = {s for words in wordset.sets.values() for s in words if in_vocabulary(s)}
+    pairs = list(zip(wordset.sets["A"], wordset.sets["B"], strict=True))
+    quick = replace(settings, exact_max=0, n_samples=99, same_samples=99)
+    spec = LpbsSpec(TEST, {DESCRIPTOR: "subject"}, frozenset(), None)
+
+    def vectors(name, contexts, arrays, with_settings):
+        expected = {r: tuple(dict.fromkeys(g["stimulus"])) for r, g in contexts.groupby("role")}
+        return score_file(
+            contexts,
+            arrays,
+            model=name,
+            kind="transformer",
+            is_decoder=False,
+            source="templates",
+            test=TEST,
+            descriptor=DESCRIPTOR,
+            settings=with_settings,
+            signature=signature,
+            expected=expected,
+            single_token=single,
+            pairs=[(a, b) for a, b in pairs if a in expected["A"] and b in expected["B"]],
+        )
+
+    def lpbs(name, log_probs, words, category, with_settings):
+        kept = replace(double, categories={"subject": (category, None)})
+        return lpbs_rows(
+            log_probs,
+            in_vocabulary,
+            {DESCRIPTOR: words},
+            spec,
+            kept,
+            model=name,
+            encoding="mlm",
+            settings=with_settings.for_source("templates"),
+            seed=settings.seed,
+            signature=signature,
+        )
+
+    frames, spread = [], []
+    for name, shared in models:
+        arrays = encode_transformer(
+            StudyEncoder(shared), tokenizer, frame, progress=False, **extraction
+        )
+        attributes = [*lpbs_words.sets["A"], *lpbs_words.sets["B"]]
+        log_probs = _Once(partial(mlm_log_probs, shared, tokenizer), attributes)
+        all_templates = double.categories["subject"][0]
+        frames += [
+            vectors(name, frame, arrays, settings),
+            lpbs(name, log_probs, lpbs_words, all_templates, settings),
+        ]
+        rng = np.random.default_rng(derived_seed(settings.seed, name, "halves"))
+        for resample in ("words", "templates"):
+            for draw in range(draws):
+                keep = halves(frame, resample, rng, pairs)
+                part = frame[keep].reset_index(drop=True)
+                rows = vectors(name, part, {k: v[keep] for k, v in arrays.items()}, quick)
+                words, category = lpbs_words, all_templates
+                if resample == "words":
+                    chosen = set(part["stimulus"])
+                    words = replace(
+                        lpbs_words,
+                        sets={**lpbs_words.sets}
+                        | {r: tuple(w for w in lpbs_words.sets[r] if w in chosen) for r in "AB"},
+                    )
+                else:
+                    half = max(1, len(all_templates) // 2)
+                    picked = rng.choice(len(all_templates), half, replace=False)
+                    category = tuple(all_templates[i] for i in sorted(picked))
+                rows = pd.concat([rows, lpbs(name, log_probs, words, category, quick)])
+                rows = rows[rows["primary"].astype(bool)]
+                spread += [
+                    {
+                        "model": name,
+                        "method": m,
+                        "resample": resample,
+                        "draw": draw,
+                        "effect_size": e,
+                    }
+                    for m, e in zip(rows["method"], rows["effect_size"], strict=True)
+                ]
+    columns = ["model", "method", "resample", "draw", "effect_size"]
+    return pd.concat(frames, ignore_index=True), pd.DataFrame(spread, columns=columns)

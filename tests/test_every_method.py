@@ -1,0 +1,136 @@
+"""Every method on the ground-truth study's models: a study model as an encoder and as LPBS's
+masked LM equals the whole rebuilt model, the injected quantities and the halves by hand, and
+every method that runs on a masked LM scores every study model (a tiny random masked LM: a
+code-path check, never a result)."""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transformers import AutoTokenizer, BertForMaskedLM
+
+from biasbench.data.contexts import template_contexts
+from biasbench.data.templates import TemplateSet
+from biasbench.methods.contract import ContextVectors
+from biasbench.methods.registry import REGISTRY
+from biasbench.models.logprobs.masked import mlm_log_probs
+from biasbench.scoring.settings import ScoreSettings
+from biasbench.studies.groundtruth.data import grid
+from biasbench.studies.groundtruth.every_method import (
+    StudyEncoder,
+    halves,
+    injected_bias,
+    injected_quantity,
+    lpbs_templates,
+    score_study_models,
+    study_wordset,
+)
+from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.surgery import injected_model, study_models
+
+from .test_groundtruth import data, masked_lm  # noqa: F401 (a fixture)
+
+TEMPLATES = TemplateSet(
+    "tiny",
+    targets={"person": [("This is ", "."), ("", " is here.")]},
+    attributes={"basic": [("It is ", "."), ("", " is it."), ("We saw ", ".")]},
+)
+
+
+@pytest.fixture(scope="module")
+def study(masked_lm):  # noqa: F811
+    settings = StudySettings(trainable=2, epochs=1, batch=4, learning_rate=1e-3)
+    records, weights = run_grid(masked_lm, data(), grid([0.2, 0.8], [0.2], 2), settings)
+    base = BertForMaskedLM.from_pretrained(masked_lm).eval()
+    return records, weights, base, AutoTokenizer.from_pretrained(masked_lm)
+
+
+def test_injected_quantities_by_hand():
+    p = np.array([0.8, 0.2, 0.5, np.nan, 0.9])
+    stereotype = np.array([1.0, -1.0, 0.5, 0.3, 0.0])  # the last is rated neither way
+    got = injected_bias(p, stereotype)
+    assert got["difference"] == pytest.approx((0.8 + 0.5) / 2 - 0.2)
+    assert got["direction"] == pytest.approx(0.5 - 0.5)
+    assert got["spread"] == pytest.approx(np.std([0.8, 0.2, 0.5]))
+    assert got["magnitude"] == pytest.approx(0.2)
+
+
+def test_what_each_method_tracks():
+    tracks = {m.name: injected_quantity(m) for m in REGISTRY}
+    assert tracks["s-SEAT"] == tracks["LPBS"] == "difference"  # X against Y: negates
+    assert tracks["SAME skew"] == "direction" and tracks["SAME stereotype"] == "spread"
+    assert tracks["SAME"] == tracks["MAC"] == tracks["Direct Bias"] == "magnitude"
+
+
+def test_the_study_test_by_hand():
+    words = study_wordset(data())
+    # stereotypes [-0.5, 0.6, -0.2, 0.7, 0.0, 0.3]: clerk (0.0) is rated neither way
+    assert words.sets["X"] == ("plumber", "pilot", "judge")
+    assert words.sets["Y"] == ("nurse", "teacher")
+    assert words.paired and words.sets["A"] == ("man", "boy", "he")
+    double = lpbs_templates(data())
+    assert double.categories["subject"][0] == ("[MASK] was a OCCUPATION",)  # pronoun first
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_halves_keep_half_of_each_role_or_template_group(seed):
+    words = study_wordset(data())
+    frame = template_contexts(words, TEMPLATES)
+    pairs = list(zip(words.sets["A"], words.sets["B"], strict=True))
+    rng = np.random.default_rng(seed)
+    kept = frame[halves(frame, "words", rng, pairs)]
+    sizes = kept.groupby("role")["stimulus"].nunique().to_dict()
+    assert sizes == {"X": 1, "Y": 1, "A": 1, "B": 1}
+    a, b = kept.loc[kept["role"] == "A", "stimulus"].iloc[0], kept.loc[kept["role"] == "B"]
+    assert (a, b["stimulus"].iloc[0]) in pairs  # a definitional pair stays whole
+    kept = frame[halves(frame, "templates", rng, pairs)]
+    per_group = kept.groupby(kept["provenance"].str.split("[").str[0])["provenance"].nunique()
+    assert per_group.to_dict() == {"tiny:attributes.basic": 1, "tiny:targets.person": 1}
+    assert set(kept["stimulus"]) == set(frame["stimulus"])  # every word, fewer templates
+
+
+def test_a_study_model_as_an_encoder_and_for_lpbs_equals_the_whole_model(study):
+    records, weights, base, tok = study
+    enc = tok(["the nurse is here .", "he was a pilot"], return_tensors="pt", padding=True)
+    real = enc["attention_mask"].bool()
+    for name, shared in study_models(base, weights, [r["name"] for r in records]):
+        whole = injected_model(base, weights, name)
+        with torch.inference_mode():
+            want = whole.bert(**enc).last_hidden_state
+        got = StudyEncoder(shared)(enc["input_ids"], enc["attention_mask"]).last_hidden_state
+        torch.testing.assert_close(got[real], want[real], atol=1e-5, rtol=1e-5)
+        parts = ("", " was a ", "")
+        for a, b in zip(
+            mlm_log_probs(shared, tok, parts, ["he", "she"], ["nurse", "pilot"]),
+            mlm_log_probs(whole, tok, parts, ["he", "she"], ["nurse", "pilot"]),
+            strict=True,
+        ):
+            np.testing.assert_allclose(a, b, atol=1e-5)
+
+
+def test_every_method_that_runs_on_a_masked_lm_scores_every_study_model(study):
+    records, weights, base, tok = study
+    names = [r["name"] for r in records]
+    rows, spread = score_study_models(
+        study_models(base, weights, names),
+        tok,
+        data(),
+        TEMPLATES,
+        settings=ScoreSettings(seed=1, n_samples=200, ceat_samples=50, same_samples=50),
+        signature="test",
+        extraction={},
+        draws=2,
+    )
+    primary = rows[rows["primary"].astype(bool)]
+    on_vectors = {m.name for m in REGISTRY if m.consumes is ContextVectors} - {"WEAT"}
+    expected = on_vectors | {"LPBS"}
+    assert set(primary["method"]) == expected  # WEAT reads static vectors only
+    assert primary.groupby("method")["model"].nunique().eq(len(names)).all()
+    assert primary["effect_size"].notna().all()
+    counts = spread.groupby(["method", "resample"]).size()
+    assert set(counts.index.get_level_values(0)) == expected
+    assert counts.eq(2 * len(names)).all()  # two draws per model and resample
+    # the records carry the injected quantities the league reads
+    assert set(records[0]["injected"]) == {"difference", "direction", "spread", "magnitude"}

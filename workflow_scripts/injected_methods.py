@@ -1,0 +1,47 @@
+"""Adapter: rule injected_methods -> biasbench.studies.groundtruth.every_method, for every study
+model of one mean (the frozen lower layers computed once for all of them)."""
+
+from pathlib import Path
+
+import torch
+from tqdm.auto import tqdm
+
+from biasbench.data.templates import load_templates
+from biasbench.io import load_tensors, read_json, signature_of, write_tsv
+from biasbench.jobs import start_job
+from biasbench.scoring.settings import ScoreSettings
+from biasbench.studies.groundtruth.data import read_data
+from biasbench.studies.groundtruth.every_method import score_study_models
+from biasbench.studies.groundtruth.states import load_study_lm
+from biasbench.studies.groundtruth.surgery import study_models
+
+sm = snakemake  # noqa: F821
+start_job(sm)
+torch.set_num_threads(sm.threads)
+i = sm.input
+base, tokenizer = load_study_lm(str(Path(i.model).parent))
+weights = load_tensors(i.weights)
+names = [r["name"] for r in read_json(i.records)["models"]]
+scores, robustness = score_study_models(
+    tqdm(study_models(base, weights, names), total=len(names), desc="study models"),
+    tokenizer,
+    read_data(i.occupations, i.train, i.test, i.pairs, i.professions),
+    load_templates(i.templates, lambda name: Path("results/external") / name),
+    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
+    signature=signature_of(
+        [
+            i.weights,
+            i.model,
+            i.occupations,
+            i.test,
+            i.pairs,
+            i.professions,
+            i.templates,
+            *i.external,
+        ]
+    ),
+    extraction=sm.params.extraction,
+    draws=sm.params.draws,
+)
+write_tsv(sm.output.scores, scores)
+write_tsv(sm.output.robustness, robustness)
