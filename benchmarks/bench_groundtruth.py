@@ -24,13 +24,14 @@ from biasbench.data.external import fetch, load_manifest
 from biasbench.studies.groundtruth.data import (
     PRONOUNS,
     StudyData,
+    StudySettings,
     draw_labels,
     fill,
     grid,
     male_probabilities,
     read_data,
 )
-from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.states import load_study_lm, study_states
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from biasbench.methods.contract import ContextVectors
 from biasbench.methods.registry import REGISTRY
 from biasbench.models.logprobs.masked import mlm_log_probs
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.studies.groundtruth.data import grid
+from biasbench.studies.groundtruth.data import StudySettings, grid
 from biasbench.studies.groundtruth.every_method import (
     StudyEncoder,
     halves,
@@ -26,7 +26,7 @@ from biasbench.studies.groundtruth.every_method import (
     score_study_models,
     study_wordset,
 )
-from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.surgery import injected_model, study_models
 
 from .test_groundtruth import data, masked_lm  # noqa: F401 (a fixture)

@@ -18,13 +18,14 @@ from biasbench.reports.targets import render_table
 from biasbench.studies.groundtruth.data import (
     Sentences,
     StudyData,
+    StudySettings,
     draw_labels,
     fill,
     grid,
     male_probabilities,
     training_bias,
 )
-from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.states import (
     frozen_states,
     load_states,

@@ -6,8 +6,8 @@ import torch
 
 from biasbench.io import save_tensors, write_json
 from biasbench.jobs import start_job
-from biasbench.studies.groundtruth.data import grid, read_data
-from biasbench.studies.groundtruth.models import StudySettings, run_grid
+from biasbench.studies.groundtruth.data import StudySettings, grid, read_data
+from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.states import load_states
 
 sm = snakemake  # noqa: F821

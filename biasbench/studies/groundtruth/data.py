@@ -5,16 +5,23 @@ of the grid, the male probabilities, the drawn pronouns and split, and the train
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from biasbench.stats import derived_seed
 
-if TYPE_CHECKING:
-    from biasbench.studies.groundtruth.models import StudySettings
-
 PRONOUNS = {"subject": ("he", "she"), "possessive": ("his", "her")}  # (male, female)
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    trainable: int = 1  # top layers fine-tuned (the rest of the encoder stays as it is)
+    epochs: int = 5
+    batch: int = 32
+    learning_rate: float = 1e-4
+    test_share: float = 0.3
+    r2_threshold: float = 0.7
+    seed: int = 0
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from biasbench.methods.embedding.weat import association
 from biasbench.stats import derived_seed, effect_size
 from biasbench.studies.groundtruth.data import (
     StudyData,
+    StudySettings,
     draw_labels,
     fill,
     male_probabilities,
@@ -32,17 +33,6 @@ from biasbench.studies.groundtruth.states import (
 )
 from biasbench.studies.groundtruth.statistics import r2
 from biasbench.studies.groundtruth.surgery import PronounHead, forward
-
-
-@dataclass(frozen=True)
-class StudySettings:
-    trainable: int = 1  # top layers fine-tuned (the rest of the encoder stays as it is)
-    epochs: int = 5
-    batch: int = 32
-    learning_rate: float = 1e-4
-    test_share: float = 0.3
-    r2_threshold: float = 0.7
-    seed: int = 0
 
 
 @dataclass
