@@ -83,8 +83,19 @@ def card(method, league: pd.Series | None, partners: pd.DataFrame) -> str:
     if league is None:
         lines.append("Not in the league table.")
     else:
+        rho = league.get("truth_spearman")
+        if rho is None or pd.isna(rho):
+            why = league.get("truth_note") or "no ground-truth models"
+            lines.append(f"- rho with the injected bias (ground-truth models): n/a ({why})")
+        else:
+            lines.append(
+                f"- rho with the injected bias (ground-truth models): {rho:.2f} "
+                f"[{league['truth_ci_low']:.2f}, {league['truth_ci_high']:.2f}] over "
+                f"{int(league['models'])} models"
+            )
         for column, label in (
-            ("truth_spearman", "rho with the injected bias (ground-truth models)"),
+            ("words_noise", "score moved by half the words, per spread across study models"),
+            ("templates_noise", "the same for half the templates"),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
             ("significant_null", "share significant on null models (random weights)"),
