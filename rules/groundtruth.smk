@@ -93,9 +93,10 @@ rule injected_scores:
 
 
 rule injected_methods:
-    """Every method on context vectors on the ground-truth study's models of one mean, on the
-    study's own test (its occupations against its definitional words, alone and in the
-    templates): the validity league's truth for the whole embedding family."""
+    """Every method on context vectors, and LPBS, on the ground-truth study's models of one
+    mean that learned the bias, on the study's own test (its occupations against its
+    definitional words): the validity league's truth and robustness for those methods.
+    """
     input:
         unpack(groundtruth_inputs),
         records="results/studies/groundtruth/mu{mu}.json",

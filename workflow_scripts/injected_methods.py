@@ -21,7 +21,8 @@ torch.set_num_threads(sm.threads)
 i = sm.input
 base, tokenizer = load_study_lm(str(Path(i.model).parent))
 weights = load_tensors(i.weights)
-names = [r["name"] for r in read_json(i.records)["models"]]
+# the models that learned the bias (Schröder et al.'s R² bar): the only ones the league reads
+names = [r["name"] for r in read_json(i.records)["models"] if r["kept"]]
 scores, robustness = score_study_models(
     tqdm(study_models(base, weights, names), total=len(names), desc="study models"),
     tokenizer,

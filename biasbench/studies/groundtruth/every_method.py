@@ -25,6 +25,7 @@ import pandas as pd
 
 from biasbench.data.contexts import template_contexts
 from biasbench.data.wordsets import WordSet
+from biasbench.rows import frame as rows_frame
 from biasbench.studies.groundtruth.data import StudyData
 from biasbench.studies.groundtruth.surgery import forward
 
@@ -287,4 +288,6 @@ def score_study_models(
                     for m, e in zip(rows["method"], rows["effect_size"], strict=True)
                 ]
     columns = ["model", "method", "resample", "draw", "effect_size"]
-    return pd.concat(frames, ignore_index=True), pd.DataFrame(spread, columns=columns)
+    return pd.concat([rows_frame([]), *frames], ignore_index=True), pd.DataFrame(
+        spread, columns=columns
+    )
