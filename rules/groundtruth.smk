@@ -55,8 +55,9 @@ rule groundtruth_models:
 
 
 rule injected_scores:
-    """The data-set measures on the ground-truth study's models of one mean (their trained
-    top layers put back into the masked LM): dozens of models of known bias for Figure 4.
+    """The data-set measures on the ground-truth study's models of one mean that learned the
+    bias (their trained top layers put back into the masked LM): models of known bias for
+    Figure 4 and the league.
     """
     input:
         model=lambda w: PLAN.groundtruth_model_file(),

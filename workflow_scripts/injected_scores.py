@@ -1,6 +1,6 @@
 """Adapter: rule injected_scores -> biasbench.studies.groundtruth.surgery.study_models + the
-data-set scorers, for every study model of one mean (the frozen lower layers computed once for
-all, each data set read and sampled once for all)."""
+data-set scorers, for every study model of one mean that learned the bias (the frozen lower
+layers computed once for all, each data set read and sampled once for all)."""
 
 from pathlib import Path
 
@@ -8,6 +8,7 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
+from biasbench import rows
 from biasbench.data.datasets import dataset_items
 from biasbench.io import load_tensors, read_json, signature_of, write_tsv
 from biasbench.jobs import start_job
@@ -33,7 +34,7 @@ items = {
     for d in sm.params.datasets
 }
 frames = []
-names = [r["name"] for r in records]
+names = [r["name"] for r in records if r["kept"]]  # those that learned the bias
 for name, model in tqdm(study_models(base, weights, names), total=len(names), desc="study models"):
     engine = Engine(model, tokenizer, True, sm.params.batch)
     for dataset in sm.params.datasets:
@@ -47,4 +48,4 @@ for name, model in tqdm(study_models(base, weights, names), total=len(names), de
                 signature=signature,
             )
         )
-write_tsv(sm.output[0], pd.concat(frames, ignore_index=True))
+write_tsv(sm.output[0], pd.concat([rows.frame([]), *frames], ignore_index=True))

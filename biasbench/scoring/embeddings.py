@@ -100,12 +100,14 @@ def score_file(
     single_token: Collection[str] | None = None,
     samples: dict[str, np.ndarray] | None = None,
     pairs: Sequence[tuple[str, str]] | None = None,
+    primary_only: bool = False,
 ) -> pd.DataFrame:
     """Rows of every method on context vectors, encoding and variant for one (model, source,
     test, descriptor). ``single_token`` (a contextual model's single-token stimuli) enables
     the ``reduced`` variants; ``samples``, if given, receives the per-sample effect sizes of
     primary encodings, keyed ``method|descriptor|encoding|variant`` (Figure 3); ``pairs``, the
-    word set's definitional pairs (A[i], B[i]) if it declares them (Direct Bias, RIPA)."""
+    word set's definitional pairs (A[i], B[i]) if it declares them (Direct Bias, RIPA);
+    ``primary_only``: each method's primary encoding and variant alone."""
     method_settings = settings.for_source(source)
     # one seed per job: its methods and encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
@@ -117,7 +119,8 @@ def score_file(
     for method in consuming(ContextVectors):
         if kind not in method.model_kinds:
             continue
-        for k, encoding in enumerate(method.encodings_for(available)):
+        encodings = method.encodings_for(available)
+        for k, encoding in enumerate(encodings[:1] if primary_only else encodings):
             if encoding not in grouped:
                 valid = (
                     arrays["valid"]
@@ -135,7 +138,7 @@ def score_file(
                 {r: len(inputs.groups[r]) for r in method.roles},
                 settings.max_drop_share,
             )
-            for variant in method.variants if k == 0 else method.variants[:1]:
+            for variant in method.variants if k == 0 and not primary_only else method.variants[:1]:
                 if variant == "reduced" and single_token is None:
                     continue  # static vectors have no tokenizer to reduce to
                 variant_inputs, removed = inputs, dropped

@@ -34,32 +34,35 @@ def mlm_log_probs(
     def masks(k: int) -> str:
         return " ".join([tokenizer.mask_token] * k)
 
-    def score(sentences: list[str], target_tokens: list[int]) -> np.ndarray:
-        """Summed log-probability of the target's tokens at the first masks of each sentence
-        (the head's logits only there)."""
+    def score(sentences: list[str], targets: list[list[int]]) -> list[np.ndarray]:
+        """Per target (each of the same number of pieces), the summed log-probability of its
+        pieces at the first masks of each sentence (the head's logits only there, once for
+        all the targets)."""
         enc = tokenizer(sentences, return_tensors="pt", padding=True)
+        k = len(targets[0])
         rows, cols = [], []
         for i in range(len(sentences)):
             where = (enc["input_ids"][i] == tokenizer.mask_token_id).nonzero().flatten()
-            if len(where) < len(target_tokens):
+            if len(where) < k:
                 raise InputError(f"LPBS: {sentences[i]!r} holds fewer masks than the target")
-            rows += [i] * len(target_tokens)
-            cols += where[: len(target_tokens)].tolist()
+            rows += [i] * k
+            cols += where[:k].tolist()
         with torch.inference_mode():
             logits = masked_logits(model, enc, torch.tensor(rows), torch.tensor(cols))
-            logp = torch.log_softmax(logits.float(), dim=-1)
-        picked = logp[torch.arange(len(rows)), torch.tensor(target_tokens * len(sentences))]
-        return picked.double().view(len(sentences), len(target_tokens)).sum(1).numpy()
+            logp = torch.log_softmax(logits.float(), dim=-1).double().view(len(sentences), k, -1)
+        at = torch.arange(k)
+        return [logp[:, at, torch.tensor(ids)].sum(1).numpy() for ids in targets]
 
-    rows_t, rows_p = [], []
-    for target in targets:
-        toks = tokenizer(target, add_special_tokens=False)["input_ids"]
-        slot = masks(len(toks))
-        rows_t.append(score([head + slot + middle + a + tail for a in attributes], toks))
-        rows_p.append(
-            score([head + slot + middle + masks(n_tokens(a)) + tail for a in attributes], toks)
-        )
-    return np.array(rows_t).T, np.array(rows_p).T
+    pieces = {t: tokenizer(t, add_special_tokens=False)["input_ids"] for t in targets}
+    rows_t, rows_p = {}, {}
+    for k in sorted({len(p) for p in pieces.values()}):  # the same masked sentences
+        slot = masks(k)
+        same = [t for t in targets if len(pieces[t]) == k]
+        with_attribute = [head + slot + middle + a + tail for a in attributes]
+        prior = [head + slot + middle + masks(n_tokens(a)) + tail for a in attributes]
+        for table, sentences in ((rows_t, with_attribute), (rows_p, prior)):
+            table.update(zip(same, score(sentences, [pieces[t] for t in same]), strict=True))
+    return (np.array([rows_t[t] for t in targets]).T, np.array([rows_p[t] for t in targets]).T)
 
 
 def mlm_context_log_probs(

@@ -188,11 +188,11 @@ def score_study_models(
     extraction: dict,
     draws: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rows of every method on context vectors (the study's test in ``templates``) and of LPBS
-    (in the study's own templates) for each (name, study model) of ``models``; and their
-    primary effect sizes on ``draws`` random halves of the words and of the templates per
-    model (the league's robustness; p-values there on few permutations: effect sizes do not
-    read them)."""
+    """Rows of every method on context vectors (the study's test in ``templates``, each
+    method's primary encoding and variant) and of LPBS (in the study's own templates) for each
+    (name, study model) of ``models``; and their effect sizes on ``draws`` random halves of the
+    words and of the templates per model (the league's robustness; p-values there on few
+    permutations: effect sizes do not read them)."""
     from dataclasses import replace
     from functools import partial
 
@@ -228,6 +228,7 @@ def score_study_models(
             expected=expected,
             single_token=single,
             pairs=[(a, b) for a, b in pairs if a in expected["A"] and b in expected["B"]],
+            primary_only=True,
         )
 
     def lpbs(name, log_probs, words, category, with_settings):
