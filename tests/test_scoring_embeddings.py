@@ -180,3 +180,28 @@ def test_definitional_pairs_keep_their_partners_when_a_word_is_dropped():
     unpaired = score(frame, arrays).set_index("method")
     assert np.isnan(unpaired.loc["Direct Bias", "effect_size"])
     assert "declares no definitional pairs" in unpaired.loc["RIPA", "note"]
+
+
+def test_primary_only_gives_the_primary_rows_unchanged():
+    frame, arrays = frame_and_arrays(n_ctx=3)
+    for key in ("sent/cls", "sent/last", "sent/mean", "word/first", "word/last"):
+        arrays[key] = arrays["word/mean"] + 0.01 * len(key)  # each encoding its own vectors
+    common = dict(
+        model="m",
+        kind="transformer",
+        is_decoder=False,
+        source="templates",
+        test="T",
+        descriptor="names",
+        settings=ScoreSettings(exact_max=10**6, n_samples=500, ceat_samples=300),
+        signature="sig",
+        single_token=set(frame["stimulus"]) - {"x3"},
+    )
+    everything = score_file(frame, arrays, **common)
+    primary = score_file(frame, arrays, primary_only=True, **common)
+    assert len(everything) > len(primary) == everything["method"].nunique()
+    assert primary["primary"].all()
+    pd.testing.assert_frame_equal(
+        primary.reset_index(drop=True),
+        everything[everything["primary"]].reset_index(drop=True),
+    )
