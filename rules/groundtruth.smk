@@ -121,7 +121,7 @@ rule injected_methods:
     params:
         scoring=config["scoring"],
         extraction=config["extraction"],
-        draws=config["groundtruth"]["robustness_draws"],
+        study=lambda w: settings_of("groundtruth", "robustness_draws"),
         seed=config["seed"],
     script:
         "../workflow_scripts/injected_methods.py"

@@ -70,15 +70,15 @@ UNPLANNED = [
     ),
     (
         None,
-        "results/studies/groundtruth/mu0.40.json",
-        "config.yaml: the ground-truth study has no mean mu0.40 (groundtruth.mu; planned: "
-        "mu0.30, mu0.50, mu0.70)",
+        "results/studies/groundtruth/mu0.35.json",
+        "config.yaml: the ground-truth study has no mean mu0.35 (groundtruth.mu; planned: "
+        "mu0.30, mu0.40, mu0.50, mu0.60, mu0.70)",
     ),
     (
         None,
         "results/studies/groundtruth/mu0.3.safetensors",
         "config.yaml: the ground-truth study has no mean mu0.3 (groundtruth.mu; planned: "
-        "mu0.30, mu0.50, mu0.70)",
+        "mu0.30, mu0.40, mu0.50, mu0.60, mu0.70)",
     ),
     (
         None,
@@ -120,7 +120,7 @@ def test_a_data_set_no_model_runs():
 def test_a_mean_the_study_does_not_plan():
     plan = plan_of()
     assert plan.groundtruth_mean("0.30") == 0.3 and plan.injected_mean("0.70") == 0.7
-    for mu, message in (("0.40", UNPLANNED[5][2]), ("0.3", UNPLANNED[6][2])):
+    for mu, message in (("0.35", UNPLANNED[5][2]), ("0.3", UNPLANNED[6][2])):
         with pytest.raises(InputError, match=re.escape(message)):
             plan.groundtruth_mean(mu)
     with pytest.raises(InputError, match=re.escape(UNPLANNED[7][2])):

@@ -42,7 +42,7 @@ scores, robustness = score_study_models(
         ]
     ),
     extraction=sm.params.extraction,
-    draws=sm.params.draws,
+    draws=sm.params.study["robustness_draws"],
 )
 write_tsv(sm.output.scores, scores)
 write_tsv(sm.output.robustness, robustness)
