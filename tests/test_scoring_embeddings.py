@@ -13,6 +13,18 @@ from biasbench.stats import derived_seed
 STIMULI = {"X": ["x1", "x2", "x3"], "Y": ["y1", "y2", "y3"], "A": ["a1", "a2"], "B": ["b1", "b2"]}
 
 
+#: a contextual model's templates file, as the scoring stage describes it
+CONTEXTUAL = dict(
+    model="m",
+    kind="transformer",
+    is_decoder=False,
+    source="templates",
+    test="T",
+    descriptor="names",
+    signature="sig",
+)
+
+
 def frame_and_arrays(n_ctx=2, seed=0):
     rng = np.random.default_rng(seed)
     rows = [(role, s) for role, words in STIMULI.items() for s in words for _ in range(n_ctx)]
@@ -92,14 +104,8 @@ def test_contextual_models_get_ceat_rows():
     out = score_file(
         frame,
         arrays,
-        model="m",
-        kind="transformer",
-        is_decoder=False,
-        source="templates",
-        test="T",
-        descriptor="names",
         settings=ScoreSettings(exact_max=10**6, n_samples=500, ceat_samples=300),
-        signature="sig",
+        **CONTEXTUAL,
     )
     ceat_rows = out[out["method"] == "CEAT"]
     assert len(ceat_rows) == 6 and (ceat_rows["n_x"] == 3).all()  # no tokenizer: no reduced
@@ -187,14 +193,8 @@ def test_primary_only_gives_the_primary_rows_unchanged():
     for key in ("sent/cls", "sent/last", "sent/mean", "word/first", "word/last"):
         arrays[key] = arrays["word/mean"] + 0.01 * len(key)  # each encoding its own vectors
     common = dict(
-        model="m",
-        kind="transformer",
-        is_decoder=False,
-        source="templates",
-        test="T",
-        descriptor="names",
+        CONTEXTUAL,
         settings=ScoreSettings(exact_max=10**6, n_samples=500, ceat_samples=300),
-        signature="sig",
         single_token=set(frame["stimulus"]) - {"x3"},
     )
     everything = score_file(frame, arrays, **common)

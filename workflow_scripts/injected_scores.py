@@ -48,4 +48,4 @@ for name, model in tqdm(study_models(base, weights, names), total=len(names), de
                 signature=signature,
             )
         )
-write_tsv(sm.output[0], pd.concat([rows.frame([]), *frames], ignore_index=True))
+write_tsv(sm.output[0], pd.concat(frames, ignore_index=True) if frames else rows.frame([]))

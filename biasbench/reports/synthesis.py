@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasbench import rows
 from biasbench.io import read_json, read_tsv
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table
@@ -47,11 +48,7 @@ def _injected(inputs: list[str]) -> pd.DataFrame:
     """Score rows of the ground-truth study's models: the data sets and every method on the
     study's own test."""
     files = [p for p in inputs if p.endswith((".datasets.tsv", ".methods.tsv"))]
-    return (
-        pd.concat([read_tsv(p) for p in files], ignore_index=True)
-        if files
-        else pd.DataFrame(columns=read_tsv(inputs[0]).columns)
-    )
+    return pd.concat([read_tsv(p) for p in files], ignore_index=True) if files else rows.frame([])
 
 
 def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:

@@ -289,6 +289,5 @@ def score_study_models(
                     for m, e in zip(rows["method"], rows["effect_size"], strict=True)
                 ]
     columns = ["model", "method", "resample", "draw", "effect_size"]
-    return pd.concat([rows_frame([]), *frames], ignore_index=True), pd.DataFrame(
-        spread, columns=columns
-    )
+    scores = pd.concat(frames, ignore_index=True) if frames else rows_frame([])
+    return scores, pd.DataFrame(spread, columns=columns)
