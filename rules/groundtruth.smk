@@ -122,6 +122,7 @@ rule injected_methods:
         scoring=config["scoring"],
         extraction=config["extraction"],
         study=lambda w: settings_of("groundtruth", "robustness_draws"),
+        negative=(config["bommasani"] or {}).get("negative", "clip"),
         seed=config["seed"],
     script:
         "../workflow_scripts/injected_methods.py"

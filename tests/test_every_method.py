@@ -4,6 +4,7 @@ every method that runs on a masked LM scores every study model (a tiny random ma
 code-path check, never a result)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from hypothesis import given, settings
@@ -19,10 +20,13 @@ from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth.data import StudySettings, grid
 from biasbench.studies.groundtruth.every_method import (
     StudyEncoder,
+    divdist_row,
     halves,
     injected_bias,
     injected_quantity,
     lpbs_templates,
+    lpbs_wordset,
+    pceat_row,
     score_study_models,
     study_wordset,
 )
@@ -125,7 +129,8 @@ def test_every_method_that_runs_on_a_masked_lm_scores_every_study_model(study):
     )
     primary = rows[rows["primary"].astype(bool)]
     on_vectors = {m.name for m in REGISTRY if m.consumes is ContextVectors} - {"WEAT"}
-    expected = on_vectors | {"LPBS"}
+    # on the study's templates: p-CEAT and DivDist too (the study's models read no corpus)
+    expected = on_vectors | {"LPBS", "p-CEAT", "DivDist"}
     assert set(primary["method"]) == expected  # WEAT reads static vectors only
     assert primary.groupby("method")["model"].nunique().eq(len(names)).all()
     assert primary["effect_size"].notna().all()
@@ -134,3 +139,37 @@ def test_every_method_that_runs_on_a_masked_lm_scores_every_study_model(study):
     assert counts.eq(2 * len(names)).all()  # two draws per model and resample
     # the records carry the injected quantities the league reads
     assert set(records[0]["injected"]) == {"difference", "direction", "spread", "magnitude"}
+
+
+def test_divdist_on_study_vectors_by_hand():
+    """Occupation vectors against the mean male and female word vectors: [1, 1] is as near to
+    both (p = 1/2, 1/2: L1 0), [1, 0] only to the male words (p = 1, 0: L1 1); an invalid
+    context (a word the tokenizer lost) is left out of its word's mean."""
+    contexts = pd.DataFrame(
+        {
+            "role": ["X", "X", "Y", "A", "A", "B"],
+            "stimulus": ["pilot", "pilot", "nurse", "man", "he", "woman"],
+        }
+    )
+    vectors = np.array([[1, 1], [-5, 3], [1, 0], [1, 0], [2, 0], [0, 1]], np.float32)
+    arrays = {"word/mean": vectors, "valid": np.array([True, False, True, True, True, True])}
+    row = divdist_row("m", contexts, arrays, negative="clip", seed=0, signature="s")
+    assert row["method"] == "DivDist" and row["variant"] == "l1"
+    assert row["effect_size"] == pytest.approx((0 + 1) / 2)
+
+
+def test_pceat_on_study_templates_follows_he_and_she():
+    """He likelier beside the male-stereotyped occupations and she beside the female ones in
+    every template: a positive effect; the same numbers with he and she swapped: negative."""
+    words = lpbs_wordset(data())
+    targets, attributes = ["he", "she"], [*words.sets["A"], *words.sets["B"]]
+    rng = np.random.default_rng(0)
+    male = np.array([1.0 if a in words.sets["A"] else -1.0 for a in attributes])
+    log_pp = rng.normal(-3, 0.1, (4, len(attributes), 2))
+    log_pt = log_pp + np.stack([male, -male], axis=1)[None] + rng.normal(0, 0.1, log_pp.shape)
+    kwargs = {"settings": ScoreSettings(ceat_samples=50).for_source("templates"), "seed": 1}
+    row = pceat_row("m", log_pt, log_pp, words, signature="s", **kwargs)
+    assert row["method"] == "p-CEAT" and row["effect_size"] > 1
+    flipped = pceat_row("m", log_pt[..., ::-1], log_pp[..., ::-1], words, signature="s", **kwargs)
+    assert flipped["effect_size"] < -1  # other samples of contexts: the sign, not the value
+    assert targets == [*words.sets["X"], *words.sets["Y"]]

@@ -187,16 +187,18 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
         for i, n in enumerate(names)
     ]
     write_json(study / "mu0.50.json", {"models": records})
-    runs = [m for m in REGISTRY if m.family in ("embedding", "probability")]
+    # every method that runs on a masked LM: on the study's test, or (data sets) on its own
+    study_methods = ("LPBS", "p-CEAT", "DivDist")
     runs = [
         m
-        for m in runs
-        if m.name not in ("WEAT", "p-CEAT") and m.context != "natural" or m.name == "CEAT"
+        for m in REGISTRY
+        if m.family in ("embedding", "probability") or m.name == "DivDist"
+        if m.name != "WEAT"
     ]
     rows, draws = [], []
     for m in runs:
         for i, n in enumerate(names):
-            on_study = m.family == "embedding" or m.name == "LPBS"
+            on_study = m.family == "embedding" or m.name in study_methods
             truth = quantities[injected_quantity(m)][i] if on_study else 0.5 + i
             rows.append(
                 score_row(
@@ -218,11 +220,13 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     # the data sets' truth is mu: one mean here, so their rows carry no spread
     inputs = [str(p) for p in (tmp_path / "all.tsv", *sorted(study.iterdir()))]
     league = report.league(inputs, SETTINGS).set_index("method")
-    on_study = [m.name for m in runs if m.family == "embedding" or m.name == "LPBS"]
+    on_study = [m.name for m in runs if m.family == "embedding" or m.name in study_methods]
     assert league.loc[on_study, "truth_spearman"].tolist() == pytest.approx([1.0] * len(on_study))
     assert (league.loc[on_study, "models"] == 5).all()  # the model that did not learn is out
-    assert (league.loc[on_study, "truth_note"] == "").all()
+    natural = ["p-CEAT", "DivDist", "CEAT"]  # their rho stands on the templates: it says so
+    assert (league.loc[[m for m in on_study if m not in natural], "truth_note"] == "").all()
+    for name in natural:
+        assert league.loc[name, "truth_note"].startswith("on the study's templates")
     assert league.loc["WEAT", "truth_note"].startswith("static vectors only")
-    assert league.loc["p-CEAT", "truth_note"].startswith("reads natural contexts")
     assert league.loc["CrowS-Pairs", "truth_note"] == "no spread across the study's models"
     assert league.loc["SAME", "words_noise"] > 0 and np.isnan(league.loc["SAME", "templates_noise"])

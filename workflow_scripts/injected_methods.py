@@ -43,6 +43,7 @@ scores, robustness = score_study_models(
     ),
     extraction=sm.params.extraction,
     draws=sm.params.study["robustness_draws"],
+    negative=sm.params.negative,
 )
 write_tsv(sm.output.scores, scores)
 write_tsv(sm.output.robustness, robustness)

@@ -219,14 +219,14 @@ def _why_no_truth(method, with_truth: pd.DataFrame) -> str:
         return "the ground-truth study did not run"
     if "transformer" not in method.model_kinds:
         return "static vectors only (on a transformer it is s-SEAT on the words alone)"
-    if rows.empty and method.context == "natural":
-        return "reads natural contexts; the study's models are not run on the corpora"
     if rows.empty:
         return "not run on the study's models"
     if rows["effect_size"].nunique() < 2 or rows["truth"].nunique() < 2:
         return "no spread across the study's models"
     if len(rows) < syn.MIN_CELLS:
         return f"fewer than {syn.MIN_CELLS} kept models"
+    if method.context == "natural":
+        return "on the study's templates, not natural contexts (its models read no corpus)"
     return ""
 
 
@@ -290,7 +290,7 @@ def league_table(inputs, settings):
         "test templates), the injected quantity the method should rise with ("
         f"{quantities}; a test of X against Y: difference; SAME's skew: direction; its "
         "stereotype: spread; a magnitude: magnitude); on a data set the mean male probability "
-        "mu. truth_note: why a method has no rho. words_noise / templates_noise: the mean "
+        "mu. truth_note: why a method has no rho, or what its rho stands on. words_noise / templates_noise: the mean "
         "|score on a random half of the words (templates) - score on all| over the study "
         "models, divided by the standard deviation of the score across them (below 1: word or "
         "template choice moves the score less than the injected bias does). census_spearman: "

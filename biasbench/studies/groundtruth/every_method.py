@@ -162,6 +162,81 @@ def lpbs_templates(data: StudyData):
     return DoubleTemplates(data.mask, data.slot, {"subject": (tuple(first), None)})
 
 
+def divdist_row(
+    name: str, contexts: pd.DataFrame, arrays: dict, *, negative: str, seed: int, signature: str
+) -> dict:
+    """DivDist on a study model's template vectors, its primary distance from the uniform
+    reference: each occupation's mean vector (X and Y together) against the mean vectors of the
+    male and of the female words (Bommasani and Liang's reduction of contexts, here the study's
+    templates: the study's models read no corpus)."""
+    from biasbench import rows
+    from biasbench.methods.contract import GroupAssociations, Settings
+    from biasbench.methods.distribution.association import embedding_association
+    from biasbench.methods.registry import get
+
+    method, settings = get("DivDist"), Settings()
+    valid = np.asarray(arrays["valid"], bool)
+    vectors = np.asarray(arrays["word/mean"], np.float64)
+    mean = {}
+    for key, index in contexts.groupby(["role", "stimulus"], sort=False).indices.items():
+        index = index[valid[index]]
+        if len(index):
+            mean[key] = vectors[index].mean(axis=0)
+    targets = np.stack([v for (role, _), v in mean.items() if role in "XY"])
+    groups = [np.stack([v for (role, _), v in mean.items() if role == g]) for g in "AB"]
+    variant = method.variants[0]
+    strengths = embedding_association(targets, groups)
+    score = method(GroupAssociations(strengths, None, variant, negative), settings, seed)
+    return rows.make_row(
+        method,
+        rows.RowKey(name, "templates", TEST, DESCRIPTOR, "word/mean", variant),
+        score,
+        primary=True,
+        unit="occupation",
+        seed=seed,
+        signature=signature,
+        settings={"negative": negative, **method.settings_of(settings)},
+    )
+
+
+def pceat_row(
+    name: str, log_pt: np.ndarray, log_pp: np.ndarray, words: WordSet, *, settings, seed, signature
+) -> dict:
+    """Probability-based CEAT on a study model: LPBS's log-probabilities of he and she in each
+    of the study's templates (templates, attributes, targets) as the contexts of each (target,
+    occupation) pair, combined as in CEAT (the study's models read no corpus: the templates
+    stand in for natural contexts). Its full variant (the primary)."""
+    from biasbench import rows
+    from biasbench.errors import EmptySetError
+    from biasbench.methods.contract import ContextLogProbs
+    from biasbench.methods.registry import get
+
+    method = get("p-CEAT")
+    targets = [*words.sets["X"], *words.sets["Y"]]
+    attributes = [*words.sets["A"], *words.sets["B"]]
+    cells = {
+        (t, a): np.stack([log_pt[:, i, j], log_pp[:, i, j]], axis=1)
+        for j, t in enumerate(targets)
+        for i, a in enumerate(attributes)
+    }
+    score, note = None, ""
+    try:
+        score = method(ContextLogProbs(cells, words.sets), settings, seed)
+    except EmptySetError as exc:  # fewer than two occupations on a side
+        note = str(exc)
+    return rows.make_row(
+        method,
+        rows.RowKey(name, "templates", TEST, DESCRIPTOR, "mlm", method.variants[0]),
+        score,
+        primary=True,
+        unit="template",
+        seed=seed,
+        signature=signature,
+        settings=method.settings_of(settings),
+        note=note,
+    )
+
+
 class _Once:
     """A log-probability function that computes every attribute of a (template, targets) once:
     the halves of the robustness draws read their columns."""
@@ -187,12 +262,14 @@ def score_study_models(
     signature: str,
     extraction: dict,
     draws: int = 0,
+    negative: str = "clip",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows of every method on context vectors (the study's test in ``templates``, each
     method's primary encoding and variant) and of LPBS (in the study's own templates) for each
     (name, study model) of ``models``; and their effect sizes on ``draws`` random halves of the
     words and of the templates per model (the league's robustness; p-values there on few
-    permutations: effect sizes do not read them)."""
+    permutations: effect sizes do not read them). DivDist reads the same vectors and p-CEAT
+    LPBS's log-probabilities (``negative``: DivDist's handling of a negative cosine)."""
     from dataclasses import replace
     from functools import partial
 
@@ -201,7 +278,7 @@ def score_study_models(
     from biasbench.models.load import tokenizer_vocabulary_test
     from biasbench.models.logprobs.masked import mlm_log_probs
     from biasbench.scoring.embeddings import score_file
-    from biasbench.scoring.templates import lpbs_rows
+    from biasbench.scoring.templates import lpbs_rows, template_log_probs
     from biasbench.stats import derived_seed
 
     wordset, lpbs_words, double = study_wordset(data), lpbs_wordset(data), lpbs_templates(data)
@@ -214,7 +291,11 @@ def score_study_models(
 
     def vectors(name, contexts, arrays, with_settings):
         expected = {r: tuple(dict.fromkeys(g["stimulus"])) for r, g in contexts.groupby("role")}
-        return score_file(
+        seed = derived_seed(settings.seed, name, TEST, "DivDist")
+        divdist = divdist_row(
+            name, contexts, arrays, negative=negative, seed=seed, signature=signature
+        )
+        rows = score_file(
             contexts,
             arrays,
             model=name,
@@ -230,10 +311,25 @@ def score_study_models(
             pairs=[(a, b) for a, b in pairs if a in expected["A"] and b in expected["B"]],
             primary_only=True,
         )
+        return pd.concat([rows, rows_frame([divdist])], ignore_index=True)
 
     def lpbs(name, log_probs, words, category, with_settings):
         kept = replace(double, categories={"subject": (category, None)})
-        return lpbs_rows(
+        targets = [*words.sets["X"], *words.sets["Y"]]
+        attributes = [*words.sets["A"], *words.sets["B"]]
+        log_pt, log_pp = template_log_probs(
+            log_probs, kept, "subject", targets, frozenset(), attributes
+        )
+        pceat = pceat_row(
+            name,
+            log_pt,
+            log_pp,
+            words,
+            settings=with_settings.for_source("templates"),
+            seed=derived_seed(settings.seed, name, TEST, "p-CEAT"),
+            signature=signature,
+        )
+        rows = lpbs_rows(
             log_probs,
             in_vocabulary,
             {DESCRIPTOR: words},
@@ -245,6 +341,7 @@ def score_study_models(
             seed=settings.seed,
             signature=signature,
         )
+        return pd.concat([rows, rows_frame([pceat])], ignore_index=True)
 
     frames, spread = [], []
     for name, shared in models:
