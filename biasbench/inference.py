@@ -1,0 +1,269 @@
+"""Word-level (cluster) permutation tests: the stimulus word, not the context, as the unit.
+
+The context-based tests (s-SEAT and w-SEAT on templates, RIPA and RND on contexts, ...) score
+every context of a stimulus as one item and permute the X/Y labels of contexts. The contexts
+of one word share that word, so under the null of no bias they are not exchangeable: a word's
+own position in the space (its frequency, its sense, its tokenisation) moves all its contexts
+together, and a split that separates two of them is not equally likely as the observed one.
+Context permutation then ignores the variance between words and its p-values are far too
+small (on random-weight null models s-SEAT called 23% of cells significant at p < 0.01).
+
+The calibrated test keeps the statistic and changes only its null distribution: it permutes
+the side labels of whole words, every context of a word moving with it, and keeps the number
+of X words. This is the restricted (cluster) permutation test of a clustered two-sample
+design (Good, 2005, *Permutation, Parametric and Bootstrap Tests of Hypotheses*, 3rd ed.:
+permute only what the null hypothesis makes exchangeable; Edgington & Onghena, 2007,
+*Randomization Tests*, 4th ed.: permute the experimental units): when the words are
+exchangeable under the null -- the X and Y words drawn from one population, each with its
+contexts and their number -- every split of the words is equally likely, so the share of
+splits whose statistic is at least the observed one is an exact p-value (exact when all
+splits are enumerated, valid as ``(1 + hits) / (1 + n)`` when they are sampled).
+
+The partitions and p-value conventions are those of :mod:`biasbench.stats`, so a word-level
+p and the context-level p of the same data are comparable: all ``C(n_x + n_y, n_x)`` splits
+of the words when there are at most ``max(exact_max, n_samples)`` of them (p = hits / count),
+otherwise ``n_samples`` seeded splits (distinct unless repeats are practically impossible;
+p = (1 + hits) / (1 + n_samples)); ``>=`` up to the same relative tolerance. With one context
+per word the word-level test is the context-level one, to the bit.
+
+Statistics of the WEAT type are linear in the per-item association s(c, A, B): the difference
+of the item means over X and Y is ``sum_X / n_X - (total - sum_X) / (N - n_X)`` with sum_X
+and n_X the sums of the X words' per-word sums and context counts. So s is computed once per
+context, reduced to per-word sums and counts, and the splits permute words only: 10,000 splits
+of 50 words cost two gathers of (10,000, 25) numbers, whatever the contexts and dimensions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from biasbench.stats import (
+    TIE_RTOL,
+    PermutationResult,
+    _exact_subsets,
+    _sampled_subsets,
+    _subset_sums,
+    n_partitions,
+)
+
+#: the alternatives a word-level test takes: ``greater`` (statistic large, WEAT and SEAT),
+#: ``less`` (small: what ``greater`` is after swapping X and Y) and ``two-sided`` (large in
+#: absolute value, RIPA, RND, LPBS)
+ALTERNATIVES = ("greater", "less", "two-sided")
+
+
+@dataclass(frozen=True)
+class WordDesign:
+    """Items grouped into words, the words of side X first: ``word_of[i]`` is the position of
+    item i's word in ``words`` (X words in order of first appearance among the items, then the
+    Y words likewise); the first ``n_x`` words are on side X."""
+
+    words: tuple[Hashable, ...]
+    word_of: np.ndarray  # (n_items,) int
+    n_x: int
+
+    @property
+    def n_y(self) -> int:
+        return len(self.words) - self.n_x
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Items per word, in the order of ``words``."""
+        return np.bincount(self.word_of, minlength=len(self.words))
+
+
+def word_design(words: Sequence[Hashable], x_words: Collection[Hashable]) -> WordDesign:
+    """The design of items whose words are ``words`` (one per item), the words in ``x_words``
+    on side X and every other word on side Y. Each side needs a word with an item."""
+    words = list(words)
+    x_set = set(x_words)
+    seen = list(dict.fromkeys(words))  # in order of first appearance
+    missing = x_set - set(seen)
+    if missing:
+        raise ValueError(f"X words without an item: {sorted(map(str, missing))}")
+    order = [w for w in seen if w in x_set] + [w for w in seen if w not in x_set]
+    n_x = len(x_set)
+    if n_x < 1 or n_x == len(order):
+        raise ValueError(f"word-level test needs X and Y words, got {n_x} and {len(order) - n_x}")
+    position = {w: j for j, w in enumerate(order)}
+    word_of = np.fromiter((position[w] for w in words), dtype=np.intp, count=len(words))
+    return WordDesign(tuple(order), word_of, n_x)
+
+
+def _splits(n_words: int, n_x: int, exact_max: int, n_samples: int, seed: int):
+    """(X-word subsets, exact): every split of the words, or seeded samples, as in
+    :func:`biasbench.stats.permutation_test_mean_difference`."""
+    count = n_partitions(n_x, n_words - n_x)
+    if count <= max(exact_max, n_samples):  # fewer partitions than samples: enumerate them
+        return _exact_subsets(n_words, n_x), True
+    distinct = count < 1000 * n_samples**2  # else the expected number of repeats is < 1e-3
+    return _sampled_subsets(n_words, n_x, n_samples, seed, distinct), False
+
+
+def _check(alternatives: Sequence[str]) -> None:
+    for alternative in alternatives:
+        if alternative not in ALTERNATIVES:
+            raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+
+
+def _hits(stats: np.ndarray, observed: float, tol: float, alternative: str) -> int:
+    """How many permuted statistics are at least as extreme as the observed one (ties, up
+    to ``tol``, count: the conservative direction)."""
+    if alternative == "greater":
+        return int(np.count_nonzero(stats >= observed - tol))
+    if alternative == "less":
+        return int(np.count_nonzero(stats <= observed + tol))
+    return int(np.count_nonzero(np.abs(stats) >= abs(observed) - tol))
+
+
+def _results(hits: Sequence[int], count: int, exact: bool) -> list[PermutationResult]:
+    if exact:
+        return [PermutationResult(h / count, count, True) for h in hits]
+    return [PermutationResult((1 + h) / (1 + count), count, False) for h in hits]
+
+
+def word_permutation_tests_mean_difference(
+    values: np.ndarray,
+    words: Sequence[Hashable],
+    x_words: Collection[Hashable],
+    alternatives: Sequence[str] = ("greater",),
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+    block: int = 1 << 16,
+) -> list[PermutationResult]:
+    """Word-level permutation tests of the difference of item means, ``mean_{X items} v -
+    mean_{Y items} v``, one per entry of ``alternatives``.
+
+    ``values[i]`` is item i's value (a context's association s(c, A, B)), ``words[i]`` its
+    word; the words in ``x_words`` are on side X, the others on side Y. The splits move whole
+    words (all their items) between the sides, keeping the number of X words; the statistic
+    is the one :func:`biasbench.stats.permutation_test_mean_difference` permutes over items,
+    so with one item per word (items ordered X first) the two tests give the same p-values.
+    Why words are the unit, and the p-value conventions: the module's doc.
+    """
+    _check(alternatives)
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 1 or len(values) != len(words):
+        raise ValueError(f"one value per item: {values.shape} values, {len(words)} words")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("word-level test: non-finite values")
+    design = word_design(words, x_words)
+    n_words = len(design.words)
+    sums = np.bincount(design.word_of, weights=values, minlength=n_words)
+    sizes = design.sizes.astype(np.float64)
+    total, n_items = values.sum(), float(len(values))
+
+    def mean_diff(sum_x, n_x_items):
+        return sum_x / n_x_items - (total - sum_x) / (n_items - n_x_items)
+
+    observed = float(mean_diff(sums[: design.n_x].sum(), sizes[: design.n_x].sum()))
+    tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
+    subsets, exact = _splits(n_words, design.n_x, exact_max, n_samples, seed)
+    hits = [0] * len(alternatives)
+    for i in range(0, len(subsets), block):
+        rows = subsets[i : i + block]
+        stats = mean_diff(_subset_sums(sums, rows), _subset_sums(sizes, rows))
+        for j, alternative in enumerate(alternatives):
+            hits[j] += _hits(stats, observed, tol, alternative)
+    return _results(hits, len(subsets), exact)
+
+
+def word_permutation_tests(
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+    items: np.ndarray,
+    words: Sequence[Hashable],
+    x_words: Collection[Hashable],
+    alternatives: Sequence[str] = ("greater",),
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+) -> list[PermutationResult]:
+    """Word-level permutation tests of any statistic of the two sides' items.
+
+    ``items`` are rows (values or vectors), ``words[i]`` the word of row i, ``x_words`` the
+    words on side X; ``statistic(x_items, y_items)`` is computed for every split of the words
+    (the rows of the X words and of the Y words, each in item order). The splits and p-value
+    conventions are those of :func:`word_permutation_tests_mean_difference`; ties count up to
+    ``TIE_RTOL`` relative to the observed statistic, as in :func:`biasbench.stats.
+    permutation_tests`. One Python call per split: for a statistic linear in per-item values
+    (WEAT, SEAT, RIPA, RND) compute the values once and use the mean-difference test.
+    """
+    _check(alternatives)
+    items = np.asarray(items)
+    if len(items) != len(words):
+        raise ValueError(f"one word per item: {len(items)} items, {len(words)} words")
+    design = word_design(words, x_words)
+    n_words = len(design.words)
+    order = np.argsort(design.word_of, kind="stable")  # the items word by word
+    starts = np.searchsorted(design.word_of[order], np.arange(n_words + 1))
+    rows_of = [order[starts[j] : starts[j + 1]] for j in range(n_words)]
+
+    def split_statistic(x_members: np.ndarray) -> float:
+        on_x = np.zeros(n_words, bool)
+        on_x[x_members] = True
+        x_rows = np.sort(np.concatenate([rows_of[j] for j in np.flatnonzero(on_x)]))
+        y_rows = np.sort(np.concatenate([rows_of[j] for j in np.flatnonzero(~on_x)]))
+        return float(statistic(items[x_rows], items[y_rows]))
+
+    observed = split_statistic(np.arange(design.n_x))
+    tol = TIE_RTOL * max(1.0, abs(observed))
+    subsets, exact = _splits(n_words, design.n_x, exact_max, n_samples, seed)
+    stats = np.fromiter((split_statistic(s) for s in subsets), np.float64, count=len(subsets))
+    hits = [_hits(stats, observed, tol, a) for a in alternatives]
+    return _results(hits, len(subsets), exact)
+
+
+def weat_word_p(
+    s: np.ndarray,
+    words: Sequence[Hashable],
+    roles: Sequence[str],
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+    alternative: str = "greater",
+) -> PermutationResult:
+    """WEAT/SEAT's permutation p with the stimulus word as the unit.
+
+    ``s[i]`` is context i's association s(c, A, B), ``words[i]`` its stimulus word and
+    ``roles[i]`` that word's role, ``"X"`` or ``"Y"`` (every context of a word has the same).
+    The statistic is the one :func:`biasbench.methods.embedding.weat.weat` permutes over
+    contexts, the difference of the context means of s over X and Y (for equal group sizes
+    it orders splits as the paper's ``sum_X s - sum_Y s``); its null distribution comes from
+    splits of the words (:func:`word_permutation_tests_mean_difference`). The paper's test is
+    one-sided (``greater``); RIPA and RND use ``two-sided``.
+    """
+    if len(roles) != len(words):
+        raise ValueError(f"one role per item: {len(roles)} roles, {len(words)} words")
+    role_of: dict[Hashable, str] = {}
+    for word, role in zip(words, roles, strict=True):
+        if role not in ("X", "Y"):
+            raise ValueError(f"role must be 'X' or 'Y', got {role!r}")
+        if role_of.setdefault(word, role) != role:
+            raise ValueError(f"word {word!r} has contexts in both X and Y")
+    x_words = [w for w, r in role_of.items() if r == "X"]
+    return word_permutation_tests_mean_difference(
+        s, words, x_words, (alternative,), exact_max=exact_max, n_samples=n_samples, seed=seed
+    )[0]
+
+
+def stacked(
+    x_groups: Sequence[np.ndarray], y_groups: Sequence[np.ndarray]
+) -> tuple[np.ndarray, list[tuple[str, int]], list[str]]:
+    """(items, words, roles) of per-stimulus context matrices, as ``ContextVectors.groups``
+    holds them: the rows of every X stimulus then every Y stimulus, each row's word as
+    (role, index of the stimulus in its role) and its role."""
+    groups = [("X", j, g) for j, g in enumerate(x_groups)]
+    groups += [("Y", j, g) for j, g in enumerate(y_groups)]
+    if not groups:
+        raise ValueError("no stimulus")
+    items = np.concatenate([np.asarray(g) for _, _, g in groups])
+    words = [(role, j) for role, j, g in groups for _ in range(len(g))]
+    roles = [role for role, _, g in groups for _ in range(len(g))]
+    return items, words, roles
