@@ -335,13 +335,16 @@ def _template_study_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -
 
 
 def _injected_files(config: dict[str, Any]) -> tuple[str, ...]:
-    """The data-set scores of the ground-truth models, one file per mean: when the study and
-    the data sets run, and the study's masked LM runs some data set itself."""
+    """The data-set scores of the ground-truth models and their spread over halves of the
+    items, two files per mean: when the study and the data sets run, and the study's masked
+    LM runs some data set itself."""
     study, section = config["groundtruth"], config["datasets"]
     if not study or not section or study["model"] not in section["models"]:
         return ()
     return tuple(
-        groundtruth_file(mu).replace(".json", ".datasets.tsv") for mu in dict.fromkeys(study["mu"])
+        groundtruth_file(mu).replace(".json", suffix)
+        for mu in dict.fromkeys(study["mu"])
+        for suffix in (".datasets.tsv", ".datasets.robustness.tsv")
     )
 
 

@@ -70,7 +70,8 @@ rule injected_scores:
             for f in fs
         ],
     output:
-        "results/studies/groundtruth/mu{mu}.datasets.tsv",
+        scores="results/studies/groundtruth/mu{mu}.datasets.tsv",
+        robustness="results/studies/groundtruth/mu{mu}.datasets.robustness.tsv",
     log:
         "results/logs/injected_scores/mu{mu}.log",
     benchmark:
@@ -87,6 +88,9 @@ rule injected_scores:
         files=lambda w: {d: PLAN.dataset_files[d] for d in INJECTED_DATASETS},
         limits=lambda w: study_dataset_limits(),
         batch=lambda w: config["datasets"]["batch"],
+        draws=lambda w: settings_of("groundtruth", "robustness_draws")[
+            "robustness_draws"
+        ],
         scoring=config["scoring"],
         seed=config["seed"],
     script:

@@ -3,6 +3,7 @@ engine with hand-set numbers, the authors' code bugs they must not repeat, and e
 end to end on tiny random masked and causal LMs (code paths only)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
@@ -247,3 +248,52 @@ def test_stereoset_with_one_task_empty_says_so_instead_of_failing():
 
 def test_every_data_set_has_a_scorer():
     assert set(SCORERS) == set(dataset_files.DATASETS)
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_a_remembering_engine_scores_as_the_engine_and_its_halves_call_no_model(tmp_path, kind):
+    """The league's robustness scores each data set again on random halves of its items: the
+    engine that remembers each item gives the plain engine's rows on the full data, and the
+    halves then cost no model call (the wrapped engine's methods refuse to run)."""
+    from biasbench.models.logprobs.engine import RememberingEngine
+    from biasbench.studies.groundtruth.every_method import dataset_halves
+
+    if kind == "masked":
+        path = tiny_bert(
+            tmp_path / "m", extra_words=("he", "she", "developer", "designer"), mlm_head=True
+        )
+        model = AutoModelForMaskedLM.from_pretrained(path).eval()
+    else:
+        path = tiny_gpt2(tmp_path / "m", lm_head=True)
+        model = AutoModelForCausalLM.from_pretrained(path).eval()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    items = {
+        "crows_pairs": [SentencePair(f"John is {w}.", f"Amy is {w}.", True, "g") for w in "ab"],
+        "stereoset": STEREO,
+        "becpro": BECPRO,
+        "winobias": [(w, p, "type1") for w in WINO for p in (True, False)],
+        "lpbs_salaries": ["person", "thing"],
+        "disco": (
+            ["{target} is [MASK].", "[MASK] was {target}'s major.", "The {target} is [MASK]."],
+            {"names": [("john", "amy")], "nouns": [("man", "woman")]},
+        ),
+    }
+    plain = Engine(model, tokenizer, kind == "masked", batch=4)
+    remembering = RememberingEngine(Engine(model, tokenizer, kind == "masked", batch=4))
+    scorers = {d: SCORERS[d] for d in items}
+    for dataset, scorer in scorers.items():
+        want = scorer(plain, items[dataset], **ARGS)
+        got = scorer(remembering, items[dataset], **ARGS)
+        pd.testing.assert_frame_equal(got, want)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a half asked the model")
+
+    for name in RememberingEngine.PER_ITEM:
+        setattr(remembering.engine, name, refuse)
+    halves = dataset_halves(
+        remembering, items, scorers, model="m", settings=ARGS["settings"], seed=3, draws=2
+    )
+    assert {h["resample"] for h in halves} == {"items"}
+    assert {h["draw"] for h in halves} == {0, 1}
+    assert {h["method"] for h in halves} >= {"CrowS-Pairs", "BEC-Pro", "DisCo"}

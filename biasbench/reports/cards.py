@@ -96,6 +96,7 @@ def card(method, league: pd.Series | None, partners: pd.DataFrame) -> str:
         for column, label in (
             ("words_noise", "score moved by half the words, per spread across study models"),
             ("templates_noise", "the same for half the templates"),
+            ("items_noise", "the same for half a data set's items"),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
             ("significant_null", "share significant on null models (random weights)"),

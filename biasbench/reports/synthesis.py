@@ -252,7 +252,9 @@ def league(inputs, settings) -> pd.DataFrame:
     out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
     draws = [read_tsv(p) for p in inputs if p.endswith(".robustness.tsv")]
     if draws:
-        study = with_truth[with_truth["test"] == STUDY_TEST][["method", "model", "effect_size"]]
+        on_all = (with_truth["test"] == STUDY_TEST) | (with_truth["descriptor"] == "all")
+        study = with_truth[on_all].groupby(["method", "model"], as_index=False)["effect_size"]
+        study = study.mean()  # a data set's score on all its items (one row per task or form)
         out = out.merge(syn.robustness(pd.concat(draws), study), on="method", how="left")
     census = [p for p in inputs if p.endswith("validity.json")]
     if census:
@@ -290,10 +292,11 @@ def league_table(inputs, settings):
         "test templates), the injected quantity the method should rise with ("
         f"{quantities}; a test of X against Y: difference; SAME's skew: direction; its "
         "stereotype: spread; a magnitude: magnitude); on a data set the mean male probability "
-        "mu. truth_note: why a method has no rho, or what its rho stands on. words_noise / templates_noise: the mean "
-        "|score on a random half of the words (templates) - score on all| over the study "
-        "models, divided by the standard deviation of the score across them (below 1: word or "
-        "template choice moves the score less than the injected bias does). census_spearman: "
+        "mu. truth_note: why a method has no rho, or what its rho stands on. words_noise / "
+        "templates_noise / items_noise: the mean |score on a random half of the words "
+        "(templates; a data set's items) - score on all| over the study models, divided by the "
+        "standard deviation of the score across them (below 1: the choice moves the score less "
+        "than the injected bias does). census_spearman: "
         "mean rho with the 2010 census over the static models (bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_null / "
         "_real: share of p < alpha on random-weight and real models; statistic_seconds: the "
@@ -305,7 +308,7 @@ def league_table(inputs, settings):
 
 #: the league figure's heat-map columns: (column, colour scale)
 VALIDITY = ("census_spearman", "extrinsic_spearman", "significant_null", "significant_real")
-NOISE = ("words_noise", "templates_noise")
+NOISE = syn.NOISE
 
 
 def figure_league(inputs, settings):
@@ -362,7 +365,9 @@ def figure_league(inputs, settings):
                     color="grey" if not np.isfinite(v) else "black",
                 )
     validity.set_title("census, extrinsic proxy, null and real models", fontsize=8)
-    noise.set_title("robustness: half the words or\ntemplates, / spread across models", fontsize=8)
+    noise.set_title(
+        "robustness: half the words, templates\nor items, / spread across models", fontsize=8
+    )
     fig.suptitle("Validity league table (n/a: see the table's truth_note)", fontsize=9)
     return fig
 

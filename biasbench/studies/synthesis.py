@@ -177,8 +177,12 @@ def ground_truth(cells: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.D
     return pd.DataFrame(out, columns=columns)
 
 
+#: the robustness columns: what a random half is drawn of (a data set's: its items)
+NOISE = ("words_noise", "templates_noise", "items_noise")
+
+
 def robustness(draws: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
-    """Per method: how far a random half of the words (of the templates) moves its score,
+    """Per method: how far a random half of the words (templates, items) moves its score,
     against how far the injected bias moves it: the mean over models and draws of
     |score on the half - score on all| divided by the standard deviation of the score on all
     across the models. Below 1: word (template) choice moves the score less than the models
@@ -189,7 +193,7 @@ def robustness(draws: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
     scale = full.groupby("method")["effect_size"].std(ddof=1)
     noise = both.groupby(["method", "resample"])["deviation"].mean().unstack("resample")
     noise = noise.div(scale, axis=0).rename(columns=lambda r: f"{r}_noise")
-    return noise.reindex(columns=["words_noise", "templates_noise"]).reset_index()
+    return noise.reindex(columns=list(NOISE)).reset_index()
 
 
 def extrinsic(scores: pd.DataFrame, proxy: str = "WinoBias F1 gap") -> pd.DataFrame:

@@ -156,3 +156,66 @@ def _likeliest(row: np.ndarray, n: int) -> np.ndarray:
     cut = np.partition(row, len(row) - n)[len(row) - n]
     candidates = np.flatnonzero(row >= cut)
     return candidates[np.argsort(-row[candidates], kind="stable")][:n]
+
+
+def _frozen(value):
+    """A hashable copy of an engine argument (lists of ids and positions become tuples)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+class RememberingEngine:
+    """An engine that remembers each item's numbers: asked again about items it has already
+    scored (a scorer run on a random half of a data set, the league's robustness) it computes
+    nothing. Every item of a first call is computed in that call, in its order, as the engine
+    it wraps would (no deduplication): a full run's numbers are those of the plain engine."""
+
+    #: per-item methods -> (their per-item arguments, how their result splits into items)
+    PER_ITEM = {
+        "pll": (2, "array"),
+        "unmasked": (1, "list"),
+        "masked_slot": (2, "array"),
+        "masked_steps": (1, "list"),
+        "sentence_tokens": (1, "pair"),
+        "continuation_tokens": (2, "list"),
+        "top_fills": (1, "pair"),
+    }
+
+    def __init__(self, engine: Engine):
+        self.engine, self.memo = engine, {}
+
+    def __getattr__(self, name: str):
+        attribute = getattr(self.engine, name)
+        if name not in self.PER_ITEM:
+            return attribute
+        n_columns, kind = self.PER_ITEM[name]
+
+        def remembered(*args, **kwargs):
+            args = list(args)
+            if n_columns == 2 and len(args) == 1:  # masked_slot without masked_too
+                args.append(kwargs.pop("masked_too", None))
+            columns, rest = args[:n_columns], args[n_columns:]
+            absent = [c is None for c in columns]  # masked_too=None: no per-item argument
+            n = len(columns[0])
+            columns = [[None] * n if a else c for c, a in zip(columns, absent, strict=True)]
+            context = (name, _frozen(rest), tuple(sorted(kwargs.items())))
+            keys = [(context, _frozen(item)) for item in zip(*columns, strict=True)]
+            missing = [i for i, key in enumerate(keys) if key not in self.memo]
+            if missing:
+                asked = [
+                    None if a else [c[i] for i in missing]
+                    for c, a in zip(columns, absent, strict=True)
+                ]
+                got = attribute(*asked, *rest, **kwargs)
+                per_item = zip(*got, strict=True) if kind == "pair" else got
+                for i, value in zip(missing, per_item, strict=True):
+                    self.memo.setdefault(keys[i], value)
+            values = [self.memo[key] for key in keys]
+            if kind == "array":
+                return np.array(values)
+            if kind == "pair":
+                return tuple(list(part) for part in zip(*values, strict=True)) if n else ([], [])
+            return values
+
+        return remembered

@@ -388,3 +388,42 @@ def score_study_models(
     columns = ["model", "method", "resample", "draw", "effect_size"]
     scores = pd.concat(frames, ignore_index=True) if frames else rows_frame([])
     return scores, pd.DataFrame(spread, columns=columns)
+
+
+def item_half(items, rng: np.random.Generator):
+    """A random half of a data set's items in their order (DisCo's ``(templates, fillers)``:
+    half of its templates, every filler)."""
+    if isinstance(items, tuple):
+        templates, fillers = items
+        return item_half(list(templates), rng), fillers
+    chosen = np.sort(rng.choice(len(items), size=max(1, len(items) // 2), replace=False))
+    return [items[i] for i in chosen]
+
+
+def dataset_halves(
+    engine, items: dict, scorers: dict, *, model: str, settings, seed: int, draws: int
+) -> list[dict]:
+    """Each data-set measure's primary effect size on ``draws`` random halves of each data
+    set's items (resample ``items``): the league's robustness of the data-set measures.
+    ``engine`` should remember the items it has scored (``RememberingEngine``): the halves
+    then cost no model call."""
+    from biasbench.stats import derived_seed
+
+    rng = np.random.default_rng(derived_seed(seed, model, "item halves"))
+    out = []
+    for draw in range(draws):
+        for dataset, scorer in scorers.items():
+            rows = scorer(
+                engine,
+                item_half(items[dataset], rng),
+                model=model,
+                settings=settings,
+                seed=seed,
+                signature="",
+            )
+            rows = rows[rows["primary"].astype(bool) & (rows["descriptor"] == "all")]
+            out += [
+                {"model": model, "method": m, "resample": "items", "draw": draw, "effect_size": e}
+                for m, e in zip(rows["method"], rows["effect_size"], strict=True)
+            ]
+    return out
