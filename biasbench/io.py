@@ -195,7 +195,7 @@ TEXT_COLUMNS = (*KEY_COLUMNS, "signature")
 #: columns that hold numbers wherever they appear (score rows, DivDist's strengths): a value
 #: that is not one means a damaged file, refused where it is read
 NUMBER_COLUMNS = frozenset(
-    {"effect_size", "p_value", "se", "tau_squared", "n_partitions", "seed", "strength"}
+    {"effect_size", "p_value", "p_word", "se", "tau_squared", "n_partitions", "seed", "strength"}
     | {f"{kind}_{role}" for kind in ("n", "dropped") for role in (*"xyab", *"XYAB")}
 )
 

@@ -48,7 +48,8 @@ COLUMNS = [
     "primary",  # the method's default encoding and variant (what the paper tables show)
     "unit",  # what a set item is: context, stimulus, sampled context, attribute
     "effect_size",
-    "p_value",
+    "p_value",  # the paper's test
+    "p_word",  # the same statistic's test with the stimulus word as the exchangeable unit
     "se",
     "tau_squared",
     *(f"n_{r.lower()}" for r in COUNTED_ROLES),
@@ -69,6 +70,9 @@ class Score:
 
     effect_size: float
     p_value: float = math.nan
+    #: the word-level test (every context of a stimulus moves with it): NaN where the
+    #: method has none; the paper's ``p_value`` where its items are already words
+    p_word: float = math.nan
     se: float = math.nan
     tau_squared: float = math.nan
     n_partitions: int = 0
@@ -145,6 +149,7 @@ def make_row(
         "unit": unit,
         "effect_size": score.effect_size if score else math.nan,
         "p_value": score.p_value if score else math.nan,
+        "p_word": score.p_word if score else math.nan,
         "se": score.se if score else math.nan,
         "tau_squared": score.tau_squared if score else math.nan,
         **{f"n_{r.lower()}": int(sizes.get(r, 0)) for r in COUNTED_ROLES},
