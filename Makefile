@@ -1,4 +1,4 @@
-# The two commands of the README, and `make lock`.
+# The two commands of the README (`make install` is the step both run first), and `make lock`.
 .PHONY: run test install lock
 
 install:
@@ -18,8 +18,8 @@ test: install
 # without dependencies by uv (pip-compile has no --no-deps). Pins already in the lock are kept
 # where the inputs still allow them; `make lock UPGRADE=1` moves every package to its newest
 # allowed release. Either is a deliberate update of the environment: regenerate, run the
-# tests, rerun the default DAG and compare its outputs before committing (README, "Updating
-# the pinned environment"). The tools live in a scratch venv outside the repository.
+# tests, rerun the default DAG and compare its outputs before committing (docs/environment.md,
+# "Updating the pinned environment"). The tools live in a scratch venv outside the repository.
 LOCKTOOL ?= /tmp/biasbench-locktool
 LOCKPYTHON ?= python3.11
 lock:

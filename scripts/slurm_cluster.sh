@@ -151,7 +151,7 @@ SlurmdDebug=info
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 # No accounting daemon (slurmdbd) and no per-job accounting: sacct has nothing to
-# report, so status must come from squeue/scontrol (README, "Running on a cluster").
+# report, so status must come from squeue/scontrol (docs/cluster.md, "Running on a cluster").
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 # ... but a one-line-per-finished-job text log, which needs no daemon. The status

@@ -8,7 +8,7 @@ before it reads it, not only when it was fetched: a file edited or damaged since
 naming it, the digest it should have and the one it has, and what to do.
 
 ``scripts/pin_package_files.py`` writes the package pins of the default configuration (after
-a deliberate package update; see the README).
+a deliberate package update; see docs/environment.md).
 """
 
 from __future__ import annotations

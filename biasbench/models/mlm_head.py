@@ -5,8 +5,9 @@ The head is BERT's: a dense layer with GELU and LayerNorm (the "transform"), the
 the vocabulary with a bias. The encoder's last hidden states at masked positions are computed
 once; only the head learns. The decoder starts from the word embeddings and learns as well (a
 decoder tied to the frozen embeddings left too little capacity on this encoder, whose top layer
-was tuned for sentence similarity; see the README for the accuracies). The result is saved as a
-``BertForMaskedLM`` directory, labelled ``<encoder>+mlm-head`` everywhere: it is not BERT.
+was tuned for sentence similarity; see docs/schroeder2021.md for the accuracies). The result is
+saved as a ``BertForMaskedLM`` directory, labelled ``<encoder>+mlm-head`` everywhere: it is not
+BERT.
 """
 
 from __future__ import annotations

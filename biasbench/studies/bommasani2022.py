@@ -198,7 +198,8 @@ def probe_strengths(
 ) -> tuple[pd.DataFrame, dict[str, float]]:
     """Counts of held-out profession contexts a linear probe assigns to each group; its labels
     are the automated co-occurrence labels (so the probe can only reproduce the text measure's
-    signal: circular by construction, as the README says). Returns the held-out accuracy."""
+    signal: circular by construction, as docs/bommasani2022.md says). Returns the held-out
+    accuracy."""
     is_prof = contexts["stimulus"].isin(data.professions).to_numpy()
     frame = contexts[is_prof].reset_index(drop=True)
     x = vectors[is_prof]
