@@ -1,5 +1,6 @@
 """Helpers shared by the rules."""
 
+from biasbench.config import section_defaults
 from biasbench.errors import InputError
 
 #: model settings a job depends on: not which tests it runs or which paper model it stands for
@@ -82,3 +83,10 @@ def study_dataset_limits():
     """The study's limits of the data sets its models run (not of the others)."""
     limits = config["groundtruth"]["dataset_limits"]
     return {d: limits[d] for d in INJECTED_DATASETS if d in limits}
+
+
+def divdist_negative():
+    """DivDist's handling of a negative cosine on the study's models: Bommasani's setting, or
+    the schema's default when that study is not configured."""
+    section = config["bommasani"] or section_defaults("bommasani")
+    return section["negative"]

@@ -126,7 +126,7 @@ rule injected_methods:
         scoring=config["scoring"],
         extraction=config["extraction"],
         study=lambda w: settings_of("groundtruth", "robustness_draws"),
-        negative=(config["bommasani"] or {}).get("negative", "clip"),
+        negative=lambda w: divdist_negative(),
         seed=config["seed"],
     script:
         "../workflow_scripts/injected_methods.py"
