@@ -10,6 +10,13 @@ which Ethayarajh et al. argue is the word's frequency signal):
     RIPA(w) = <w, b>.
 
 Set level: mean_X RIPA - mean_Y RIPA, with a two-sided permutation p over splits of X u Y.
+
+``p_word``: the same statistic and two-sided test with the stimulus word as the unit. The
+paper's test is a two-sample permutation of the items of X u Y; where the items are contexts
+(unit ``context`` on templates), a word's contexts share its vector's position along b (its
+frequency, its norm), so the word-level test splits whole words, every context moving with
+its word (the relation b, from the pairs, is the same in every split). Items already words
+(static vectors, unit ``stimulus``): ``p_word`` is ``p_value``.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.methods.contract import ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import pair_vectors, set_items
+from biasbench.methods.embedding.vectors import pair_vectors, set_items, word_p
 from biasbench.rows import Score
 from biasbench.stats import permutation_test_mean_difference
 
@@ -55,9 +62,11 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         seed=seed,
         alternative="two-sided",
     )
+    groups = inputs.groups
     return Score(
         float(values[:n_x].mean() - values[n_x:].mean()),
         test.p_value,
+        p_word=word_p(values, groups["X"], groups["Y"], settings, seed, "two-sided", test.p_value),
         n_partitions=test.n_partitions,
         exact=test.exact,
         sizes={"X": len(items["X"]), "Y": len(items["Y"]), "A": len(a), "B": len(b)},

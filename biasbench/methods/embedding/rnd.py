@@ -6,6 +6,13 @@ With v_A, v_B the means of the unit vectors of A and B, a word's relative distan
 
 Garg et al. sum it over a set of neutral words (occupations); as a test of X vs Y the set
 level here is mean_X rnd - mean_Y rnd, with a two-sided permutation p over splits of X u Y.
+
+``p_word``: the same statistic and two-sided test with the stimulus word as the unit. The
+test is a two-sample permutation of the items of X u Y; where the items are contexts (unit
+``context`` on templates) a word's contexts share the word's distance to v_A and v_B, so the
+word-level test splits whole words, every context moving with its word (v_A and v_B, from
+the attributes, are the same in every split). Items already words (static vectors, unit
+``stimulus``): ``p_word`` is ``p_value``.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.methods.contract import ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import set_items, unit_rows
+from biasbench.methods.embedding.vectors import set_items, unit_rows, word_p
 from biasbench.rows import Score
 from biasbench.stats import permutation_test_mean_difference
 
@@ -37,9 +44,11 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         seed=seed,
         alternative="two-sided",
     )
+    groups = inputs.groups
     return Score(
         float(values[:n_x].mean() - values[n_x:].mean()),
         test.p_value,
+        p_word=word_p(values, groups["X"], groups["Y"], settings, seed, "two-sided", test.p_value),
         n_partitions=test.n_partitions,
         exact=test.exact,
         sizes={r: len(items[r]) for r in "XYAB"},

@@ -3,10 +3,14 @@ products."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from biasbench.errors import EmptySetError
-from biasbench.methods.contract import ContextVectors
+from biasbench.inference import word_permutation_tests_mean_difference
+from biasbench.methods.contract import ContextVectors, Settings
+from biasbench.stats import derived_seed
 
 
 def unit_rows(m: np.ndarray, name: str = "vectors") -> np.ndarray:
@@ -28,6 +32,47 @@ def set_items(groups: list[np.ndarray], unit: str) -> np.ndarray:
     if unit == "stimulus":
         return np.stack([g.mean(axis=0) for g in groups])
     raise ValueError(f"unit must be 'context' or 'stimulus', got {unit!r}")
+
+
+def target_words(x_groups: Sequence[np.ndarray], y_groups: Sequence[np.ndarray]) -> list[int]:
+    """The word of each context of X's then Y's stimuli, as the position of its stimulus
+    among X then Y (the order ``set_items`` concatenates them in, unit ``context``)."""
+    groups = [*x_groups, *y_groups]
+    return [j for j, g in enumerate(groups) for _ in range(len(g))]
+
+
+def word_p(
+    values: np.ndarray,
+    x_groups: Sequence[np.ndarray],
+    y_groups: Sequence[np.ndarray],
+    settings: Settings,
+    seed: int,
+    alternative: str,
+    p_value: float,
+) -> float:
+    """The word-level p of a difference of item means, ``values`` the set items of X then Y
+    (``set_items`` of the two lists of per-stimulus context matrices under ``settings.unit``).
+
+    Where the items are already the words (unit ``stimulus``, or one context per stimulus:
+    static vectors) the paper's context-level test is the word-level one and its ``p_value``
+    is returned as it is. Otherwise every context of a stimulus moves with it between X and
+    Y (:func:`biasbench.inference.word_permutation_tests_mean_difference`), over the same
+    number of splits as the paper's test (``exact_max``, ``n_samples``), from a seed derived
+    from the method's: the cluster permutation test of Good (2005) and Edgington & Onghena
+    (2007), valid when the words, not their contexts, are exchangeable under the null.
+    """
+    if settings.unit == "stimulus" or all(len(g) == 1 for g in (*x_groups, *y_groups)):
+        return p_value
+    (res,) = word_permutation_tests_mean_difference(
+        values,
+        target_words(x_groups, y_groups),
+        range(len(x_groups)),
+        (alternative,),
+        exact_max=settings.exact_max,
+        n_samples=settings.n_samples,
+        seed=derived_seed(seed, "p_word"),
+    )
+    return res.p_value
 
 
 #: why a test without definitional pairs has no Direct Bias or RIPA score

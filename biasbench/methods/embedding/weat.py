@@ -9,17 +9,25 @@ May et al. (2019); Caliskan et al. leave it unstated. With population std (``ddo
 |X| = |Y| the effect size lies in [-2, 2]; the sample convention only shrinks it.
 The one-sided permutation p counts partitions of X u Y whose statistic is ``>=`` the
 observed one (``biasbench.stats``).
+
+``p_word`` is the same one-sided test with the stimulus word as the unit: on templates
+(s-SEAT, w-SEAT with unit ``context``) each stimulus' contexts share it, so splitting them
+between X and Y as if independent understates the null spread (23% of random-weight cells at
+p < 0.01); the word-level test splits whole words, every context moving with its word, and
+keeps the statistic, the difference of the context means of s over X and Y (for the effect
+size, whose pooled sd every split shares, the same order). Its items already words (WEAT on
+static vectors, unit ``stimulus``), ``p_word`` is ``p_value``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import set_items, unit_rows
+from biasbench.methods.embedding.vectors import set_items, unit_rows, word_p
 from biasbench.rows import Score
 from biasbench.stats import effect_size, permutation_test_mean_difference
 
@@ -40,6 +48,8 @@ class WeatResult:
     n_b: int
     n_partitions: int
     exact: bool
+    #: s(w, A, B) of the items of X then Y (what the word-level test splits by word)
+    s: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 def weat(
@@ -74,6 +84,7 @@ def weat(
         n_b=len(b),
         n_partitions=perm.n_partitions,
         exact=perm.exact,
+        s=s,
     )
 
 
@@ -87,9 +98,11 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         seed=seed,
         ddof=settings.ddof,
     )
+    groups = inputs.groups
     return Score(
         res.effect_size,
         res.p_value,
+        p_word=word_p(res.s, groups["X"], groups["Y"], settings, seed, "greater", res.p_value),
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={r: len(items[r]) for r in "XYAB"},
