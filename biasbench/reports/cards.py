@@ -47,7 +47,29 @@ def _definition(method) -> str:
     return doc or method.description
 
 
-def card(method, league: pd.Series | None, partners: pd.DataFrame) -> str:
+def _calibration_line(league: pd.Series, design: str, alpha: float | None) -> str:
+    """Whether the method's paper (word) test is calibrated on the null models, with the
+    false-positive share and its exact interval."""
+    share, low, high, verdict = (
+        ("significant_null", "null_low", "null_high", "calibrated_paper")
+        if design == "paper"
+        else ("significant_null_word", "null_word_low", "null_word_high", "calibrated_word")
+    )
+    what = "the paper's test (p_value)" if design == "paper" else "the word-level test (p_word)"
+    level = f"p < {alpha:g}" if alpha is not None else "p < alpha"
+    verdict = league.get(verdict)
+    value = league.get(share)
+    if verdict in (None, "n/a") or value is None or pd.isna(value):
+        return f"- {what} calibrated on null models: n/a (no null-model cell with this p-value)"
+    shown = f"{value:.3g} of the null cells at {level}"
+    if not pd.isna(league.get(low)):
+        shown += f", exact 95% interval [{league[low]:.3g}, {league[high]:.3g}]"
+    return f"- {what} calibrated on null models: {verdict} ({shown})"
+
+
+def card(
+    method, league: pd.Series | None, partners: pd.DataFrame, alpha: float | None = None
+) -> str:
     lines = [
         f"# {method.name}",
         "",
@@ -107,6 +129,7 @@ def card(method, league: pd.Series | None, partners: pd.DataFrame) -> str:
             value = league.get(column)
             shown = "n/a" if value is None or pd.isna(value) else f"{value:.3g}"
             lines.append(f"- {label}: {shown}")
+        lines += [_calibration_line(league, d, alpha) for d in ("paper", "word")]
     return "\n".join(lines) + "\n"
 
 
@@ -126,7 +149,7 @@ def cards(inputs: list[str], settings) -> dict[str, str]:
             ]
         ).sort_values("spearman", ascending=False)
         row = league.loc[method.name] if method.name in league.index else None
-        out[slug(method.name)] = card(method, row, mine)
+        out[slug(method.name)] = card(method, row, mine, settings.alpha)
     index = ["# Method cards", "", "| method | paper | family |", "|---|---|---|"]
     index += [f"| [{m.name}]({slug(m.name)}.md) | {m.paper} | {m.family} |" for m in REGISTRY]
     out["index"] = "\n".join(index) + "\n"

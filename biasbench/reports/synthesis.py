@@ -11,7 +11,7 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_tsv
-from biasbench.reports.figures import no_data
+from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Table
 from biasbench.studies import synthesis as syn
@@ -196,20 +196,140 @@ def figure_agreement(inputs, settings):
     return fig
 
 
+def _alphas(settings) -> tuple[float, ...]:
+    """The calibration table's levels: 0.01 and 0.05, and the configured alpha."""
+    return tuple(sorted({*syn.ALPHAS, float(settings.alpha)}))
+
+
 def null_table(inputs, settings):
-    title = "Null-model control: significant results on random weights"
+    title = "Null-model control: false-positive shares on random weights, paper and word tests"
     cells = _cells(inputs, settings)
     null = sorted(set(cells["model"]) & set(settings.null_models))
-    share = syn.significant_share(cells, null, settings.alpha)
+    table = syn.calibration(cells, null, _alphas(settings))
+    level = f"{syn.LEVEL:.0%}"
     note = (
-        f"Per method, the share of its tested cells with p < {settings.alpha} on the null "
-        f"models ({', '.join(null) or 'none configured'}: each transformer's architecture and "
-        "tokenizer with seeded random weights) and on the real models. A measure that finds "
-        "significant bias in random weights at a rate far above alpha reads something other "
-        "than learned associations (the tokenizer, word frequency, the templates). Methods "
-        "without a test (MAC, Direct Bias, the data-set percentages, DivDist) have no row."
+        "Per method and test design (paper: the paper's p_value; word: p_word, the same "
+        "statistic tested with the stimulus word as the exchangeable unit, every context of a "
+        "word moving with it), the null cells with that p-value (cells_null: primary cells of "
+        f"the null models {', '.join(null) or '(none configured)'}, each transformer's "
+        "architecture and tokenizer with seeded random weights) and null_<alpha>, the share of "
+        f"them with p < alpha (the false-positive share), with its exact (Clopper-Pearson) "
+        f"binomial {level} interval null_low / null_high. calibrated_<alpha>: yes where alpha "
+        "lies inside the interval, no where it does not (above: anti-conservative, below: "
+        f"conservative), too few cells below {syn.MIN_CELLS} null cells, n/a without a null "
+        "cell with this p-value (the method has no such test yet, or no null-model rows). "
+        "cells_real / real_<alpha>: the same share on the real models. A measure that finds "
+        "significant bias in random weights far above alpha reads something other than "
+        "learned associations (the tokenizer, word frequency, the templates). Methods without "
+        "a test (MAC, Direct Bias, the data-set percentages, DivDist) have no row."
     )
-    return plain_table(share, title, note)
+    return plain_table(table, title, note)
+
+
+def survival_groups(cells: pd.DataFrame) -> list[tuple[str, str, pd.Series]]:
+    """(paper, which cells, mask over ``cells``) of the survival table: Husse & Spitz's
+    Table 3 cells, their LPBS and p-CEAT cells, Schröder et al.'s scores and Section 3.1
+    test, the data-set measures (Delobelle et al.), Bommasani & Liang's prior measures and
+    DivDist, and every cell."""
+    from biasbench.data.datasets import DATASETS
+    from biasbench.reports import husse2022 as husse
+    from biasbench.studies.bommasani2022 import PRIOR
+    from biasbench.studies.schroeder2021 import S31
+
+    table3 = cells["method"].isin([husse.S_SEAT, husse.W_SEAT, husse.CEAT])
+    table3 &= cells["test"].isin(husse.TABLE3_TESTS)
+    names = set(cells.loc[table3 & (cells["descriptor"] == "names"), "test"])
+    table3 &= np.where(cells["test"].isin(names), cells["descriptor"] == "names", True)
+    table3 &= cells["descriptor"].isin(["names", "terms"])
+    datasets = cells["test"].isin({d.name for d in DATASETS.values()})
+    schroeder = ("WEAT", "MAC", "Direct Bias", "SAME", "SAME skew", "SAME stereotype")
+    return [
+        (
+            husse.PAPER,
+            "Table 3: s-SEAT, w-SEAT, CEAT on its tests (names where a test has them, else terms)",
+            table3,
+        ),
+        (
+            husse.PAPER,
+            "LPBS and p-CEAT on the word-set tests (Tables 4, 14)",
+            cells["method"].isin([husse.LPBS, husse.P_CEAT]) & ~datasets,
+        ),
+        (
+            "Schröder et al. (2021)",
+            f"the scores it compares ({', '.join(schroeder)}) and its Section 3.1 test ({S31})",
+            cells["method"].isin(schroeder) | (cells["test"] == S31),
+        ),
+        ("Delobelle et al. (2022)", "the data-set measures (every data set)", datasets),
+        (
+            "Bommasani & Liang (2022)",
+            f"the prior measures ({', '.join(PRIOR)}) and DivDist",
+            cells["method"].isin([*PRIOR, "DivDist"]),
+        ),
+        ("all papers", "every tested cell", pd.Series(True, index=cells.index)),
+    ]
+
+
+SURVIVAL = ["tested", "significant_paper", "word_tested", "surviving"]
+
+
+def survival(inputs, settings) -> pd.DataFrame:
+    """Per paper's cells and method on the real models: how many cells the paper's test
+    calls significant at alpha and how many of them stay significant under the word test."""
+    cells = _cells(inputs, settings)
+    cells = cells[~_null_mask(cells, settings)].reset_index(drop=True)
+    out = []
+    for paper, which, mask in survival_groups(cells):
+        part = syn.survival(cells[np.asarray(mask, bool)], settings.alpha)
+        if part.empty:
+            part = pd.DataFrame([{"method": "(no tested cell)", **dict.fromkeys(SURVIVAL, 0)}])
+        elif len(part) > 1:
+            total = part[SURVIVAL].sum()
+            total["method"] = "(all methods)"
+            part = pd.concat([part, total.to_frame().T], ignore_index=True)
+        part[SURVIVAL] = part[SURVIVAL].astype(int)
+        part["survival_share"] = (part["surviving"] / part["word_tested"]).where(
+            part["word_tested"] > 0
+        )
+        out.append(part.assign(paper=paper, cells=which))
+    frame = pd.concat(out, ignore_index=True)
+    return frame[["paper", "cells", "method", *SURVIVAL, "survival_share"]]
+
+
+def survival_table(inputs, settings):
+    title = "Survival: the paper's significant cells under the word-level test"
+    note = (
+        f"Real models only, primary cells. tested: cells with the paper's p-value; "
+        f"significant_paper: of those, p_value < {settings.alpha} (the paper's test); "
+        "word_tested: of those, the cells with a word-level p-value (p_word, the stimulus "
+        f"word as the exchangeable unit); surviving: of those, p_word < {settings.alpha} as "
+        "well; survival_share: surviving / word_tested (empty without a word-tested cell: the "
+        "method has no word test yet). A cell may count under several papers (a method one "
+        "paper introduces and another evaluates); '(all methods)' sums a paper's rows."
+    )
+    return plain_table(survival(inputs, settings), title, note)
+
+
+#: the league's calibration columns: (column, design, what of calibration's row)
+CALIBRATED = (
+    ("significant_null_word", "word", "null"),
+    ("null_low", "paper", "null_low"),
+    ("null_high", "paper", "null_high"),
+    ("null_word_low", "word", "null_low"),
+    ("null_word_high", "word", "null_high"),
+    ("calibrated_paper", "paper", "calibrated"),
+    ("calibrated_word", "word", "calibrated"),
+)
+
+
+def _calibrated_columns(cells: pd.DataFrame, null: list[str], alpha: float) -> pd.DataFrame:
+    """Per method at the configured alpha: the word test's share on the null models, both
+    designs' exact intervals and whether each is calibrated."""
+    table = syn.calibration(cells, null, (alpha,)).set_index(["method", "design"])
+    out = pd.DataFrame({"method": sorted(table.index.get_level_values("method").unique())})
+    for column, design, what in CALIBRATED:
+        values = table.xs(design, level="design")[f"{what}_{alpha:g}"] if len(table) else None
+        out[column] = out["method"].map(values) if values is not None else np.nan
+    return out.reindex(columns=["method", *(c for c, _, _ in CALIBRATED)])
 
 
 def _why_no_truth(method, with_truth: pd.DataFrame) -> str:
@@ -271,11 +391,14 @@ def league(inputs, settings) -> pd.DataFrame:
     out = out.merge(
         share[["method", "significant_null", "significant_real"]], on="method", how="left"
     )
+    out = out.merge(_calibrated_columns(cells, null, settings.alpha), on="method", how="left")
     costs = [p for p in inputs if p.endswith("method_costs.tsv")]
     if costs:  # a committed benchmark table (benchmarks/), not a workflow output
         timed = pd.read_csv(costs[0], sep="\t")[["method", "seconds"]]
         out = out.merge(timed, on="method", how="left")
         out = out.rename(columns={"seconds": "statistic_seconds"})
+    for column in ("calibrated_paper", "calibrated_word"):
+        out[column] = out[column].fillna("n/a")
     out["cells"] = out["method"].map(real.groupby("method").size()).fillna(0).astype(int)
     return out
 
@@ -299,7 +422,13 @@ def league_table(inputs, settings):
         "than the injected bias does). census_spearman: "
         "mean rho with the 2010 census over the static models (bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_null / "
-        "_real: share of p < alpha on random-weight and real models; statistic_seconds: the "
+        "_real: share of p < alpha (the paper's test) on random-weight and real models, "
+        "null_low / null_high its exact binomial 95% interval on the null models; "
+        "significant_null_word, null_word_low / null_word_high: the same for the word-level "
+        "test (p_word: every context of a stimulus word moves with it); calibrated_paper / "
+        "calibrated_word: yes where alpha lies inside the interval, no where not, too few "
+        f"cells below {syn.MIN_CELLS} null cells, n/a without one (synthesis_null has both "
+        "alphas and the counts); statistic_seconds: the "
         "statistic alone on a typical test (benchmarks/bench_methods.py, model inference "
         "excluded); cells: scored (model, test) cells on the real models."
     )
@@ -307,7 +436,13 @@ def league_table(inputs, settings):
 
 
 #: the league figure's heat-map columns: (column, colour scale)
-VALIDITY = ("census_spearman", "extrinsic_spearman", "significant_null", "significant_real")
+VALIDITY = (
+    "census_spearman",
+    "extrinsic_spearman",
+    "significant_null",
+    "significant_null_word",
+    "significant_real",
+)
 NOISE = syn.NOISE
 
 
@@ -372,6 +507,121 @@ def figure_league(inputs, settings):
     return fig
 
 
+#: the calibration figure's designs: (design, label, marker style)
+DESIGN_STYLE = (
+    ("paper", "paper's test (p_value)", dict(fmt="o", color="black", mfc="black")),
+    ("word", "word-level test (p_word)", dict(fmt="s", color="tab:orange", mfc="white")),
+)
+
+
+def _sqrt_axis(ax) -> None:
+    """A share axis on a square-root scale: alpha and the small shares stay apart."""
+    ax.set_xscale("function", functions=(np.sqrt, np.square))
+    ax.set_xlim(0, 1)
+    ticks = [0, 0.01, 0.05, 0.1, 0.25, 0.5, 1]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks], fontsize=6)
+
+
+def _qq(ax, cells: pd.DataFrame, null: list[str], methods: list[str]) -> None:
+    """Null p-values against the uniform's quantiles: a calibrated test follows the diagonal,
+    an anti-conservative one runs below it (too many small p-values)."""
+    on_null = cells[cells["model"].isin(set(null))]
+    colours = pyplot().get_cmap("tab20")
+    for i, method in enumerate(methods):
+        mine = on_null[on_null["method"] == method]
+        for design, column in syn.DESIGNS.items():
+            p = np.sort(syn.p_column(mine, column).dropna().to_numpy())
+            if len(p) < syn.MIN_CELLS:
+                continue
+            expected = (np.arange(1, len(p) + 1) - 0.5) / len(p)
+            ax.plot(
+                expected,
+                p,
+                ls="-" if design == "paper" else "--",
+                marker=".",
+                markersize=3,
+                lw=1,
+                color=colours((2 * i) % 20 + (i // 10) % 2),  # the dark shades first
+                label=f"{method} ({design})",
+            )
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.7)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("uniform quantile (expected p)", fontsize=7)
+    ax.set_ylabel("p-value on null models (sorted)", fontsize=7)
+    ax.set_title(
+        "QQ: null p-values against the uniform (solid: paper,\ndashed: word; below the "
+        "diagonal: too many small p)",
+        fontsize=8,
+    )
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=5, loc="upper left")
+
+
+def figure_calibration(inputs, settings):
+    """Per method: the share of null cells below 0.01 and 0.05 with its exact interval for the
+    paper's test and the word-level test side by side against the nominal alpha, and a QQ
+    plot of the null p-values against the uniform."""
+    import textwrap
+
+    cells = _cells(inputs, settings)
+    null = sorted(set(cells["model"]) & set(settings.null_models))
+    table = syn.calibration(cells, null, syn.ALPHAS)
+    counted = table.pivot(index="method", columns="design", values="cells_null")
+    counted = counted.reindex(columns=list(syn.DESIGNS)).fillna(0)
+    methods = [m for m in counted.index if counted.loc[m].sum() > 0]
+    no_null = [m for m in counted.index if counted.loc[m].sum() == 0]
+    no_word = [m for m in methods if counted.loc[m, "word"] == 0]
+    if not methods:
+        return no_data("no null-model cell with a p-value (null_models: none, or not scored)")
+    plt = pyplot()
+    fig, axes = plt.subplots(
+        1,
+        len(syn.ALPHAS) + 1,
+        figsize=(14, 0.4 * len(methods) + 2.8),
+        gridspec_kw={"width_ratios": [1] * len(syn.ALPHAS) + [1.3]},
+    )
+    y = np.arange(len(methods))
+    rows = table.set_index(["method", "design"])
+    for ax, alpha in zip(axes, syn.ALPHAS, strict=False):
+        for offset, (design, label, style) in zip((-0.17, 0.17), DESIGN_STYLE, strict=True):
+            part = rows.xs(design, level="design").reindex(methods)
+            share = part[f"null_{alpha:g}"].to_numpy(float)
+            low = part[f"null_low_{alpha:g}"].to_numpy(float)
+            high = part[f"null_high_{alpha:g}"].to_numpy(float)
+            ok = np.isfinite(share)
+            ax.errorbar(
+                share[ok],
+                y[ok] + offset,
+                xerr=[share[ok] - low[ok], high[ok] - share[ok]],
+                capsize=2,
+                markersize=4,
+                lw=1,
+                label=label,
+                **style,
+            )
+            for i in np.flatnonzero(~ok):
+                ax.text(0.5, i + offset, f"{design}: n/a", fontsize=5, color="grey", va="center")
+        ax.axvline(alpha, color="tab:red", lw=1, ls=":", label=f"nominal alpha {alpha:g}")
+        _sqrt_axis(ax)
+        ax.set_yticks(y, methods if ax is axes[0] else [""] * len(methods), fontsize=7)
+        ax.set_ylim(len(methods) - 0.5, -0.5)
+        ax.set_xlabel(f"share of null cells with p < {alpha:g} (sqrt scale)", fontsize=7)
+        ax.set_title(f"false positives at alpha {alpha:g} (exact 95% interval)", fontsize=8)
+    axes[0].legend(fontsize=6, loc="lower right")
+    _qq(axes[-1], cells, null, methods)
+    why = []
+    if no_word:
+        why.append(f"no word-level p-value on the null models yet: {', '.join(no_word)}")
+    if no_null:
+        why.append(f"a test but no null-model cell (left out): {', '.join(no_null)}")
+    title = "Calibration on null models (random weights): " + (
+        "; ".join(why) if why else "every method with both tests"
+    )
+    fig.suptitle("\n".join(textwrap.wrap(title, 160)), fontsize=8)
+    return fig
+
+
 def _table(name, title, render, note, reads=_reads):
     return Table(name, title, None, None, note, reads=reads, render=render)
 
@@ -399,6 +649,13 @@ TABLES = (
         reads=lambda plan: [SCORES],
     ),
     _table(
+        "synthesis_survival",
+        "Survival under the word-level test",
+        survival_table,
+        "Per paper's cells: the paper's significant cells that stay significant under p_word.",
+        reads=lambda plan: [SCORES],
+    ),
+    _table(
         "synthesis_league",
         "Validity league table",
         league_table,
@@ -412,6 +669,17 @@ FIGURES = (
         figure_agreement,
         lambda plan: [SCORES, *plan.injected_scores],
         reading="Rho over the (model, test) cells both methods score; n below rho.",
+    ),
+    FigureTarget(
+        "synthesis_calibration",
+        "Calibration: false-positive shares and null p-values, paper against word test",
+        figure_calibration,
+        lambda plan: [SCORES],
+        reading="Markers: the share of null-model cells with p < alpha, whiskers its exact "
+        "(Clopper-Pearson) 95% interval, dotted line the nominal alpha; filled circles the "
+        "paper's test, hollow squares the word-level test (n/a: no such p-value on the null "
+        "models). Right: the null p-values against the uniform; a calibrated test follows the "
+        "diagonal. Columns as in the synthesis_null table.",
     ),
     FigureTarget(
         "synthesis_league",

@@ -6,6 +6,11 @@ what it costs.
 A *cell* is one (model, test, descriptor) of a method's primary rows (its default encoding and
 variant); where a method has primary rows on several context sources for one cell, the source
 its paper's tables show (the registry's ``context``) is taken, else the first.
+
+Calibration: a cell has two p-values, the paper's (``p_value``) and the word-level test's
+(``p_word``: every context of a stimulus word moves with it). On the null models (random
+weights) a calibrated test calls about alpha of its cells significant; the share's exact
+(Clopper-Pearson) binomial interval says whether alpha is consistent with it.
 """
 
 from __future__ import annotations
@@ -128,12 +133,125 @@ def cluster_order(matrix: pd.DataFrame) -> list[str]:
     return [matrix.index[i] for i in leaves]
 
 
-def significant_share(cells: pd.DataFrame, null_models: Iterable[str], alpha: float):
-    """Per method: the share of its tested cells with p < alpha on the null models (random
-    weights) and on the real models, with the counts."""
-    tested = cells[cells["p_value"].notna()].copy()
+#: the test designs of a cell: the paper's test and the word-level one (their p columns)
+DESIGNS = {"paper": "p_value", "word": "p_word"}
+#: the significance levels the calibration table shows
+ALPHAS = (0.01, 0.05)
+LEVEL = 0.95  # of the binomial intervals
+
+
+def p_column(cells: pd.DataFrame, column: str) -> pd.Series:
+    """A p-value column as numbers (NaN where absent: scores written before p_word, or a
+    constructed row that leaves it blank)."""
+    if column not in cells:
+        return pd.Series(np.nan, index=cells.index, dtype=float)
+    return pd.to_numeric(cells[column], errors="coerce").astype(float)
+
+
+def clopper_pearson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) binomial interval of k successes in n trials; (NaN, NaN)
+    without a trial."""
+    from scipy import stats as sps
+
+    if n <= 0:
+        return float("nan"), float("nan")
+    ci = sps.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def calibrated(alpha: float, low: float, high: float, n: int) -> str:
+    """yes: alpha lies inside the share's interval; no: outside; too few cells: fewer than
+    MIN_CELLS null cells; n/a: no null cell with this p-value."""
+    if n == 0:
+        return "n/a"
+    if n < MIN_CELLS:
+        return "too few cells"
+    return "yes" if low <= alpha <= high else "no"
+
+
+def calibration(
+    cells: pd.DataFrame,
+    null_models: Iterable[str],
+    alphas: Iterable[float] = ALPHAS,
+    designs: Mapping[str, str] = DESIGNS,
+    level: float = LEVEL,
+) -> pd.DataFrame:
+    """Per method and test design (``designs``: name -> p column): the null cells with that
+    p-value, the share of them with p < alpha (the false-positive share) for each alpha with
+    its exact binomial interval and whether alpha lies inside (``calibrated``), and the same
+    share on the real models. Every method with a p-value in any design gets a row for each
+    design (a design it lacks: 0 cells, n/a)."""
+    alphas = list(alphas)
+    null = cells["model"].isin(set(null_models))
+    p = {design: p_column(cells, column) for design, column in designs.items()}
+    any_p = np.logical_or.reduce([v.notna().to_numpy() for v in p.values()])
+    rows = []
+    for method in sorted(cells.loc[any_p, "method"].unique()):
+        mine = cells["method"] == method
+        for design, column in designs.items():
+            values = p[design]
+            on_null = values[mine & null].dropna().to_numpy()
+            on_real = values[mine & ~null].dropna().to_numpy()
+            row = {
+                "method": method,
+                "design": design,
+                "p": column,
+                "cells_null": len(on_null),
+            }
+            for a in alphas:
+                k = int((on_null < a).sum())
+                low, high = clopper_pearson(k, len(on_null), level)
+                row[f"null_{a:g}"] = k / len(on_null) if len(on_null) else np.nan
+                row[f"null_low_{a:g}"] = low
+                row[f"null_high_{a:g}"] = high
+                row[f"calibrated_{a:g}"] = calibrated(a, low, high, len(on_null))
+            row["cells_real"] = len(on_real)
+            for a in alphas:
+                row[f"real_{a:g}"] = float(np.mean(on_real < a)) if len(on_real) else np.nan
+            rows.append(row)
+    columns = ["method", "design", "p", "cells_null"]
+    columns += [
+        f"{c}_{a:g}" for a in alphas for c in ("null", "null_low", "null_high", "calibrated")
+    ]
+    columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Per method: of its cells with a paper p-value (``tested``), how many the paper's test
+    calls significant (p_value < alpha), how many of those also have a word-level p-value
+    (``word_tested``), how many of those remain significant under it (p_word < alpha,
+    ``surviving``) and that share of ``word_tested`` (NaN without one)."""
+    paper, word = p_column(cells, "p_value"), p_column(cells, "p_word")
+    frame = pd.DataFrame(
+        {
+            "method": cells["method"],
+            "tested": paper.notna(),
+            "significant_paper": paper < alpha,
+            "word_tested": (paper < alpha) & word.notna(),
+            "surviving": (paper < alpha) & (word < alpha),
+        }
+    )
+    frame = frame[frame["tested"]]
+    out = frame.groupby("method", sort=True)[
+        ["tested", "significant_paper", "word_tested", "surviving"]
+    ].sum()
+    out = out.astype(int)
+    out["survival_share"] = (out["surviving"] / out["word_tested"]).where(out["word_tested"] > 0)
+    columns = ["method", "tested", "significant_paper", "word_tested", "surviving"]
+    return out.reset_index().reindex(columns=[*columns, "survival_share"])
+
+
+def significant_share(
+    cells: pd.DataFrame, null_models: Iterable[str], alpha: float, column: str = "p_value"
+):
+    """Per method: the share of its tested cells with p < alpha (``column``: the paper's
+    p-value, or p_word) on the null models (random weights) and on the real models, with the
+    counts."""
+    tested = cells.assign(_p=p_column(cells, column))
+    tested = tested[tested["_p"].notna()].copy()
     tested["null"] = tested["model"].isin(set(null_models))
-    tested["significant"] = tested["p_value"] < alpha
+    tested["significant"] = tested["_p"] < alpha
     out = (
         tested.groupby(["method", "null"])["significant"]
         .agg(["mean", "size"])

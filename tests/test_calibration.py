@@ -1,0 +1,222 @@
+"""Calibration of the paper's and the word-level tests on null models: the exact binomial
+interval and the false-positive shares by hand, the calibrated verdicts in the null table,
+the league and the method cards, the survival of significant cells under the word test, and
+the calibration figure on scores where some methods have no p_word."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from biasbench.io import write_tsv
+from biasbench.reports import cards as card_report
+from biasbench.reports import synthesis as report
+from biasbench.reports.catalog import FIGURES, TABLES
+from biasbench.reports.figures import save
+from biasbench.reports.tables import ReportSettings
+from biasbench.reports.targets import render_table
+from biasbench.studies import synthesis as syn
+
+from .conftest import score_row
+
+NULL = "m-null"
+SETTINGS = ReportSettings(models={}, alpha=0.05, natural=None, null_models=(NULL,))
+NAN = float("nan")
+
+
+def _cells(method, model, p_values, p_words, test="T", descriptor="names"):
+    return [
+        score_row(
+            method=method,
+            model=model,
+            test=f"{test}{i}",
+            descriptor=descriptor,
+            source="templates",
+            effect_size=0.1,
+            p_value=p,
+            p_word=w,
+        )
+        for i, (p, w) in enumerate(zip(p_values, p_words, strict=True))
+    ]
+
+
+def _null_frame():
+    """s-SEAT: 3 of 100 null cells below 0.05 (1 below 0.01), no word test; CEAT: 40 of 50
+    below 0.01 under the paper's test, 2 of 50 below 0.05 under the word test."""
+    s_seat = [0.001, 0.02, 0.03] + [0.5] * 97
+    ceat_paper = [0.001] * 40 + [0.5] * 10
+    ceat_word = [0.01, 0.02] + [0.5] * 48
+    rows = _cells("s-SEAT", NULL, s_seat, [NAN] * 100)
+    rows += _cells("CEAT", NULL, ceat_paper, ceat_word)
+    rows += _cells("CEAT", "m", [0.001] * 5, [0.001, 0.2, NAN, 0.001, 0.3])
+    return pd.DataFrame(rows)
+
+
+def test_clopper_pearson_by_hand():
+    low, high = syn.clopper_pearson(3, 100)
+    # the exact interval: beta quantiles (Clopper & Pearson 1934)
+    assert low == pytest.approx(sps.beta.ppf(0.025, 3, 98))
+    assert high == pytest.approx(sps.beta.ppf(0.975, 4, 97))
+    assert (round(low, 4), round(high, 4)) == (0.0062, 0.0852)
+    assert syn.clopper_pearson(0, 10) == (0.0, pytest.approx(1 - 0.025 ** (1 / 10)))
+    assert all(np.isnan(syn.clopper_pearson(0, 0)))
+    assert syn.calibrated(0.05, low, high, 100) == "yes"
+    assert syn.calibrated(0.1, low, high, 100) == "no"
+    assert syn.calibrated(0.05, 0.0, 0.9, 3) == "too few cells"
+    assert syn.calibrated(0.05, NAN, NAN, 0) == "n/a"
+
+
+def test_shares_and_verdicts_by_hand():
+    table = syn.calibration(_null_frame(), [NULL]).set_index(["method", "design"])
+    s_paper = table.loc[("s-SEAT", "paper")]
+    assert s_paper["cells_null"] == 100
+    assert s_paper["null_0.05"] == pytest.approx(0.03)
+    assert s_paper["null_0.01"] == pytest.approx(0.01)
+    assert (s_paper["null_low_0.05"], s_paper["null_high_0.05"]) == pytest.approx(
+        syn.clopper_pearson(3, 100)
+    )
+    assert s_paper["calibrated_0.05"] == "yes" and s_paper["calibrated_0.01"] == "yes"
+    assert s_paper["cells_real"] == 0 and np.isnan(s_paper["real_0.05"])
+    s_word = table.loc[("s-SEAT", "word")]  # no word test: a row that says so
+    assert s_word["cells_null"] == 0 and s_word["calibrated_0.05"] == "n/a"
+    # the paper's test anti-conservative, the word test calibrated
+    c_paper, c_word = table.loc[("CEAT", "paper")], table.loc[("CEAT", "word")]
+    assert c_paper["null_0.01"] == pytest.approx(0.8) and c_paper["calibrated_0.01"] == "no"
+    assert c_paper["calibrated_0.05"] == "no" and c_paper["real_0.05"] == 1
+    assert c_word["null_0.05"] == pytest.approx(0.04) and c_word["calibrated_0.05"] == "yes"
+    assert c_word["null_0.01"] == 0 and c_word["calibrated_0.01"] == "yes"
+    assert c_word["cells_real"] == 4 and c_word["real_0.05"] == pytest.approx(0.5)
+
+
+def test_null_table_league_and_cards_say_which_test_is_calibrated(tmp_path):
+    write_tsv(tmp_path / "all.tsv", _null_frame())
+    inputs = [str(tmp_path / "all.tsv")]
+    csv, md, _ = render_table(TABLES["synthesis_null"], inputs, SETTINGS)
+    null = pd.read_csv(pd.io.common.StringIO(csv))
+    assert list(null["design"]) == ["paper", "word", "paper", "word"]  # CEAT, s-SEAT
+    assert "calibrated_0.01" in null and "null_low_0.05" in null and "real_0.05" in null
+    league = report.league(inputs, SETTINGS).set_index("method")
+    assert league.loc["CEAT", "calibrated_paper"] == "no"
+    assert league.loc["CEAT", "calibrated_word"] == "yes"
+    assert league.loc["CEAT", "significant_null"] == pytest.approx(0.8)
+    assert league.loc["CEAT", "significant_null_word"] == pytest.approx(0.04)
+    assert league.loc["s-SEAT", "calibrated_paper"] == "yes"
+    assert league.loc["s-SEAT", "calibrated_word"] == "n/a"
+    assert np.isnan(league.loc["s-SEAT", "significant_null_word"])
+    assert league.loc["MAC", "calibrated_paper"] == "n/a"  # no rows at all
+    low, high = syn.clopper_pearson(40, 50)
+    assert league.loc["CEAT", ["null_low", "null_high"]].tolist() == pytest.approx([low, high])
+    pages = card_report.cards(inputs, SETTINGS)
+    assert (
+        "- the paper's test (p_value) calibrated on null models: no (0.8 of the null cells at "
+        f"p < 0.05, exact 95% interval [{low:.3g}, {high:.3g}])"
+    ) in pages["ceat"]
+    assert "- the word-level test (p_word) calibrated on null models: yes (0.04" in pages["ceat"]
+    assert "the word-level test (p_word) calibrated on null models: n/a" in pages["s-seat"]
+
+
+def test_survival_by_hand(tmp_path):
+    # Table 3 cells on the real model: C1, C3, C6 significant under the paper's test; C1
+    # survives the word test, C3 does not, C6 has no word p-value; C9 is not significant
+    # under the paper's test (its word p-value does not count)
+    rows = _cells("s-SEAT", "m", [0.001, 0.001, 0.001, 0.5], [0.001, 0.2, NAN, 0.001], test="C")
+    for row, test in zip(rows, ("C1", "C3", "C6", "C9"), strict=True):
+        row["test"] = test
+    # terms of a test that has names: not a Table 3 cell
+    rows += _cells("s-SEAT", "m", [0.001], [0.5], test="C1-", descriptor="terms")
+    rows[-1]["test"] = "C1"
+    # a data set, and a null-model cell (never counted)
+    rows += _cells("CrowS-Pairs", "m", [0.001], [0.001], test="CrowS-Pairs", descriptor="all")
+    rows[-1]["test"] = "CrowS-Pairs"
+    rows += _cells("s-SEAT", NULL, [0.001], [0.001], test="C")
+    frame = pd.DataFrame(rows)
+    by_method = syn.survival(syn.primary_cells(frame, {}), 0.05).set_index("method")
+    # every s-SEAT cell, the null model's too: 6 tested, 5 significant, 4 with p_word, 2 stay
+    assert by_method.loc["s-SEAT"].tolist() == [6, 5, 4, 2, 0.5]
+    write_tsv(tmp_path / "all.tsv", frame)
+    table = report.survival([str(tmp_path / "all.tsv")], SETTINGS)
+    husse = table[table["cells"].str.startswith("Table 3")].set_index("method")
+    assert husse.loc["s-SEAT", report.SURVIVAL].tolist() == [4, 3, 2, 1]
+    assert husse.loc["s-SEAT", "survival_share"] == pytest.approx(0.5)
+    data = table[table["paper"] == "Delobelle et al. (2022)"].set_index("method")
+    assert data.loc["CrowS-Pairs", report.SURVIVAL].tolist() == [1, 1, 1, 1]
+    every = table[table["paper"] == "all papers"].set_index("method")
+    # real models: s-SEAT's five cells (C1 terms too) and CrowS-Pairs'
+    assert every.loc["s-SEAT", report.SURVIVAL].tolist() == [5, 4, 3, 1]
+    assert every.loc["(all methods)", report.SURVIVAL].tolist() == [6, 5, 4, 2]
+    assert every.loc["(all methods)", "survival_share"] == pytest.approx(2 / 4)
+    schroeder = table[table["paper"] == "Schröder et al. (2021)"]
+    assert schroeder["method"].tolist() == ["(no tested cell)"]
+    assert np.isnan(schroeder["survival_share"].iloc[0])
+
+
+def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
+    frame = _null_frame()
+    # LPBS: real-model cells only (left out of the figure, the title says why)
+    frame = pd.concat([frame, pd.DataFrame(_cells("LPBS", "m", [0.01], [NAN]))])
+    write_tsv(tmp_path / "all.tsv", frame)
+    inputs = [str(tmp_path / "all.tsv")]
+    figure = FIGURES["synthesis_calibration"]
+    fig = figure.draw(inputs, SETTINGS)
+    at_01, at_05, qq = fig.axes
+    assert [t.get_text() for t in at_01.get_yticklabels()] == ["CEAT", "s-SEAT"]
+    # the paper's shares at 0.05 (CEAT 0.8, s-SEAT 0.03), then the word test's (CEAT only)
+    paper, word = at_05.containers[0], at_05.containers[1]
+    np.testing.assert_allclose(paper.lines[0].get_xdata(), [0.8, 0.03])
+    np.testing.assert_allclose(word.lines[0].get_xdata(), [0.04])
+    assert [t.get_text() for t in at_05.texts] == ["word: n/a"]
+    assert at_05.lines[-1].get_xdata()[0] == 0.05  # the nominal alpha
+    labels = qq.get_legend_handles_labels()[1]
+    assert labels == ["CEAT (paper)", "CEAT (word)", "s-SEAT (paper)"]
+    title = fig._suptitle.get_text()
+    assert "no word-level p-value on the null models yet: s-SEAT" in title
+    assert "no null-model cell (left out): LPBS" in title
+    for k in (1, 2):
+        save(figure.draw(inputs, SETTINGS), tmp_path / f"{k}.png", tmp_path / f"{k}.pdf")
+    assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()
+    plain = ReportSettings(models={}, alpha=0.05, natural=None)  # no null models
+    text = " ".join(t.get_text() for ax in figure.draw(inputs, plain).axes for t in ax.texts)
+    assert "No data" in text
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 400), data=st.data())
+def test_the_interval_contains_the_share(n, data):
+    k = data.draw(st.integers(0, n))
+    low, high = syn.clopper_pearson(k, n)
+    assert 0 <= low <= k / n <= high <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    p=st.lists(
+        st.tuples(
+            st.floats(0, 1) | st.just(NAN),
+            st.floats(0, 1) | st.just(NAN),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_shares_lie_in_their_intervals_and_in_0_1(p):
+    frame = pd.DataFrame(
+        {
+            "method": "CEAT",
+            "model": [NULL if null else "m" for _, _, null in p],
+            "p_value": [a for a, _, _ in p],
+            "p_word": [b for _, b, _ in p],
+        }
+    )
+    table = syn.calibration(frame, [NULL])
+    for alpha in syn.ALPHAS:
+        for r in table.to_dict("records"):
+            share, low, high = (r[f"{c}_{alpha:g}"] for c in ("null", "null_low", "null_high"))
+            if r["cells_null"]:
+                assert 0 <= low <= share <= high <= 1
+            else:
+                assert np.isnan(share) and r[f"calibrated_{alpha:g}"] == "n/a"
+            real = r[f"real_{alpha:g}"]
+            assert np.isnan(real) if r["cells_real"] == 0 else 0 <= real <= 1
