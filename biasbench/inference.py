@@ -267,3 +267,81 @@ def stacked(
     words = [(role, j) for role, j, g in groups for _ in range(len(g))]
     roles = [role for role, _, g in groups for _ in range(len(g))]
     return items, words, roles
+
+
+def word_splits(n_words: int, n_x: int, *, exact_max: int, n_samples: int, seed: int):
+    """(X-word subsets as an (m, n_x) index array, exact): every split of ``n_words`` words
+    into ``n_x`` on side X and the rest, or ``n_samples`` seeded ones, as the word-level tests
+    here draw them; for statistics that need the splits themselves (p-CEAT's combined
+    effect). Pair with :func:`split_p_values`."""
+    return _splits(n_words, n_x, exact_max, n_samples, seed)
+
+
+def split_p_values(
+    stats: np.ndarray, observed: float, alternatives: Sequence[str], exact: bool
+) -> list[PermutationResult]:
+    """The p-values of an observed statistic against its values ``stats`` over the splits of
+    :func:`word_splits`: ``hits / count`` when exact, ``(1 + hits) / (1 + count)`` when
+    sampled, ties up to ``TIE_RTOL`` relative to the observed statistic counting."""
+    _check(alternatives)
+    stats = np.asarray(stats, np.float64)
+    tol = TIE_RTOL * max(1.0, abs(observed))
+    return _results([_hits(stats, observed, tol, a) for a in alternatives], len(stats), exact)
+
+
+def word_sign_flip_tests(
+    values: np.ndarray,
+    words: Sequence[Hashable],
+    alternatives: Sequence[str] = ("two-sided",),
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+    block: int = 1 << 14,
+) -> list[PermutationResult]:
+    """Word-level sign-flip tests of a paired design: the statistic ``sum_i values[i]``, the
+    null flipping the sign of every item of a word together.
+
+    A paired item (a sentence with its male and its female person word) carries a label
+    whose swap the null of no bias leaves the distribution unchanged: swapping the two words
+    negates the item's value. Items that share the word pair (every sentence of "my brother"
+    / "my sister") are not independent, so the labels are swapped per word, all its items at
+    once: the restricted randomisation of a clustered one-sample design (Edgington & Onghena,
+    2007, ch. 8; Good, 2005, sec. 3.6 and 9.2: randomise the units that were assigned, here
+    the word pairs). The statistic ``T(s) = sum_w s_w S_w``, with ``S_w`` the sum of word w's
+    values, is linear, so any statistic that is a sum of per-item values whose sign follows
+    the label works: the mean difference, or Wilcoxon's signed-rank sum (the ranks of
+    ``|values|`` do not change under sign flips). All ``2^W`` sign vectors when there are at
+    most ``max(exact_max, n_samples)`` of them (p = hits / 2^W, the observed one among them),
+    otherwise ``n_samples`` seeded uniform ones (p = (1 + hits) / (1 + n_samples)); ties up to
+    ``TIE_RTOL`` count. With one item per word this is the usual paired permutation test.
+    """
+    _check(alternatives)
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 1 or len(values) != len(words):
+        raise ValueError(f"one value per item: {values.shape} values, {len(words)} words")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("word-level test: non-finite values")
+    order = list(dict.fromkeys(words))
+    position = {w: j for j, w in enumerate(order)}
+    word_of = np.fromiter((position[w] for w in words), dtype=np.intp, count=len(words))
+    sums = np.bincount(word_of, weights=values, minlength=len(order))
+    n_words = len(order)
+    observed = float(sums.sum())
+    tol = TIE_RTOL * max(1.0, float(np.abs(values).sum()))
+    count = 1 << n_words if n_words < 63 else None
+    exact = count is not None and count <= max(exact_max, n_samples)
+    hits = [0] * len(alternatives)
+    total = count if exact else n_samples
+    rng = np.random.default_rng(seed)
+    for start in range(0, total, block):
+        size = min(block, total - start)
+        if exact:  # the bits of start, start + 1, ...: 0 is +1, 1 is -1
+            codes = np.arange(start, start + size, dtype=np.int64)[:, None]
+            signs = 1.0 - 2.0 * ((codes >> np.arange(n_words)) & 1)
+        else:
+            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n_words))
+        stats = signs @ sums
+        for j, alternative in enumerate(alternatives):
+            hits[j] += _hits(stats, observed, tol, alternative)
+    return _results(hits, total, exact)

@@ -116,7 +116,9 @@ MAKE = {
 
 def emptied(inputs, role):
     if isinstance(inputs, PairScores | TripleScores | Associations | Resolutions):
-        return type(inputs)(*(np.array(v)[:0] for v in vars(inputs).values()))
+        return type(inputs)(
+            *(None if v is None else np.array(v)[:0] for v in vars(inputs).values())
+        )
     if isinstance(inputs, FillCounts):
         return FillCounts([])
     if isinstance(inputs, GroupAssociations):

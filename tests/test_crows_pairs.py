@@ -64,3 +64,8 @@ def test_aula_is_the_mean_of_attention_times_log_likelihood_and_its_weighted_var
     ref = [AUL_SCORES["mlm-aula"](lp, w) for lp, w in ((a_lp, a_alpha), (b_lp, b_alpha))]
     var = [AUL_SCORES["mlm-aula-weighted"](lp, w) for lp, w in ((a_lp, a_alpha), (b_lp, b_alpha))]
     assert ref[0] < ref[1] and var[0] > var[1]
+
+
+def test_p_word_is_the_binomial_p_the_pairs_are_the_units():
+    res = CROWS_PAIRS(pairs([1, 2, 3, 0], [0, 1, 2, 1], [True] * 4), Settings(), 0)
+    assert res.p_word == res.p_value and np.isfinite(res.p_word)

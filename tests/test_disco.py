@@ -28,3 +28,8 @@ def test_the_input_is_counts_not_probabilities():
     """The authors' code ran the test on normalised top-3 probabilities; here that fails."""
     with pytest.raises(TypeError, match="integers"):
         gendered_fills({"books": (0.6, 0.4), "music": (0.4, 0.6)})
+
+
+def test_disco_has_no_test_so_no_p_word():
+    res = DISCO(FillCounts([{"a": (3, 0), "b": (0, 3)}]), Settings(), 0)
+    assert np.isnan(res.p_value) and np.isnan(res.p_word)

@@ -273,3 +273,44 @@ def test_masked_slot_with_a_prior_mask_realigned_to_word_pieces(tmp_path):
     )
     assert with_prior[0] == pytest.approx(expected, abs=1e-6)
     assert plain[0] != pytest.approx(expected, abs=1e-6)  # the profession in view changes it
+
+
+def test_p_word_is_the_papers_p_value_its_items_are_the_attribute_words():
+    from biasbench.methods.contract import Settings, TemplateLogProbs
+    from biasbench.methods.probability.lpbs import LPBS
+
+    gen = np.random.default_rng(0)
+    inputs = TemplateLogProbs(gen.normal(size=(3, 4, 2)), gen.normal(size=(3, 4, 2)), 1, 2)
+    res = LPBS(inputs, Settings(), 0)
+    assert res.p_word == res.p_value
+
+
+def test_p_word_is_calibrated_where_templates_share_their_attribute_word():
+    """A null with strongly correlated templates within each attribute word: log p_t of the
+    X target is the word's own u_a (drawn alike for A and B) plus a little template noise.
+    LPBS averages a word's templates into one bias score and permutes words, so its p (= p_word)
+    rejects at 5%; a test that took every (template, attribute) pair as an item would not."""
+    from scipy.stats import binom
+
+    from biasbench.methods.contract import Settings, TemplateLogProbs
+    from biasbench.methods.probability.lpbs import LPBS
+    from biasbench.stats import permutation_test_mean_difference
+
+    draws, gen, n_t, n_attr = 300, np.random.default_rng(5), 8, 10
+    p_word, per_template = [], []
+    for draw in range(draws):
+        u = gen.normal(size=n_attr)
+        log_pt = 0.1 * gen.normal(size=(n_t, n_attr, 2))
+        log_pt[:, :, 0] += u
+        log_pp = np.zeros_like(log_pt)
+        res = LPBS(TemplateLogProbs(log_pt, log_pp, 1, 5), Settings(), draw)
+        p_word.append(res.p_word)
+        bs = np.stack([bias_scores(pt, pp, 1) for pt, pp in zip(log_pt, log_pp, strict=True)])
+        items = np.concatenate([bs[:, :5].ravel(), bs[:, 5:].ravel()])  # (template, word) items
+        p = permutation_test_mean_difference(
+            items, 5 * n_t, exact_max=0, n_samples=2000, seed=draw, alternative="two-sided"
+        )
+        per_template.append(p.p_value)
+    low, high = binom.interval(0.95, draws, 0.05)
+    assert low <= np.sum(np.array(p_word) < 0.05) <= high
+    assert np.mean(np.array(per_template) < 0.05) > 0.5

@@ -31,3 +31,8 @@ def test_a_shared_prior_shift_cancels(values):
     base = LPBS_PRONOUN(Associations(he, she), Settings(), 0).effect_size
     moved = LPBS_PRONOUN(Associations(he + shift, she + shift), Settings(), 0).effect_size
     assert moved == pytest.approx(base, abs=1e-9)
+
+
+def test_p_word_is_the_wilcoxon_p_the_professions_are_the_units():
+    res = LPBS_PRONOUN(Associations(np.array([0.5, 1.0, -0.2]), np.zeros(3)), Settings(), 0)
+    assert res.p_word == res.p_value and np.isfinite(res.p_word)

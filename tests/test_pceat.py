@@ -69,6 +69,7 @@ def test_swapping_attribute_sets_negates_the_combined_effect(values, seed):
         return
     assert swapped.effect_size == pytest.approx(-res.effect_size, abs=1e-9)
     assert swapped.p_value == pytest.approx(res.p_value, rel=1e-6, abs=1e-12)
+    assert swapped.p_word == pytest.approx(res.p_word)
     assert res.samples.min() - 1e-9 <= res.effect_size <= res.samples.max() + 1e-9
 
 
@@ -112,3 +113,83 @@ def test_sparse_sums_equal_the_dense_eq10(seed):
     bs = dense_reference_bias_scores(frame, sets, 64, seed)
     d = (bs[:, :3].mean(axis=1) - bs[:, 3:].mean(axis=1)) / bs.std(axis=1, ddof=1)
     np.testing.assert_allclose(res.samples, d, rtol=1e-9, atol=1e-12)
+
+
+# --- p_word: the combined effect tested with the attribute word as the unit -----------------
+
+
+def test_p_word_hand_computed_over_the_six_splits_of_the_attributes():
+    # one context per pair: every sample has bs = (2, 1, 0, -1), CES = d = diff / sd. The six
+    # splits of (a1, a2 | b1, b2) give mean differences {2,1}-{0,-1} = 2, {2,0}-{1,-1} = 1,
+    # {2,-1}-{1,0} = 0, {1,0}-{2,-1} = 0, {1,-1}-{2,0} = -1, {0,-1}-{2,1} = -2 (sd alike):
+    # |CES| >= the observed one for 2 of 6
+    frame = contexts(
+        {("x", "a1"): [2.0], ("x", "a2"): [1.0], ("x", "b1"): [0.0], ("x", "b2"): [-1.0]}
+        | {("y", w): [0.0] for w in ("a1", "a2", "b1", "b2")}
+    )
+    res, _ = run(frame, n=50)
+    assert res.p_word == pytest.approx(2 / 6)
+    assert res.p_value < 1e-10  # 50 "independent" samples of the same four words
+
+
+def test_p_word_equals_lpbs_test_with_one_context_per_pair():
+    from biasbench.methods.probability.lpbs import lpbs_test
+
+    gen = np.random.default_rng(3)
+    sets = {"X": ["x"], "Y": ["y"], "A": ["a1", "a2", "a3"], "B": ["b1", "b2", "b3"]}
+    values = dict(zip(sets["A"] + sets["B"], gen.normal(size=6), strict=True))
+    frame = contexts({("x", w): [v] for w, v in values.items()} | {("y", w): [0.0] for w in values})
+    res, _ = run(frame, sets, n=30)
+    bs = np.array([values[w] for w in sets["A"] + sets["B"]])
+    lpbs = lpbs_test(bs[:3], bs[3:], exact_max=10**6, n_samples=100, seed=0)
+    assert res.p_word == pytest.approx(lpbs.p_value)
+
+
+def test_p_word_equals_the_random_effects_model_recomputed_per_split():
+    """With several contexts per pair (samples differ, tau^2 > 0 for some splits): p_word is
+    the share of the 20 splits of the attributes whose CES, recomputed by the random-effects
+    model over the same samples, is at least the observed one in absolute value."""
+    import itertools
+
+    from biasbench.methods.probability.pceat import word_level_test
+    from biasbench.stats import random_effects
+
+    gen = np.random.default_rng(7)
+    for scale in (1.0, 0.01):  # 0.01: small within-sample variances, so tau^2 > 0
+        bs = (gen.normal(size=(300, 6)) + gen.normal(size=6)) * scale
+        sd = bs.std(axis=1, ddof=1)
+        observed = random_effects((bs[:, :3].mean(1) - bs[:, 3:].mean(1)) / sd, sd**2)[0]
+        stats = []
+        for a in itertools.combinations(range(6), 3):
+            b = [j for j in range(6) if j not in a]
+            d = (bs[:, list(a)].mean(1) - bs[:, b].mean(1)) / sd
+            stats.append(random_effects(d, sd**2)[0])
+        expected = np.mean(np.abs(stats) >= abs(observed) - 1e-10)
+        got = word_level_test(bs, sd, 3, exact_max=100, n_samples=10, seed=0)
+        assert got.exact and got.n_partitions == 20
+        assert got.p_value == pytest.approx(expected)
+
+
+def test_p_word_is_calibrated_where_the_samples_share_their_words():
+    """A null with strongly correlated contexts within each word: every attribute has its own
+    association u_a with the X target, drawn alike for A and B, and its contexts vary little
+    around it. The random-effects p treats the 100 samples as independent and rejects almost
+    always; p_word, over the 252 splits of the 10 attribute words, rejects at 5%."""
+    from scipy.stats import binom
+
+    sets = {"X": ["x"], "Y": ["y"], "A": [f"a{i}" for i in range(5)]}
+    sets["B"] = [f"b{i}" for i in range(5)]
+    draws, gen = 300, np.random.default_rng(11)
+    p_word, p_value = [], []
+    for draw in range(draws):
+        u = gen.normal(size=10)
+        cells = {}
+        for k, w in enumerate(sets["A"] + sets["B"]):
+            cells[("x", w)] = list(u[k] + 0.2 * gen.normal(size=4))
+            cells[("y", w)] = list(0.2 * gen.normal(size=4))
+        res, _ = run(contexts(cells), sets, n=100, seed=draw)
+        p_word.append(res.p_word)
+        p_value.append(res.p_value)
+    low, high = binom.interval(0.95, draws, 0.05)
+    assert low <= np.sum(np.array(p_word) < 0.05) <= high
+    assert np.mean(np.array(p_value) < 0.05) > 0.5

@@ -101,3 +101,11 @@ def test_stepwise_unmasking_equals_each_step_run_alone(tmp_path):
             with torch.inference_mode():
                 logp = torch.log_softmax(model(**enc).logits[0, at].double(), -1)
             assert value == pytest.approx(float(logp[ids[k]]), abs=1e-6)
+
+
+def test_ss_p_word_is_its_binomial_p_the_items_are_the_units():
+    from biasbench.methods.probability.stereoset import STEREOSET_SS
+
+    inputs = TripleScores(np.array([1.0, 2, 0, 3]), np.zeros(4), np.zeros(4))
+    res = STEREOSET_SS(inputs, Settings(), 0)
+    assert res.p_word == res.p_value and np.isfinite(res.p_word)

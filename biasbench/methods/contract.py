@@ -183,10 +183,13 @@ class TripleScores:
 class Associations:
     """Per sentence, a person word's prior-corrected association with a profession
     (BEC-Pro), paired: ``male[i]`` and ``female[i]`` come from the same template and
-    profession with the male and the female person word."""
+    profession with the male and the female person word. ``words``: per pair, the word pair
+    it swaps (its male person word), the unit of the word-level test; None: every pair is
+    its own unit."""
 
     male: np.ndarray
     female: np.ndarray
+    words: np.ndarray | None = None
 
     def require(self, roles: Sequence[str]) -> None:
         if len(self.male) == 0:

@@ -317,7 +317,7 @@ def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature):
         tokens = engine.continuation_tokens(prefixes, rests)
         associations = {"causal": np.array([t.sum() for t in tokens])}
     index = {(r.sentence.replace(r.person, "{}", 1), r.person): k for k, r in enumerate(data)}
-    pairs, groups = [], []
+    pairs, groups, words = [], [], []
     for k, r in enumerate(data):
         partner = BECPRO_COUNTERPARTS.get(r.person)
         if partner is None:
@@ -326,14 +326,15 @@ def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature):
         if j is not None:
             pairs.append((k, j))
             groups.append(r.profession_group)
+            words.append(r.person)  # the word pair: the unit of the word-level test
     out = []
     male, female = [k for k, _ in pairs], [j for _, j in pairs]
-    groups = np.array(groups)
+    groups, words = np.array(groups), np.array(words)
     method = get("BEC-Pro")
     for encoding, association in associations.items():
         for name, keep in _by_category(groups):
             key = rows.RowKey(model, "dataset", "BEC-Pro", "all", encoding, name)
-            inputs = Associations(association[male][keep], association[female][keep])
+            inputs = Associations(association[male][keep], association[female][keep], words[keep])
             job_seed = derived_seed(seed, model, "BEC-Pro", name)
             out.append(_row(method, key, inputs, settings, job_seed, signature))
     return rows.frame(out)

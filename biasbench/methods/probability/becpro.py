@@ -7,14 +7,40 @@ masked too (``Sent_TAM``, the prior: read at the person's slot, not at the profe
 slot Kurita et al.'s code read it at). Per profession group, the effect is the mean over the
 paired sentences of A(male person word) - A(female person word) (> 0: the male words are the
 more associated), with a two-sided Wilcoxon signed-rank test of the pairs.
+
+``p_word``: the Wilcoxon test treats the sentence pairs as independent, but they cluster:
+a group's professions each come in every template with every person-word pair ("he"/"she",
+"my brother"/"my sister", ...), and a pair's male-female contrast carries the two person
+words' own place in the model into every sentence it appears in. The null of no bias is
+that the male and the female word of a person-word pair are interchangeable; swapping them
+negates every sentence's difference of that word pair at once. So the word-level test keeps
+Wilcoxon's statistic (the signed-rank sum of the differences, ranks of |difference| over the
+untied pairs) and flips the signs of whole person-word pairs (all their sentences together;
+:func:`biasbench.inference.word_sign_flip_tests`, exact over the 2^9 sign vectors of BEC-Pro's
+nine word pairs). The profession is not the unit: a profession appears on both sides of
+each pair, and no symmetry of the null swaps anything per profession; with only the nine
+word pairs as units the smallest two-sided p is 2 / 512. Without word pairs in the inputs
+(``Associations.words`` None) every sentence pair is its own unit and p_word = p_value.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from biasbench.inference import word_sign_flip_tests
 from biasbench.methods.contract import Associations, Method, Settings
 from biasbench.rows import Score
+
+
+def signed_ranks(diff: np.ndarray) -> np.ndarray:
+    """Each difference's sign times the rank of its |difference| among the non-zero ones
+    (average ranks for ties; a zero difference 0): Wilcoxon's signed-rank sum is their sum."""
+    from scipy.stats import rankdata
+
+    out = np.zeros(len(diff))
+    nonzero = diff != 0
+    out[nonzero] = np.sign(diff[nonzero]) * rankdata(np.abs(diff[nonzero]))
+    return out
 
 
 def score(inputs: Associations, settings: Settings, seed: int) -> Score:
@@ -22,7 +48,14 @@ def score(inputs: Associations, settings: Settings, seed: int) -> Score:
 
     diff = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
     p = wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0
-    return Score(float(diff.mean()), float(p), sizes={"X": len(diff), "Y": len(diff)})
+    p_word, splits = p, {"exact_max": settings.exact_max, "n_samples": settings.n_samples}
+    if inputs.words is not None:
+        p_word = word_sign_flip_tests(
+            signed_ranks(diff), list(inputs.words), ("two-sided",), seed=seed, **splits
+        )[0].p_value
+    return Score(
+        float(diff.mean()), float(p), p_word=float(p_word), sizes={"X": len(diff), "Y": len(diff)}
+    )
 
 
 BEC_PRO = Method(
@@ -36,6 +69,7 @@ BEC_PRO = Method(
     model_kinds=("transformer",),
     roles=("items",),
     unit="sentence pair",
+    reads=("exact_max", "n_samples"),
     description="Mean difference of the prior-corrected association of male and female "
     "person words with professions, per profession group.",
     reference="marionbartl/gender-bias-BERT: code/corpus_creation.py, code/bias_utils/utils.py",

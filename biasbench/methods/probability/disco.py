@@ -7,6 +7,13 @@ test of its *counts* with the male and with the female fillers (Delobelle et al.
 normalised probabilities instead) finds the fills significantly associated with gender
 (p < 0.05 after Bonferroni over the template's fills); the score is their number, averaged
 over the templates (0: no gendered fills).
+
+DisCo has no test of its score (the chi-square tests are part of the count, per template and
+fill), so ``p_value`` and ``p_word`` are NaN. A word-level test would need a null of the
+count: the templates share their fillers (every template is filled with the same name or noun
+pairs), so templates are not independent units, and permuting the male/female labels of whole
+filler pairs (each pair's fills in every template moving together) is the design such a test
+would take; it is not built.
 """
 
 from __future__ import annotations

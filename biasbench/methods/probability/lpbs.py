@@ -12,6 +12,15 @@ All sums are log-sum-exps of log-probabilities, so a rare word with P = 1e-400 g
 score where the product of probabilities underflows to 0/0 = NaN (the failure Husse & Spitz
 report in appendix B.5). Scores are averaged over a category's templates (one bs per
 attribute).
+
+``p_word`` equals ``p_value``: the paper's test already has the stimulus word as its unit.
+Its items are the attribute words, each with one bias score averaged over the templates (and
+summed over the targets inside eq. 10), and it permutes the A/B labels of those words; no
+(template, attribute) pair is an item of its own, so every context of an attribute word (its
+templates) already moves with the word, and the permutation over attributes is the cluster
+permutation. Were the templates' scores the items, a word's templates, which share the
+word's own position in the model, would make that test far too liberal
+(tests/test_lpbs.py shows both on a null with strongly correlated templates).
 """
 
 from __future__ import annotations
@@ -87,6 +96,7 @@ def score(inputs: TemplateLogProbs, settings: Settings, seed: int) -> Score:
     return Score(
         res.effect_size,
         res.p_value,
+        p_word=res.p_value,  # the items are the attribute words already (module doc)
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={"X": inputs.n_x, "Y": n_t - inputs.n_x, "A": inputs.n_a, "B": len(bs) - inputs.n_a},

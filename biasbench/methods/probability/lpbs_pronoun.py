@@ -9,6 +9,15 @@ read at GGG's slot as well, not at the last mask as Kurita et al.'s code does):
 The paper reports the mean and the standard deviation of b over the professions; the row
 holds the mean, its standard error (sd / sqrt n) and a two-sided Wilcoxon signed-rank test of
 b against 0. Swapping he and she negates it.
+
+``p_word`` equals ``p_value``: the items are the professions, one sentence each, so they are
+words already and no two items share a profession. The one word pair the statistic contrasts,
+he/she, is shared by every item; a word-level test over it has two sign vectors (p = 1
+always) and is not meaningful. What remains is therefore not tested: a he/she difference
+that is the same for every profession (the two pronouns' own place in the model, left over
+after the prior correction) counts as bias of every profession alike, and on a null model
+the Wilcoxon test of such a shift is as liberal as the shift is large against the spread of
+b over the professions.
 """
 
 from __future__ import annotations
@@ -25,7 +34,9 @@ def score(inputs: Associations, settings: Settings, seed: int) -> Score:
     b = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
     p = wilcoxon(b).pvalue if np.any(b != 0) else 1.0
     se = float(b.std(ddof=1) / np.sqrt(len(b))) if len(b) > 1 else np.nan
-    return Score(float(b.mean()), float(p), se=se, sizes={"X": len(b), "Y": len(b)})
+    return Score(
+        float(b.mean()), float(p), p_word=float(p), se=se, sizes={"X": len(b), "Y": len(b)}
+    )
 
 
 LPBS_PRONOUN = Method(

@@ -8,6 +8,21 @@ random-effects model (``biasbench.stats.random_effects``). An attribute needs a 
 some X and some Y target; a set with fewer than two such attributes has no score (as in the
 paper). Samples whose bias scores are all equal (no spread, no effect size) are left out of
 the combination.
+
+``p_value`` is the random-effects model's two-sided z-test of the combined effect size (CES),
+as in CEAT. It treats the samples as independent estimates of one effect, but every sample
+scores the same attribute words (and draws its contexts from the same few per pair): what
+the samples share is the words' own position in the model, which no number of samples
+averages away, so on a model with no bias but with words of their own (a random-weight one)
+the z-test calls almost every set significant. ``p_word`` (:func:`word_level_test`) keeps
+the CES as the statistic and takes its null distribution from the attribute words: the A/B
+labels of whole attribute words are permuted (every sample's bias score of a word moves with
+it) and the CES recomputed over the same samples, a cluster (restricted) permutation test
+(Good, 2005, *Permutation, Parametric and Bootstrap Tests of Hypotheses*: permute only what
+the null makes exchangeable; Edgington & Onghena, 2007, *Randomization Tests*: permute the
+units that carry the label). The attributes are the side the statistic contrasts (eq. 11:
+mean over A minus mean over B) and the units LPBS' own test permutes, so with one context
+per pair p_word is LPBS' test of the CES.
 """
 
 from __future__ import annotations
@@ -17,9 +32,10 @@ import itertools
 import numpy as np
 
 from biasbench.errors import EmptySetError
+from biasbench.inference import split_p_values, word_splits
 from biasbench.methods.contract import ContextLogProbs, Method, Settings
 from biasbench.rows import Score
-from biasbench.stats import random_effects
+from biasbench.stats import TIE_RTOL, PermutationResult, derived_seed, random_effects
 
 
 def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
@@ -27,6 +43,103 @@ def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
     general version is several times slower on the (samples, targets) draws here)."""
     top = a.max(axis=axis, keepdims=True)
     return np.log(np.exp(a - top).sum(axis=axis)) + np.squeeze(top, axis=axis)
+
+
+#: relative width of the tau^2 bins of :func:`combined_effects`: each weight 1/(v_i + tau^2)
+#: of a split lies within this factor of its bin's, which bounds the CES to within
+#: ``BIN_WIDTH * max_i |d_i|`` of the bin's value
+BIN_WIDTH = 1e-3
+
+
+def combined_effects(bs: np.ndarray, sd: np.ndarray):
+    """A function ``ces_of(weights, observed=None)``: the random-effects combined effect size
+    (``biasbench.stats.random_effects``) of the samples' effect sizes ``d_i = bs_i . omega /
+    sd_i`` for each row omega of ``weights`` ((splits, attributes): 1/n_A on an attribute
+    labelled A, -1/n_B on one labelled B).
+
+    The within-sample variances ``v_i = sd_i^2`` do not depend on the labels (sd is the
+    spread of all of a sample's bias scores), so Cochran's Q of a split is a quadratic form
+    in omega, ``omega' M omega`` with M the weighted scatter of ``z_i = bs_i / sd_i`` about
+    their weighted mean: a split costs O(attributes^2) up to tau^2. Where tau^2 = 0 the CES is
+    ``omega . sum_i w_i z_i / sum_i w_i``; where tau^2 > 0 it is ``omega . g(tau^2)`` with
+    ``g(t) = sum_i z_i / (v_i + t) / sum_i 1 / (v_i + t)``, which costs a pass over the
+    samples per split. Given ``observed``, splits with tau^2 > 0 are first scored at the lower
+    edge t_k of their bin (bins geometric in v_min + t, ratio 1 + ``BIN_WIDTH``: then every
+    normalised weight of the split is within that factor of the bin's, so the CES is within
+    ``BIN_WIDTH * max_i |d_i|`` of ``omega . g(t_k)``), and only the splits whose bound does
+    not settle ``|CES| >= |observed|`` either way are computed exactly; the others come back
+    as their bin values, on the same side of ``|observed|`` as their exact CES.
+    """
+    z = bs / sd[:, None]
+    v = sd**2
+    w = 1 / v
+    total_w = w.sum()
+    mean_z = w @ z / total_w
+    centred = z - mean_z
+    scatter = (centred * w[:, None]).T @ centred
+    c = total_w - np.sum(w**2) / total_w
+    df = len(v) - 1
+    step = max(1, (1 << 22) // len(v))  # ~32 MB of (splits, samples) at a time
+    v_min = float(v.min())
+    row_norm = float(np.abs(z).sum(axis=1).max())  # max_i |d_i| <= row_norm * max |omega|
+    bins: dict[int, np.ndarray] = {}
+
+    def exact(weights: np.ndarray, tau2: np.ndarray) -> np.ndarray:
+        out = np.empty(len(weights))
+        for i in range(0, len(weights), step):
+            inverse = 1 / (tau2[i : i + step, None] + v[None, :])  # (splits, samples)
+            towards = inverse @ z  # (splits, attributes): sum_i z_i / (v_i + tau^2)
+            out[i : i + step] = np.sum(weights[i : i + step] * towards, axis=1)
+            out[i : i + step] /= inverse.sum(axis=1)
+        return out
+
+    def ces_of(weights: np.ndarray, observed: float | None = None) -> np.ndarray:
+        q = np.sum((weights @ scatter) * weights, axis=1)
+        tau2 = np.maximum(0.0, (q - df) / c) if c > 0 else np.zeros(len(weights))
+        ces = weights @ mean_z
+        positive = np.flatnonzero(tau2 > 0)
+        if observed is None or not len(positive):
+            ces[positive] = exact(weights[positive], tau2[positive])
+            return ces
+        keys = np.floor(np.log1p(tau2[positive] / v_min) / np.log1p(BIN_WIDTH)).astype(np.int64)
+        approx = np.empty(len(positive))
+        for key in np.unique(keys):
+            if key not in bins:
+                u = 1 / (v + v_min * np.expm1(key * np.log1p(BIN_WIDTH)))
+                bins[int(key)] = u @ z / u.sum()
+            here = keys == key
+            approx[here] = weights[positive[here]] @ bins[int(key)]
+        bound = BIN_WIDTH * row_norm * float(np.abs(weights).max()) * 1.01 + 1e-12
+        tol = TIE_RTOL * max(1.0, abs(observed))
+        unsure = np.abs(np.abs(approx) - abs(observed)) <= bound + tol
+        ces[positive] = approx
+        redo = positive[unsure]
+        ces[redo] = exact(weights[redo], tau2[redo])
+        return ces
+
+    return ces_of
+
+
+def word_level_test(
+    bs: np.ndarray, sd: np.ndarray, n_a: int, *, exact_max: int, n_samples: int, seed: int
+) -> PermutationResult:
+    """p-CEAT's CES tested with the attribute word as the unit (see module doc): the A/B
+    labels of the ``bs.shape[1]`` attribute columns are split as in
+    :func:`biasbench.inference.word_splits` (every split when few, else seeded ones), the CES
+    of each split computed over the same samples (:func:`combined_effects`), two-sided."""
+    n_attr = bs.shape[1]
+    weight = np.array([1 / n_a, -1 / (n_attr - n_a)])
+    ces_of = combined_effects(bs, sd)
+    subsets, exact = word_splits(n_attr, n_a, exact_max=exact_max, n_samples=n_samples, seed=seed)
+    observed = float(ces_of(np.where(np.arange(n_attr) < n_a, weight[0], weight[1])[None])[0])
+    stats = np.empty(len(subsets))
+    block = 1 << 13
+    for i in range(0, len(subsets), block):
+        rows = subsets[i : i + block]
+        weights = np.full((len(rows), n_attr), weight[1])
+        np.put_along_axis(weights, rows.astype(np.intp), weight[0], axis=1)
+        stats[i : i + len(rows)] = ces_of(weights, observed)
+    return split_p_values(stats, observed, ("two-sided",), exact)[0]
 
 
 def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
@@ -89,10 +202,19 @@ def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
     bs, sd = bs[spread], sd[spread]
     d = (bs[:, : len(keep_a)].mean(axis=1) - bs[:, len(keep_a) :].mean(axis=1)) / sd
     ces, se, tau2, p = random_effects(d, sd**2)
+    word = word_level_test(
+        bs,
+        sd,
+        len(keep_a),
+        exact_max=settings.exact_max,
+        n_samples=settings.n_samples,
+        seed=derived_seed(seed, "p-CEAT", "word"),
+    )
     sizes = {r: len(inputs.sets[r]) - len(dropped[r]) for r in "XYAB"}
     return Score(
         ces,
         p,
+        p_word=word.p_value,
         se=se,
         tau_squared=tau2,
         n_partitions=len(d),
@@ -108,7 +230,7 @@ P_CEAT = Method(
     "probability",
     ContextLogProbs,
     score,
-    reads=("ceat_samples",),
+    reads=("ceat_samples", "exact_max", "n_samples"),
     encodings=("mlm", "causal"),
     variants=("full", "reduced"),
     model_kinds=("transformer",),
