@@ -80,6 +80,30 @@ class Plan:
             )
         return found
 
+    def tests_of(self, model: str, source: str) -> list[str]:
+        """The tests a model runs on a source (one embeddings file each, in config order):
+        what one job encodes with the model loaded once. None planned is an error naming the
+        field, as for :meth:`descriptors_of`."""
+        found = [j.test for j in self.jobs if (j.model, j.source) == (model, source)]
+        if not found:
+            check_known_model(model, self.specs)
+            sources = sorted({j.source for j in self.jobs if j.model == model})
+            raise InputError(
+                f"config.yaml: model {model!r} runs no test on source {source!r} "
+                f"(models.{model}.tests; its sources: {', '.join(sources) or 'none'})"
+            )
+        return list(dict.fromkeys(found))
+
+    def group_contexts(self, model: str, source: str) -> dict[str, dict[str, str]]:
+        """Test -> descriptor -> contexts file, of every test a model runs on a source."""
+        return {
+            test: {
+                d: self.contexts_file(model, source, test, d)
+                for d in self.descriptors_of(model, source, test)
+            }
+            for test in self.tests_of(model, source)
+        }
+
     def contexts_file(self, model: str, source: str, test: str, descriptor: str) -> str:
         """The contexts a model embeds: a corpus' under the model's case policy."""
         if source in BUILTIN_SOURCES:

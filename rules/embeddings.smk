@@ -1,9 +1,60 @@
+def embedding_cache(wildcards):
+    """Where a model's embeddings files of a source are kept by signature (not an output:
+    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
+    """
+    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
+
+
+rule embed_group:
+    """Every test a model runs on a source, encoded with the model loaded once into the
+    cache of embeddings files by signature (the bytes of the contexts, the model, its settings,
+    the extraction settings, the code): a test already there is not encoded again. Writes the
+    tests' signatures; rule embed copies each test's file from the cache."""
+    input:
+        contexts=lambda w: [
+            f
+            for files in PLAN.group_contexts(w.model, w.source).values()
+            for f in files.values()
+        ],
+        model="results/models/{model}/biasbench_model.json",
+    output:
+        "results/embeddings/{model}/{source}.signatures.json",
+    log:
+        "results/logs/embed_group/{model}/{source}.log",
+    benchmark:
+        "results/benchmarks/embed_group/{model}/{source}.tsv"
+    wildcard_constraints:
+        model=OTHER_MODELS,
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        # a model load, then ~15 s per test on templates (minutes on natural contexts)
+        runtime=lambda w: 20 + 10 * len(PLAN.tests_of(w.model, w.source)),
+    params:
+        spec=lambda w: model_params(w.model),
+        tests=lambda w: {
+            t: PLAN.descriptors_of(w.model, w.source, t)
+            for t in PLAN.tests_of(w.model, w.source)
+        },
+        extraction=config["extraction"],
+        cache=embedding_cache,
+    script:
+        "../workflow_scripts/embed_group.py"
+
+
 rule embed:
     """Word- and sentence-level encodings of every context of a test (all its target
-    descriptors in one pass), to HDF5 with a group per descriptor."""
+    descriptors in one pass), to HDF5 with a group per descriptor: the test's file of the
+    cache that rule embed_group filled, verified and copied (encoded here only when the entry
+    is missing or damaged). The group's signatures are an ancient input: the group job
+    rerunning for another test reruns no job of this test; its own contexts, model, settings
+    and code do."""
     input:
         contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
         model="results/models/{model}/biasbench_model.json",
+        group=ancient("results/embeddings/{model}/{source}.signatures.json"),
     output:
         "results/embeddings/{model}/{source}/{test}.h5",
     log:
@@ -22,5 +73,6 @@ rule embed:
         spec=lambda w: model_params(w.model),
         descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),
         extraction=config["extraction"],
+        cache=embedding_cache,
     script:
         "../workflow_scripts/embed.py"

@@ -96,6 +96,12 @@ UNPLANNED = [
         "results/studies/templates/minilm-l6/sensitivity.tsv",
         "config.yaml: delobelle is null: it plans no job",
     ),
+    (  # the embedding job of a model's tests on a source it does not read
+        None,
+        "results/embeddings/glove-6b-50d/natural.signatures.json",
+        "config.yaml: model 'glove-6b-50d' runs no test on source 'natural' "
+        "(models.glove-6b-50d.tests; its sources: words)",
+    ),
 ]
 
 
@@ -115,6 +121,32 @@ def test_a_data_set_no_model_runs():
         plan_of().dataset_files["crowspairs"]
     with pytest.raises(InputError, match=re.escape(UNPLANNED[3][2])):
         plan_of(without_datasets).dataset_files["winobias"]
+
+
+def test_the_tests_of_one_embedding_job():
+    """One job per (model, source) encodes every test the model runs there, each test's
+    descriptors with their contexts files (what rule embed reads for one test)."""
+    plan = plan_of()
+    assert plan.tests_of("gemma3-270m", "templates") == [
+        "C1", "C3", "C6", "C9", "Occ", "I1", "I2", "Dis"
+    ]  # fmt: skip
+    assert plan.tests_of("minilm-l6", "words") == ["Schroeder31"]
+    assert len(plan.tests_of("minilm-l6", "natural")) == 18
+    group = plan.group_contexts("smollm2-135m", "templates")
+    assert list(group) == plan.tests_of("smollm2-135m", "templates")
+    for test, files in group.items():
+        assert list(files.values()) == plan.contexts_files("smollm2-135m", "templates", test)
+    assert plan.group_contexts("minilm-l6", "natural")["C6"]["terms"] == (
+        "results/contexts/natural/any/C6/terms.tsv"
+    )
+    # every planned embeddings file is in exactly one job's tests
+    files = {(j.model, j.source, j.test) for j in plan.jobs}
+    groups = {(j.model, j.source) for j in plan.jobs}
+    assert files == {(m, s, t) for m, s in groups for t in plan.tests_of(m, s)}
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[10][2])):
+        plan.tests_of("glove-6b-50d", "natural")
+    with pytest.raises(InputError, match="unknown model 'nosuch'"):
+        plan.tests_of("nosuch", "templates")
 
 
 def test_a_mean_the_study_does_not_plan():
@@ -161,7 +193,7 @@ def dry_run(tmp_path, edit, target):
 
 
 #: one target per way into the planner (a dry run each: seconds)
-ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9)]
+ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9, 10)]
 
 
 @pytest.mark.parametrize("edit, target, message", ROUTES, ids=[t for _e, t, _m in ROUTES])

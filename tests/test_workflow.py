@@ -268,6 +268,33 @@ def test_editing_a_word_set_reruns_only_its_test(workdir):
     # the corpus is sampled for all stimuli in one pass (with per-stimulus seeds: same rows)
     assert "source=templates, test=C6" not in out
     assert "source=words, test=C6" not in out
+    # the model's one embedding job of the source reruns (C6 from its cache), not C6's copy
+    assert "rule embed_group:" in out and "model=tiny-bert, source=templates\n" in out
+
+
+def test_an_edited_word_set_encodes_its_test_alone_and_undone_nothing(workdir):
+    """A word of C9 replaced: the embedding job of tiny-bert's templates loads the model and
+    encodes C9 alone, C6 comes from the cache and its file is not even rewritten; the edit
+    undone, C9's earlier file comes back from the cache, byte for byte, nothing encoded."""
+    path = workdir / "resources/wordsets/C9.yaml"
+    original = path.read_text()
+    files = [workdir / f"results/embeddings/tiny-bert/templates/{t}.h5" for t in ("C6", "C9")]
+    targets = [str(f.relative_to(workdir)) for f in files]
+    log = workdir / "results/logs/embed_group/tiny-bert/templates.log"
+    c6_stat, c9_bytes = files[0].stat(), files[1].read_bytes()
+    path.write_text(original.replace("tearful,", "weepy,"))
+    try:
+        run = snakemake(workdir, *targets)
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert "C6: cached" in log.read_text() and "C9: encoded" in log.read_text()
+        assert files[0].stat().st_mtime_ns == c6_stat.st_mtime_ns
+        assert files[1].read_bytes() != c9_bytes
+    finally:
+        path.write_text(original)
+    run = snakemake(workdir, *targets)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "C9: cached" in log.read_text() and "encoded" not in log.read_text()
+    assert files[1].read_bytes() == c9_bytes
 
 
 def test_same_config_gives_identical_bytes(workdir):
@@ -419,10 +446,11 @@ def test_a_damaged_file_stops_the_run_naming_it_and_the_repaired_run_is_unchange
         lines = [line for line in run.stderr.splitlines() if line.startswith("biasbench: ")]
         assert lines and lines[0].startswith(f"biasbench: {rel}: ") and message in lines[0]
     # the weights of a prepared model, damaged where no rule sees it: the next job that loads
-    # them refuses them
+    # them refuses them (its cached files gone, the test's own job encodes it and loads them)
     weights = workdir / "results/models/tiny-null/model.safetensors"
     original, stat = weights.read_bytes(), weights.stat()
     _plausible(weights)
+    shutil.rmtree(workdir / "results/cache/embeddings/tiny-null")
     run = snakemake(workdir, "--force", "results/embeddings/tiny-null/templates/C6.h5")
     weights.write_bytes(original)
     os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
