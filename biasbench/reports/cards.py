@@ -11,7 +11,7 @@ import pandas as pd
 from biasbench.reports import synthesis as syn_report
 
 #: the peers' mistakes a method avoids here (from the papers and the reading aid); each has a
-#: regression test named in the README
+#: regression test named in docs/delobelle2022.md
 PITFALLS = {
     "CrowS-Pairs": "sums log-probabilities of the unmodified tokens (the authors' code of "
     "Delobelle et al. sums probabilities)",
