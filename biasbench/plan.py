@@ -49,13 +49,11 @@ class Plan:
     divdist: tuple[str, ...] = ()  # the DivDist study's outputs (Bommasani & Liang)
     #: every configured test's descriptors (what the corpus samplers match, whatever the models)
     tests: dict[str, list[str]] = dataclasses.field(default_factory=dict)
-    #: the null-model calibration (``null_calibration``), per base model: its seeded copies,
-    #: the (test, descriptor) pairs each copy scores, the tests it runs LPBS on (templates)
-    #: and the data sets it scores (data set -> item limit)
+    #: the null-model calibration (``null_calibration``): base model -> its seeded copies
     null_seeds: dict[str, int] = dataclasses.field(default_factory=dict)
-    null_tests: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
-    null_lpbs: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
-    null_datasets: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
+    null_tests: tuple[tuple[str, str], ...] = ()  # (test, descriptor) every copy scores
+    null_lpbs: tuple[str, ...] = ()  # tests a transformer's copies run LPBS on (templates)
+    null_datasets: dict[str, int | None] = dataclasses.field(default_factory=dict)  # -> limit
 
     @property
     def injected_methods(self) -> list[str]:
@@ -224,7 +222,7 @@ class Plan:
         """Test -> descriptor -> [contexts file, word-set file] of a base model's copies."""
         source = self.null_source(model)
         out: dict[str, dict[str, list[str]]] = {}
-        for test, descriptor in self.null_tests[model]:
+        for test, descriptor in self.null_tests:
             out.setdefault(test, {})[descriptor] = [
                 self.contexts_file(model, source, test, descriptor),
                 f"results/wordsets/{test}/{descriptor}.json",
@@ -233,18 +231,20 @@ class Plan:
 
     def null_lpbs_of(self, model: str) -> dict[str, list[str]]:
         """Test -> the LPBS word-set files of a base model's copies (a transformer's)."""
-        self.null_base(model)
+        if self.null_source(model) != "templates":
+            return {}
         return {
             t: [f"results/wordsets/{t}/{d}.json" for d in self.lpbs_descriptors(t)]
-            for t in self.null_lpbs[model]
+            for t in self.null_lpbs
         }
 
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
-        self.null_base(model)
+        if self.null_source(model) != "templates":
+            return {}
         return {
             d: {"limit": limit, "files": self.dataset_files[d]}
-            for d, limit in self.null_datasets[model].items()
+            for d, limit in self.null_datasets.items()
         }
 
     def lpbs_wordset_files(self) -> list[str]:
@@ -332,59 +332,53 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         corpus_models,
         _groundtruth_files(config, specs),
         (config["groundtruth"] or {}).get("model"),
-        *_dataset_jobs(
-            config, specs, root, extra=[d for ds in null.get("datasets", {}).values() for d in ds]
-        ),
+        *_dataset_jobs(config, specs, root, extra=list(null.get("datasets", {}))),
         _template_study_files(config, specs),
         _injected_files(config),
         _divdist_files(config, specs),
         available,
-        null.get("seeds", {}),
-        null.get("tests", {}),
-        null.get("lpbs_tests", {}),
-        null.get("datasets", {}),
+        dict(null.get("models", {})),
+        tuple(null.get("tests", ())),
+        tuple(null.get("lpbs_tests", ())),
+        dict(null.get("datasets", {})),
     )
 
 
 def _null_calibration(
     config: dict[str, Any], specs: dict[str, ModelSpec], available: dict[str, list[str]]
-) -> dict[str, dict[str, Any]]:
-    """The null-model calibration per base model: its seeds, (test, descriptor) pairs, LPBS
-    tests and data sets with their limits (a model's own entries, else the section's),
-    checked; {} when the section is null."""
-    from biasbench.data.datasets import DATASETS
-
+) -> dict[str, Any]:
+    """The null-model calibration's base models, (test, descriptor) pairs, LPBS tests and
+    data sets with their limits, checked; {} when the section is null."""
     section = config.get("null_calibration")
     if not section:
         return {}
-    lpbs_tests = (config["lpbs"] or {}).get("tests", ())
-    out: dict[str, dict[str, Any]] = {k: {} for k in ("seeds", "tests", "lpbs_tests", "datasets")}
-    for model, entry in section["models"].items():
-        field = f"config: null_calibration.models.{model}"
+    field = "config: null_calibration"
+    for model in section["models"]:
         spec = specs.get(model)
         if spec is None or spec.kind not in ("static", "transformer") or spec.scheme == "random":
             raise InputError(
-                f"{field}: not a configured static or transformer model with its own weights"
+                f"{field}.models names {model!r}, not a configured static or transformer model "
+                "with its own weights"
             )
-        own = entry if isinstance(entry, dict) else {"seeds": entry}
-        chosen = {k: own.get(k, section[k]) for k in ("tests", "lpbs_tests", "datasets")}
-        where = {k: f"null_calibration{'.models.' + model if k in own else ''}.{k}" for k in chosen}
-        out["seeds"][model] = own["seeds"]
-        out["tests"][model] = tuple(_model_jobs("", chosen["tests"], available, where["tests"]))
-        for test in chosen["lpbs_tests"]:
-            if test not in lpbs_tests:
-                raise InputError(f"config: {where['lpbs_tests']} names {test!r}, not in lpbs.tests")
-        if chosen["datasets"] and not config["datasets"]:
-            raise InputError(f"config: {where['datasets']} needs the datasets section (its files)")
-        for dataset, limit in chosen["datasets"].items():
-            if limit is not None and not DATASETS[dataset].sampled:
-                raise InputError(
-                    f"config: {where['datasets']}.{dataset}: this data set is not sampled (null)"
-                )
-        static = spec.kind == "static"  # reads no LPBS templates, runs no data set
-        out["lpbs_tests"][model] = () if static else tuple(chosen["lpbs_tests"])
-        out["datasets"][model] = {} if static else dict(chosen["datasets"])
-    return out
+    pairs = _model_jobs("", section["tests"], available, "null_calibration.tests")
+    lpbs = config["lpbs"] or {}
+    for test in section["lpbs_tests"]:
+        if test not in lpbs.get("tests", ()):
+            raise InputError(f"{field}.lpbs_tests names {test!r}, not in lpbs.tests")
+    datasets = section["datasets"]
+    if datasets and not config["datasets"]:
+        raise InputError(f"{field}.datasets needs the datasets section (its files)")
+    from biasbench.data.datasets import DATASETS
+
+    for dataset, limit in datasets.items():
+        if limit is not None and not DATASETS[dataset].sampled:
+            raise InputError(f"{field}.datasets.{dataset}: this data set is not sampled (null)")
+    return {
+        "models": section["models"],
+        "tests": pairs,
+        "lpbs_tests": section["lpbs_tests"],
+        "datasets": datasets,
+    }
 
 
 DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
