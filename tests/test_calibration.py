@@ -26,14 +26,14 @@ SETTINGS = ReportSettings(models={}, alpha=0.05, natural=None, null_models=(NULL
 NAN = float("nan")
 
 
-def _cells(method, model, p_values, p_words, test="T", descriptor="names"):
+def _cells(method, model, p_values, p_words, test="T", descriptor="names", source="templates"):
     return [
         score_row(
             method=method,
             model=model,
             test=f"{test}{i}",
             descriptor=descriptor,
-            source="templates",
+            source=source,
             effect_size=0.1,
             p_value=p,
             p_word=w,
@@ -128,7 +128,9 @@ def test_survival_by_hand(tmp_path):
     rows += _cells("s-SEAT", "m", [0.001], [0.5], test="C1-", descriptor="terms")
     rows[-1]["test"] = "C1"
     # a data set, and a null-model cell (never counted)
-    rows += _cells("CrowS-Pairs", "m", [0.001], [0.001], test="CrowS-Pairs", descriptor="all")
+    rows += _cells(
+        "CrowS-Pairs", "m", [0.001], [0.001], test="CrowS-Pairs", descriptor="all", source="dataset"
+    )
     rows[-1]["test"] = "CrowS-Pairs"
     rows += _cells("s-SEAT", NULL, [0.001], [0.001], test="C")
     frame = pd.DataFrame(rows)

@@ -231,7 +231,6 @@ def survival_groups(cells: pd.DataFrame) -> list[tuple[str, str, pd.Series]]:
     Table 3 cells, their LPBS and p-CEAT cells, Schröder et al.'s scores and Section 3.1
     test, the data-set measures (Delobelle et al.), Bommasani & Liang's prior measures and
     DivDist, and every cell."""
-    from biasbench.data.datasets import DATASETS
     from biasbench.reports import husse2022 as husse
     from biasbench.studies.bommasani2022 import PRIOR
     from biasbench.studies.schroeder2021 import S31
@@ -241,7 +240,7 @@ def survival_groups(cells: pd.DataFrame) -> list[tuple[str, str, pd.Series]]:
     names = set(cells.loc[table3 & (cells["descriptor"] == "names"), "test"])
     table3 &= np.where(cells["test"].isin(names), cells["descriptor"] == "names", True)
     table3 &= cells["descriptor"].isin(["names", "terms"])
-    datasets = cells["test"].isin({d.name for d in DATASETS.values()})
+    datasets = cells["source"] == "dataset"  # every data-set scorer's rows
     schroeder = ("WEAT", "MAC", "Direct Bias", "SAME", "SAME skew", "SAME stereotype")
     return [
         (
