@@ -90,3 +90,10 @@ def divdist_negative():
     the schema's default when that study is not configured."""
     section = config["bommasani"] or section_defaults("bommasani")
     return section["negative"]
+
+
+def embedding_cache(wildcards):
+    """Where a model's embeddings files of a source are kept by signature (not an output:
+    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
+    """
+    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"

@@ -1,10 +1,3 @@
-def embedding_cache(wildcards):
-    """Where a model's embeddings files of a source are kept by signature (not an output:
-    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
-    """
-    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
-
-
 rule embed_group:
     """Every test a model runs on a source, encoded with the model loaded once into the
     cache of embeddings files by signature (the bytes of the contexts, the model, its settings,
