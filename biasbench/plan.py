@@ -49,6 +49,13 @@ class Plan:
     divdist: tuple[str, ...] = ()  # the DivDist study's outputs (Bommasani & Liang)
     #: every configured test's descriptors (what the corpus samplers match, whatever the models)
     tests: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: the null-model calibration (``null_calibration``), per base model: its seeded copies,
+    #: the (test, descriptor) pairs each copy scores, the tests it runs LPBS on (templates)
+    #: and the data sets it scores (data set -> item limit)
+    null_seeds: dict[str, int] = dataclasses.field(default_factory=dict)
+    null_tests: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
+    null_lpbs: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    null_datasets: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
 
     @property
     def injected_methods(self) -> list[str]:
@@ -185,6 +192,61 @@ class Plan:
         """Score rows that a study writes (DivDist per source of association)."""
         return [f for f in self.divdist if f.endswith("/scores.tsv")]
 
+    def null_files(self) -> list[str]:
+        """The score rows of the null-model calibration, one file per base model."""
+        from biasbench.models.null import null_file
+
+        return [null_file(m) for m in self.null_seeds]
+
+    def null_copies(self) -> list[str]:
+        """The model names of every null copy the calibration scores."""
+        from biasbench.models.null import copy_names
+
+        return [n for m, seeds in self.null_seeds.items() for n in copy_names(m, seeds)]
+
+    def null_base(self, model: str) -> int:
+        """The copies of a base model of the null-model calibration; another model is an
+        error naming the field."""
+        if model not in self.null_seeds:
+            check_known_model(model, self.specs)
+            raise InputError(
+                f"config.yaml: the null-model calibration has no model {model!r} "
+                f"(null_calibration.models; planned: {', '.join(self.null_seeds) or 'none'})"
+            )
+        return self.null_seeds[model]
+
+    def null_source(self, model: str) -> str:
+        """Where a base model's copies read the tests: words alone (static), templates."""
+        self.null_base(model)
+        return "words" if self.specs[model].kind == "static" else "templates"
+
+    def null_test_files(self, model: str) -> dict[str, dict[str, list[str]]]:
+        """Test -> descriptor -> [contexts file, word-set file] of a base model's copies."""
+        source = self.null_source(model)
+        out: dict[str, dict[str, list[str]]] = {}
+        for test, descriptor in self.null_tests[model]:
+            out.setdefault(test, {})[descriptor] = [
+                self.contexts_file(model, source, test, descriptor),
+                f"results/wordsets/{test}/{descriptor}.json",
+            ]
+        return out
+
+    def null_lpbs_of(self, model: str) -> dict[str, list[str]]:
+        """Test -> the LPBS word-set files of a base model's copies (a transformer's)."""
+        self.null_base(model)
+        return {
+            t: [f"results/wordsets/{t}/{d}.json" for d in self.lpbs_descriptors(t)]
+            for t in self.null_lpbs[model]
+        }
+
+    def null_datasets_of(self, model: str) -> dict[str, dict]:
+        """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
+        self.null_base(model)
+        return {
+            d: {"limit": limit, "files": self.dataset_files[d]}
+            for d, limit in self.null_datasets[model].items()
+        }
+
     def lpbs_wordset_files(self) -> list[str]:
         tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
         return [f"results/wordsets/{t}/{d}.json" for t in tests for d in self.lpbs_descriptors(t)]
@@ -258,6 +320,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     unknown = sorted(set(corpus_models) - set(lpbs.get("models", ())))
     if unknown:
         raise InputError(f"config: lpbs.corpus_models names {unknown}, not in lpbs.models")
+    null = _null_calibration(config, specs, available)
     return Plan(
         root,
         tuple(jobs),
@@ -269,12 +332,59 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         corpus_models,
         _groundtruth_files(config, specs),
         (config["groundtruth"] or {}).get("model"),
-        *_dataset_jobs(config, specs, root),
+        *_dataset_jobs(
+            config, specs, root, extra=[d for ds in null.get("datasets", {}).values() for d in ds]
+        ),
         _template_study_files(config, specs),
         _injected_files(config),
         _divdist_files(config, specs),
         available,
+        null.get("seeds", {}),
+        null.get("tests", {}),
+        null.get("lpbs_tests", {}),
+        null.get("datasets", {}),
     )
+
+
+def _null_calibration(
+    config: dict[str, Any], specs: dict[str, ModelSpec], available: dict[str, list[str]]
+) -> dict[str, dict[str, Any]]:
+    """The null-model calibration per base model: its seeds, (test, descriptor) pairs, LPBS
+    tests and data sets with their limits (a model's own entries, else the section's),
+    checked; {} when the section is null."""
+    from biasbench.data.datasets import DATASETS
+
+    section = config.get("null_calibration")
+    if not section:
+        return {}
+    lpbs_tests = (config["lpbs"] or {}).get("tests", ())
+    out: dict[str, dict[str, Any]] = {k: {} for k in ("seeds", "tests", "lpbs_tests", "datasets")}
+    for model, entry in section["models"].items():
+        field = f"config: null_calibration.models.{model}"
+        spec = specs.get(model)
+        if spec is None or spec.kind not in ("static", "transformer") or spec.scheme == "random":
+            raise InputError(
+                f"{field}: not a configured static or transformer model with its own weights"
+            )
+        own = entry if isinstance(entry, dict) else {"seeds": entry}
+        chosen = {k: own.get(k, section[k]) for k in ("tests", "lpbs_tests", "datasets")}
+        where = {k: f"null_calibration{'.models.' + model if k in own else ''}.{k}" for k in chosen}
+        out["seeds"][model] = own["seeds"]
+        out["tests"][model] = tuple(_model_jobs("", chosen["tests"], available, where["tests"]))
+        for test in chosen["lpbs_tests"]:
+            if test not in lpbs_tests:
+                raise InputError(f"config: {where['lpbs_tests']} names {test!r}, not in lpbs.tests")
+        if chosen["datasets"] and not config["datasets"]:
+            raise InputError(f"config: {where['datasets']} needs the datasets section (its files)")
+        for dataset, limit in chosen["datasets"].items():
+            if limit is not None and not DATASETS[dataset].sampled:
+                raise InputError(
+                    f"config: {where['datasets']}.{dataset}: this data set is not sampled (null)"
+                )
+        static = spec.kind == "static"  # reads no LPBS templates, runs no data set
+        out["lpbs_tests"][model] = () if static else tuple(chosen["lpbs_tests"])
+        out["datasets"][model] = {} if static else dict(chosen["datasets"])
+    return out
 
 
 DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
@@ -307,8 +417,12 @@ def _divdist_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple
     return tuple(f"results/studies/divdist/{name}" for name in DIVDIST_OUTPUTS)
 
 
-def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Path):
-    """((model, data set) jobs, data set -> role -> files), checked against the registry."""
+def _dataset_jobs(
+    config: dict[str, Any], specs: dict[str, ModelSpec], root: Path, extra: list[str] = ()
+):
+    """((model, data set) jobs, data set -> role -> files), checked against the registry;
+    ``extra``: data sets whose files are needed besides those of the jobs (the null-model
+    calibration's)."""
     from biasbench.data.datasets import DATASETS
     from biasbench.data.external import load_manifest
 
@@ -322,7 +436,7 @@ def _dataset_jobs(config: dict[str, Any], specs: dict[str, ModelSpec], root: Pat
         jobs += [(model, d) for d in (DATASETS if wanted == "all" else wanted)]
     manifest = load_manifest(root / "resources" / "external.yaml")
     files = DatasetFiles()
-    for dataset in dict.fromkeys(d for _m, d in jobs):
+    for dataset in dict.fromkeys([*(d for _m, d in jobs), *extra]):
         given = section["files"].get(dataset, {})
         missing = [r for r in DATASETS[dataset].roles if r not in given]
         if missing:
@@ -473,19 +587,20 @@ def resolve_files(patterns: list[str], field: str, manifest: dict | None = None)
 
 
 def _model_jobs(
-    model: str, wanted: list[str] | str, available: dict[str, list[str]]
+    model: str, wanted: list[str] | str, available: dict[str, list[str]], field: str = ""
 ) -> list[tuple[str, str]]:
     """(test, descriptor) pairs of a model: ``all``, or entries that are a test (all its
-    descriptors) or ``test/descriptor`` (e.g. a vocabulary that covers only one of them)."""
+    descriptors) or ``test/descriptor`` (e.g. a vocabulary that covers only one of them);
+    ``field`` names the config entry in errors (``models.<model>.tests``)."""
+    field = field or f"models.{model}.tests"
     pairs = []
     for entry in available if wanted == "all" else wanted:
         test, _, only = entry.partition("/")
         if test not in available:
-            raise InputError(f"config: models.{model}.tests names {entry!r}, not in 'tests'")
+            raise InputError(f"config: {field} names {entry!r}, not in 'tests'")
         if only and only not in available[test]:
             raise InputError(
-                f"config: models.{model}.tests names {entry!r}; {test} has descriptors "
-                f"{available[test]}"
+                f"config: {field} names {entry!r}; {test} has descriptors {available[test]}"
             )
         pairs += [(test, d) for d in available[test] if not only or d == only]
     return pairs

@@ -222,3 +222,27 @@ def test_shares_lie_in_their_intervals_and_in_0_1(p):
                 assert np.isnan(share) and r[f"calibrated_{alpha:g}"] == "n/a"
             real = r[f"real_{alpha:g}"]
             assert np.isnan(real) if r["cells_real"] == 0 else 0 <= real <= 1
+
+
+def test_the_calibration_copies_are_null_cells_of_the_null_table(tmp_path):
+    from biasbench.models.null import copy_names, null_file
+
+    write_tsv(tmp_path / "all.tsv", _null_frame())
+    copies = copy_names("m", 3)
+    path = tmp_path / null_file("m")
+    path.parent.mkdir(parents=True)
+    write_tsv(path, pd.DataFrame([r for c in copies for r in _cells("s-SEAT", c, [0.5], [0.04])]))
+    settings = ReportSettings(models={}, alpha=0.05, null_models=(NULL, *copies))
+    inputs = [str(tmp_path / "all.tsv"), str(path)]
+    csv, md, _ = render_table(TABLES["synthesis_null"], inputs, settings)
+    null = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
+    assert null.loc[("s-SEAT", "paper"), "cells_null"] == 100 + 3
+    assert null.loc[("s-SEAT", "word"), "cells_null"] == 3
+    assert "m-null-s0..s2 (3 seeded copies)" in md
+    league = report.league(inputs, settings).set_index("method")
+    assert league.loc["s-SEAT", "significant_null_word"] == pytest.approx(1.0)
+    # without the file (another table's inputs) the copies are not there
+    alone = pd.read_csv(
+        pd.io.common.StringIO(render_table(TABLES["synthesis_null"], inputs[:1], settings)[0])
+    ).set_index(["method", "design"])
+    assert alone.loc[("s-SEAT", "paper"), "cells_null"] == 100

@@ -66,7 +66,9 @@ def workdir(tmp_path, name):
     config.update(
         tests=["C6"], models={"glove-6b-50d": glove}, corpora={}, natural_source=None, lpbs=None
     )
-    config.update(datasets=None, delobelle=None, groundtruth=None, bommasani=None)
+    config.update(
+        datasets=None, delobelle=None, groundtruth=None, bommasani=None, null_calibration=None
+    )
     config["scoring"].update(n_samples=2000)
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     return work

@@ -39,6 +39,7 @@ MODEL_LISTS = (
     "delobelle.kl_models",
     "bommasani.static_models",
     "bommasani.contextual_models",
+    "null_calibration.models",
 )
 
 
@@ -188,6 +189,7 @@ def test_a_model_removed_resamples_no_corpus():
     config["models"]["minilm-l6"]["tests"] = {"natural": ["C1"]}
     del config["models"]["glove-6b-50d"]
     config["bommasani"]["static_models"].remove("glove-6b-50d")
+    del config["null_calibration"]["models"]["glove-6b-50d"]
     after = make_plan(validate_config(config), ROOT).wordset_files()
     assert after == before
     assert "results/wordsets/WEAT2/terms.json" in after

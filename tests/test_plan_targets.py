@@ -28,6 +28,7 @@ def without_study_datasets(config):
 
 def without_datasets(config):
     config["datasets"] = None
+    config["null_calibration"]["datasets"] = {}  # the null copies' data sets need the section
 
 
 def without_study(config):
@@ -36,6 +37,10 @@ def without_study(config):
 
 def without_template_study(config):
     config["delobelle"] = None
+
+
+def without_null_calibration(config):
+    config["null_calibration"] = None
 
 
 #: (config edit, target, the planner's message)
@@ -102,6 +107,18 @@ UNPLANNED = [
         "config.yaml: model 'glove-6b-50d' runs no test on source 'natural' "
         "(models.glove-6b-50d.tests; its sources: words)",
     ),
+    (  # the null-model calibration of a model it does not name
+        None,
+        "results/scores/null/gemma3-270m.tsv",
+        "config.yaml: the null-model calibration has no model 'gemma3-270m' "
+        "(null_calibration.models; planned: minilm-l6, smollm2-135m, glove-6b-50d)",
+    ),
+    (
+        without_null_calibration,
+        "results/scores/null/minilm-l6.tsv",
+        "config.yaml: the null-model calibration has no model 'minilm-l6' "
+        "(null_calibration.models; planned: none)",
+    ),
 ]
 
 
@@ -159,6 +176,73 @@ def test_a_mean_the_study_does_not_plan():
         plan.injected_mean("0.45")
 
 
+def test_the_null_calibration_plans_one_job_per_model():
+    from biasbench.reports.tables import report_settings
+
+    config = validate_config(default_config())
+    plan = make_plan(config, ROOT)
+    assert plan.null_files() == [
+        f"results/scores/null/{m}.tsv" for m in ("minilm-l6", "smollm2-135m", "glove-6b-50d")
+    ]
+    copies = plan.null_copies()
+    assert len(copies) == sum(plan.null_seeds.values()) and copies[0] == "minilm-l6-null-s0"
+    assert plan.null_seeds["minilm-l6"] == config["null_calibration"]["models"]["minilm-l6"]
+    null_models = report_settings(config, plan)["null_models"]
+    assert set(copies) <= set(null_models) and "gemma3-270m-null" in null_models
+    words = plan.null_test_files("glove-6b-50d")
+    assert words["C1"]["names"] == ["results/contexts/words/C1/names.tsv", WORDSET_C1]
+    templates = plan.null_test_files("minilm-l6")
+    assert templates["C1"]["names"] == ["results/contexts/templates/C1/names.tsv", WORDSET_C1]
+    assert list(templates) == config["tests"]  # tests: all
+    assert plan.null_lpbs_of("glove-6b-50d") == {} and plan.null_datasets_of("glove-6b-50d") == {}
+    assert list(plan.null_lpbs_of("smollm2-135m")) == config["null_calibration"]["lpbs_tests"]
+    # a model's own entries in place of the section's
+    own = config["null_calibration"]["models"]["smollm2-135m"]
+    assert list(plan.null_test_files("smollm2-135m")) == own["tests"]
+    assert plan.null_seeds["smollm2-135m"] == own["seeds"]
+    datasets = plan.null_datasets_of("minilm-l6")
+    assert datasets["crows_pairs"]["limit"] == config["null_calibration"]["datasets"]["crows_pairs"]
+    assert datasets["crows_pairs"]["files"] == plan.dataset_files["crows_pairs"]
+
+
+def test_a_config_without_the_null_calibration_plans_none():
+    from biasbench.reports.tables import report_settings
+
+    config = default_config()
+    without_null_calibration(config)
+    plan = make_plan(validate_config(config), ROOT)
+    assert plan.null_files() == [] and plan.null_copies() == []
+    null_models = report_settings(config, plan)["null_models"]
+    assert null_models == ("minilm-l6-null", "smollm2-135m-null", "gemma3-270m-null")
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[12][2])):
+        plan.null_test_files("minilm-l6")
+
+
+@pytest.mark.parametrize(
+    "section, message",
+    [
+        ({"models": {"nosuch": 2}}, "null_calibration.models.nosuch: not a configured"),
+        ({"models": {"minilm-l6-null": 2}}, "null_calibration.models.minilm-l6-null: not a"),
+        ({"models": {"minilm-l6": 2}, "tests": ["C1/nosuch"]}, "null_calibration.tests names"),
+        (
+            {"models": {"minilm-l6": {"seeds": 2, "tests": ["nosuch"]}}},
+            "null_calibration.models.minilm-l6.tests names 'nosuch', not in 'tests'",
+        ),
+        ({"models": {"minilm-l6": 2}, "lpbs_tests": ["WEAT2"]}, "lpbs_tests names 'WEAT2'"),
+        ({"models": {"minilm-l6": 2}, "datasets": {"disco": 4}}, "datasets.disco: this data"),
+    ],
+)
+def test_a_bad_null_calibration(section, message):
+    def edit(config):
+        config["null_calibration"] = section
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        plan_of(edit)
+
+
+WORDSET_C1 = "results/wordsets/C1/names.json"
+
+
 def test_study_models_whose_masked_lm_runs_no_data_set():
     with pytest.raises(InputError, match=re.escape(UNPLANNED[8][2])):
         plan_of(without_study_datasets).injected_mean("0.30")
@@ -193,7 +277,7 @@ def dry_run(tmp_path, edit, target):
 
 
 #: one target per way into the planner (a dry run each: seconds)
-ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9, 10)]
+ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9, 10, 11)]
 
 
 @pytest.mark.parametrize("edit, target, message", ROUTES, ids=[t for _e, t, _m in ROUTES])

@@ -73,3 +73,18 @@ def test_attribute_split_test_equals_a_loop_over_every_split():
     assert res.effect_size == pytest.approx(stats[0])
     assert res.p_value == pytest.approx(np.mean(stats >= stats[0] - 1e-12))
     assert skewed.p_value == pytest.approx(np.mean(skews >= skews[0] - 1e-12))
+
+
+def test_word_level_p_is_the_attribute_split_test_on_words_and_absent_on_contexts():
+    """Items that are words (one vector per stimulus, or unit ``stimulus``): the re-splits
+    already move words, so ``p_word`` is ``p_value``; several context items per word under
+    unit ``context`` have no word-level test here (NaN), never a context-level p in its place."""
+    rng = np.random.default_rng(3)
+    words = {r: [rng.normal(size=(1, 3)) for _ in range(3)] for r in "XYAB"}
+    one = SAME(ContextVectors(words), Settings(exact_max=100), 2)
+    assert one.p_word == one.p_value and 0 < one.p_value <= 1
+    contexts = {r: [rng.normal(size=(2, 3)) for _ in range(3)] for r in "XYAB"}
+    pooled = SAME_SKEW(ContextVectors(contexts), Settings(exact_max=100, unit="context"), 2)
+    assert np.isnan(pooled.p_word) and not np.isnan(pooled.p_value)
+    averaged = SAME_SKEW(ContextVectors(contexts), Settings(exact_max=100, unit="stimulus"), 2)
+    assert averaged.p_word == averaged.p_value

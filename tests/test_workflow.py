@@ -118,6 +118,13 @@ def workdir(tmp_path_factory):
         datasets += ["disco", "lpbs_salaries"]
     config["datasets"]["models"] = {"tiny-head": datasets, "tiny-null": ["stereoset"]}
     config["datasets"]["limits"] = {"crows_pairs": 6, "stereoset": 6, "winobias": 8}
+    # the null-model calibration: two seeded copies of the encoder and of GloVe, built in memory
+    config["null_calibration"] = {
+        "models": {"tiny-bert": 2, "glove-6b-50d": 2},
+        "tests": ["C6"],
+        "lpbs_tests": ["C6"],
+        "datasets": {"crows_pairs": 4},
+    }
     config["groundtruth"] = MIRROR and {
         "model": "tiny-head",
         "mu": [0.5],
@@ -174,6 +181,19 @@ def test_outputs(workdir):
     null = scores[scores["model"] == "tiny-null"]
     assert {"s-SEAT", "w-SEAT", "SAME", "StereoSet SS"} <= set(null["method"])
     scores = scores[scores["model"] != "tiny-null"]
+    # the calibration's copies: their own files, every method with a p-value on each copy
+    copies = read_tsv(workdir / "results/scores/null/tiny-bert.tsv")
+    tested = copies[copies["primary"].astype(bool) & copies["p_value"].notna()]
+    assert set(tested["model"]) == {"tiny-bert-null-s0", "tiny-bert-null-s1"}
+    assert {"s-SEAT", "w-SEAT", "RND", "LPBS", "CrowS-Pairs", "AUL"} <= set(tested["method"])
+    vectors = read_tsv(workdir / "results/scores/null/glove-6b-50d.tsv")
+    assert set(vectors["model"]) == {"glove-6b-50d-null-s0", "glove-6b-50d-null-s1"}
+    assert set(vectors.loc[vectors["p_value"].notna(), "method"]) >= {"WEAT", "RND"}
+    assert not scores["model"].str.contains("-null-s").any()  # not among the paper's scores
+    null_table = pd.read_csv(workdir / "results/tables/synthesis_null.csv")
+    s_seat = null_table[(null_table["method"] == "s-SEAT") & (null_table["design"] == "paper")]
+    # C6's three descriptors on tiny-null, and on each copy
+    assert s_seat["cells_null"].tolist() == [3 + 2 * 3]
     counts = scores.groupby("method").size().to_dict()
     # DivDist: per source setting, three distances (which settings exist depends on what the
     # small corpus mentions)

@@ -1,8 +1,13 @@
 """Null models: a configured model's architecture and tokenizer with seeded random weights
-(``random:<model>``), the control of the cross-method comparison."""
+(``random:<model>``), the control of the cross-method comparison.
+
+:class:`Architecture` builds such a model in memory (the null-model calibration scores many
+seeded copies in one job without writing any); :func:`random_copy` saves one as a prepared
+model (a ``random:`` entry of the configuration)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,18 +15,64 @@ from biasbench.models.load import is_decoder_type, transformer_location
 from biasbench.models.specs import ModelSpec
 
 
-def random_copy(base: ModelSpec, base_dir: Path, out: Path, seed: int) -> dict[str, Any]:
-    """A null model: ``base``'s architecture and tokenizer with seeded random weights, as
-    ``from_config`` initialises them. A decoder keeps its causal-LM head, an encoder gets a
-    masked-LM head, so every measure that runs on the base model runs on its null copy."""
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+@dataclass
+class Architecture:
+    """A transformer's configuration, tokenizer and LM class, read once: :meth:`random`
+    builds a copy with seeded random weights as ``from_config`` initialises them. A decoder
+    keeps its causal-LM head, an encoder gets a masked-LM head, so every measure that runs on
+    the base model runs on its null copy."""
 
-    where = transformer_location(base, base_dir)
-    config = AutoConfig.from_pretrained(where)
-    auto = AutoModelForCausalLM if is_decoder_type(config.model_type) else AutoModelForMaskedLM
-    torch.manual_seed(seed)
-    model = auto.from_config(config)
-    model.save_pretrained(out, safe_serialization=True)
-    AutoTokenizer.from_pretrained(where).save_pretrained(out)
-    return {"weights": f"random ({auto.__name__}.from_config, seed {seed})", "base": base.name}
+    config: Any
+    tokenizer: Any
+    auto: Any  # AutoModelForCausalLM or AutoModelForMaskedLM
+
+    @classmethod
+    def of(cls, base: ModelSpec, base_dir: Path) -> Architecture:
+        from transformers import (
+            AutoConfig,
+            AutoModelForCausalLM,
+            AutoModelForMaskedLM,
+            AutoTokenizer,
+        )
+
+        where = transformer_location(base, base_dir)
+        config = AutoConfig.from_pretrained(where)
+        auto = AutoModelForCausalLM if is_decoder_type(config.model_type) else AutoModelForMaskedLM
+        return cls(config, AutoTokenizer.from_pretrained(where), auto)
+
+    @property
+    def masked(self) -> bool:
+        return not is_decoder_type(self.config.model_type)
+
+    def random(self, seed: int):
+        """A copy with the weights ``from_config`` draws after ``torch.manual_seed(seed)``
+        (the same seed, the same weights), in eval mode."""
+        import torch
+
+        torch.manual_seed(seed)
+        return self.auto.from_config(self.config).eval()
+
+    def weights(self, seed: int) -> str:
+        return f"random ({self.auto.__name__}.from_config, seed {seed})"
+
+
+def random_copy(base: ModelSpec, base_dir: Path, out: Path, seed: int) -> dict[str, Any]:
+    """Save a null model of ``base`` (:meth:`Architecture.random`) with its tokenizer."""
+    architecture = Architecture.of(base, base_dir)
+    architecture.random(seed).save_pretrained(out, safe_serialization=True)
+    architecture.tokenizer.save_pretrained(out)
+    return {"weights": architecture.weights(seed), "base": base.name}
+
+
+def copy_names(base: str, seeds: int) -> list[str]:
+    """The model names of a base model's null copies, in order."""
+    return [f"{base}-null-s{i}" for i in range(seeds)]
+
+
+def null_file(base: str) -> str:
+    """The score rows of a base model's null copies."""
+    return f"results/scores/null/{base}.tsv"
+
+
+def is_null_file(path: str | Path) -> bool:
+    return Path(path).parent.as_posix().endswith("scores/null")

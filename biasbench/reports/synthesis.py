@@ -17,6 +17,7 @@ from biasbench.reports.targets import SCORES, FigureTarget, Table
 from biasbench.studies import synthesis as syn
 from biasbench.studies.groundtruth.every_method import QUANTITIES, injected_quantity
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
+from biasbench.studies.null_calibration import is_null_file
 
 COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
@@ -36,7 +37,13 @@ def _context(settings) -> dict[str, str]:
 def _reads(plan) -> list[str]:
     """The scores, the injected-bias models' scores and records, the statistic costs where the
     benchmark has written them, and the DivDist study's validity tables where it runs."""
-    files = [SCORES, *plan.injected_scores, *plan.injected_methods, *plan.groundtruth]
+    files = [
+        SCORES,
+        *plan.null_files(),
+        *plan.injected_scores,
+        *plan.injected_methods,
+        *plan.groundtruth,
+    ]
     if (plan.root / COSTS).is_file():
         files.append(COSTS)
     if plan.divdist:
@@ -76,7 +83,30 @@ def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFra
 
 
 def _scores(inputs: list[str]) -> pd.DataFrame:
-    return read_tsv(inputs[0])
+    """The tidy scores, with the null-model calibration's rows where the target reads them."""
+    null = [read_tsv(p) for p in inputs if is_null_file(p)]
+    return (
+        pd.concat([read_tsv(inputs[0]), *null], ignore_index=True) if null else read_tsv(inputs[0])
+    )
+
+
+def _with_null(plan) -> list[str]:
+    """The tidy scores and the null-model calibration's rows (the null cells)."""
+    return [SCORES, *plan.null_files()]
+
+
+def null_names(null: list[str]) -> str:
+    """The null models, each base model's seeded copies (``<base>-null-s<i>``) as one entry."""
+    copies: dict[str, list[int]] = {}
+    named = []
+    for name in null:
+        base, sep, index = name.rpartition("-null-s")
+        if sep and index.isdigit():
+            copies.setdefault(base, []).append(int(index))
+        else:
+            named.append(name)
+    named += [f"{base}-null-s0..s{max(i)} ({len(i)} seeded copies)" for base, i in copies.items()]
+    return ", ".join(named)
 
 
 def _cells(inputs: list[str], settings) -> pd.DataFrame:
@@ -211,8 +241,9 @@ def null_table(inputs, settings):
         "Per method and test design (paper: the paper's p_value; word: p_word, the same "
         "statistic tested with the stimulus word as the exchangeable unit, every context of a "
         "word moving with it), the null cells with that p-value (cells_null: primary cells of "
-        f"the null models {', '.join(null) or '(none configured)'}, each transformer's "
-        "architecture and tokenizer with seeded random weights) and null_<alpha>, the share of "
+        f"the null models {null_names(null) or '(none configured)'}: each transformer's "
+        "architecture and tokenizer with seeded random weights, each static model's stimuli "
+        "as seeded random directions of their vectors' norms) and null_<alpha>, the share of "
         f"them with p < alpha (the false-positive share), with its exact (Clopper-Pearson) "
         f"binomial {level} interval null_low / null_high. calibrated_<alpha>: yes where alpha "
         "lies inside the interval, no where it does not (above: anti-conservative, below: "
@@ -645,7 +676,7 @@ TABLES = (
         "Null-model control",
         null_table,
         "Significant results on random weights.",
-        reads=lambda plan: [SCORES],
+        reads=_with_null,
     ),
     _table(
         "synthesis_survival",
@@ -673,7 +704,7 @@ FIGURES = (
         "synthesis_calibration",
         "Calibration: false-positive shares and null p-values, paper against word test",
         figure_calibration,
-        lambda plan: [SCORES],
+        _with_null,
         reading="Markers: the share of null-model cells with p < alpha, whiskers its exact "
         "(Clopper-Pearson) 95% interval, dotted line the nominal alpha; filled circles the "
         "paper's test, hollow squares the word-level test (n/a: no such p-value on the null "

@@ -32,7 +32,8 @@ class ReportSettings:
     alpha: float = 0.01
     natural: str | None = None  # the corpus shown as "natural contexts" (natural_source)
     kinds: Mapping[str, str] = field(default_factory=dict)  # model -> static|transformer|elmo
-    null_models: tuple[str, ...] = ()  # random-weight copies (``random:`` sources)
+    #: random-weight copies (``random:`` sources, the null-model calibration's copies)
+    null_models: tuple[str, ...] = ()
     jobs: tuple[Cell, ...] = ()  # embedding jobs: every method on context vectors
     lpbs_jobs: tuple[Cell, ...] = ()  # LPBS (templates) and p-CEAT (corpora)
     adjectives: tuple[str, ...] = ()  # tests whose LPBS attributes have adjective forms
@@ -51,7 +52,9 @@ def report_settings(config: Mapping, plan) -> dict:
         "alpha": config["alpha"],
         "natural": config["natural_source"],
         "kinds": {name: spec.kind for name, spec in plan.specs.items()},
-        "null_models": tuple(n for n, spec in plan.specs.items() if spec.scheme == "random"),
+        # the random: models and the null-model calibration's seeded copies
+        "null_models": tuple(n for n, spec in plan.specs.items() if spec.scheme == "random")
+        + tuple(plan.null_copies()),
         "jobs": tuple((j.model, j.source, j.test, j.descriptor) for j in plan.jobs),
         "lpbs_jobs": tuple(
             (m, s, t, d) for m, t in plan.lpbs_jobs for s in lpbs_sources[m] for d in lpbs_tests[t]

@@ -16,6 +16,7 @@ whatever group is the reference or their order.
 The set-level scores run on W = X u Y (the words tested); SAME and skew are tested against
 re-splits of the attribute words into groups of the observed sizes (the seeded permutation
 machinery of ``biasbench.stats``): a random split of the attributes gives the null direction.
+Its items are words (``word/mean``), so the word-level ``p_word`` is that same test.
 """
 
 from __future__ import annotations
@@ -86,6 +87,13 @@ def _items(inputs: ContextVectors, unit: str) -> dict[str, np.ndarray]:
     return {r: set_items(list(inputs.groups[r]), unit) for r in "XYAB"}
 
 
+def _one_item_per_word(inputs: ContextVectors, unit: str) -> bool:
+    """Whether every item is a stimulus word (its mean context, or its one vector): then the
+    re-splits of the attribute items already move words, and the word-level test is the
+    paper's. SAME reads ``word/mean``, so this holds for every row it writes."""
+    return unit == "stimulus" or all(len(g) == 1 for r in "XYAB" for g in inputs.groups[r])
+
+
 def _attribute_nulls(items: dict[str, np.ndarray], settings: Settings, seed: int):
     """Tests of SAME (``greater``) and skew (``two-sided``) against re-splits of A u B into
     groups of the observed sizes, on the same splits: the targets' projections on each
@@ -126,6 +134,7 @@ def _score(inputs: ContextVectors, settings: Settings, seed: int, statistic, tes
     return Score(
         float(statistic(b)),
         test.p_value if test else np.nan,
+        p_word=test.p_value if test and _one_item_per_word(inputs, settings.unit) else np.nan,
         n_partitions=test.n_partitions if test else 0,
         exact=test.exact if test else False,
         sizes={r: len(items[r]) for r in "XYAB"},

@@ -1,0 +1,306 @@
+"""Null-model calibration: enough null cells to tell a calibrated test from one that is not.
+
+A test is calibrated when it calls about alpha of its cells significant on models that hold
+no learned association. The null-model control (``synthesis_null``) counts these cells; with
+three null models on six tests it had ~40 per method, too few to tell a false-positive share
+of 1% from 5%. This stage scores many seeded null copies of each null architecture, one job
+per architecture that builds every copy in memory (a model load costs seconds, a job's start
+two; nothing is written but score rows):
+
+* a transformer's copies (:class:`biasbench.models.null.Architecture`: its configuration and
+  tokenizer, weights as ``from_config`` draws them) encode the configured tests' template
+  contexts once per copy and score them with every method on context vectors
+  (:func:`biasbench.scoring.embeddings.score_file`, each method's primary encoding), LPBS on
+  the double-slot templates (:func:`biasbench.scoring.templates.lpbs_rows`) and the data-set
+  measures (:data:`biasbench.scoring.datasets.SCORERS`) on the configured item samples;
+* a static model's copies (:func:`random_static`) give each stimulus a seeded random direction
+  of the base vector's norm, scored on the words alone as the static models are.
+
+Every row keeps the one row schema (``biasbench.rows``); the model column names the copy,
+``<base>-null-s<i>`` (:func:`copy_names`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from biasbench.models.null import copy_names, is_null_file  # noqa: F401 (is_null_file: the reports')
+from biasbench.stats import derived_seed
+
+if TYPE_CHECKING:  # the report modules import this one while the DAG is planned: kept light
+    from biasbench.data.templates import DoubleTemplates
+    from biasbench.data.wordsets import LpbsSpec, WordSet
+    from biasbench.models.load import StaticVectors
+    from biasbench.models.specs import ModelSpec
+    from biasbench.scoring.settings import ScoreSettings
+
+
+def copy_seed(seed: int, name: str) -> int:
+    """The seed of a copy's random weights (or vectors): its name under the global seed."""
+    return derived_seed(seed, "null_calibration", name)
+
+
+def capped(settings: ScoreSettings, partitions: int) -> ScoreSettings:
+    """The scoring settings of the copies: every permutation test enumerates or samples at
+    most ``partitions`` partitions (its p-value resolved to about 1/partitions)."""
+    return dataclasses.replace(
+        settings,
+        exact_max=min(settings.exact_max, partitions),
+        n_samples=min(settings.n_samples, partitions),
+        same_samples=min(settings.same_samples, partitions),
+    )
+
+
+@dataclass(frozen=True)
+class TestInputs:
+    """One test's contexts and word sets per descriptor, and the signature of its files."""
+
+    contexts: Mapping[str, pd.DataFrame]
+    wordsets: Mapping[str, WordSet]
+    signature: str
+
+
+@dataclass(frozen=True)
+class LpbsInputs:
+    """One test's LPBS word sets (per target descriptor), settings and double templates."""
+
+    wordsets: Mapping[str, WordSet]
+    spec: LpbsSpec
+    templates: DoubleTemplates
+    signature: str
+
+
+@dataclass(frozen=True)
+class DatasetInputs:
+    """A data set's items (already read and sampled) and the signature of its files."""
+
+    items: object
+    signature: str
+
+
+def _pairs(words: WordSet):
+    return list(zip(words.sets["A"], words.sets["B"], strict=True)) if words.paired else None
+
+
+def score_tests(
+    name: str,
+    arrays_of: Callable[[pd.DataFrame], dict[str, np.ndarray]],
+    tests: Mapping[str, TestInputs],
+    *,
+    kind: str,
+    is_decoder: bool,
+    source: str,
+    settings: ScoreSettings,
+    seed: int,
+) -> list[pd.DataFrame]:
+    """Every method on context vectors, primary encodings, on every descriptor of ``tests``:
+    all contexts encoded in one call of ``arrays_of`` (identical sentences once)."""
+    from biasbench.io import signature_of
+    from biasbench.scoring.embeddings import score_file
+
+    frames = [(t, d, c) for t, inputs in tests.items() for d, c in inputs.contexts.items()]
+    if not frames:
+        return []
+    arrays = arrays_of(pd.concat([c for _t, _d, c in frames], ignore_index=True))
+    out, start = [], 0
+    for test, descriptor, contexts in frames:
+        stop = start + len(contexts)
+        words = tests[test].wordsets[descriptor]
+        out.append(
+            score_file(
+                contexts,
+                {k: v[start:stop] for k, v in arrays.items()},
+                model=name,
+                kind=kind,
+                is_decoder=is_decoder,
+                source=source,
+                test=test,
+                descriptor=descriptor,
+                settings=settings,
+                signature=signature_of([], tests[test].signature, str(seed)),
+                expected=words.sets,
+                pairs=_pairs(words),
+                primary_only=True,
+            )
+        )
+        start = stop
+    return out
+
+
+def random_static(vectors: StaticVectors, stimuli: Iterable[str], seed: int) -> StaticVectors:
+    """Null static vectors of ``stimuli``: each a seeded random direction (uniform on the
+    sphere; seeded by the stimulus under ``seed``, so a word has one vector whatever test it is
+    in) scaled to the norm of the base model's vector of that stimulus; a stimulus the base
+    model lacks stays out of vocabulary."""
+    from biasbench.models.load import StaticVectors
+
+    words: dict[str, int] = {}
+    rows_: list[np.ndarray] = []
+    dim = vectors.vectors.shape[1]
+    for stimulus in dict.fromkeys(str(s) for s in stimuli):
+        base = vectors.lookup(stimulus)
+        key = stimulus.lower() if vectors.lowercase else stimulus
+        if base is None or key in words:
+            continue
+        direction = np.random.default_rng(derived_seed(seed, key)).standard_normal(dim)
+        norm = float(np.linalg.norm(np.asarray(base, np.float64)))
+        words[key] = len(rows_)
+        rows_.append(direction / np.linalg.norm(direction) * norm)
+    matrix = np.array(rows_, np.float32).reshape(len(rows_), dim)
+    return StaticVectors(words, matrix, vectors.lowercase)
+
+
+def static_null_rows(
+    base: ModelSpec,
+    vectors: StaticVectors,
+    seeds: int,
+    tests: Mapping[str, TestInputs],
+    *,
+    settings: ScoreSettings,
+    seed: int,
+    log: Callable[[str], None] = print,
+) -> pd.DataFrame:
+    """Score rows of ``seeds`` random static copies of ``base`` on the words alone."""
+    from biasbench import rows
+    from biasbench.models.extract import encode_static
+
+    stimuli = [s for t in tests.values() for c in t.contexts.values() for s in c["stimulus"]]
+    out = []
+    for name in copy_names(base.name, seeds):
+        null = random_static(vectors, stimuli, copy_seed(seed, name))
+        out += score_tests(
+            name,
+            partial(encode_static, null),
+            tests,
+            kind="static",
+            is_decoder=False,
+            source="words",
+            settings=settings,
+            seed=copy_seed(seed, name),
+        )
+        log(f"{name}: scored")
+    return pd.concat(out, ignore_index=True) if out else rows.frame([])
+
+
+def transformer_null_rows(
+    base: ModelSpec,
+    architecture,
+    seeds: int,
+    tests: Mapping[str, TestInputs],
+    *,
+    settings: ScoreSettings,
+    seed: int,
+    extraction: Mapping,
+    lpbs: Mapping[str, LpbsInputs] | None = None,
+    datasets: Mapping[str, DatasetInputs] | None = None,
+    batch: int | None,
+    lpbs_batch: int,
+    log: Callable[[str], None] = print,
+) -> pd.DataFrame:
+    """Score rows of ``seeds`` random copies of a transformer (``architecture``:
+    :class:`biasbench.models.null.Architecture` of ``base``): every method on the context
+    vectors of ``tests`` (templates), LPBS on the tests of ``lpbs`` and the data-set measures
+    of ``datasets`` (data set -> its items); ``batch``: sentences per forward pass of the
+    data sets' engine, ``lpbs_batch``: of a causal LM's LPBS."""
+    from biasbench import rows
+    from biasbench.data.wordsets import check_distinct_after
+    from biasbench.io import signature_of
+    from biasbench.models.extract import encode_transformer
+    from biasbench.models.load import stimulus_normaliser, tokenizer_vocabulary_test
+    from biasbench.models.logprobs import Engine
+    from biasbench.models.logprobs.causal import causal_log_probs
+    from biasbench.models.logprobs.masked import mlm_log_probs
+    from biasbench.scoring.datasets import SCORERS
+    from biasbench.scoring.templates import lpbs_rows
+
+    tokenizer, masked = architecture.tokenizer, architecture.masked
+    normalise = stimulus_normaliser(base, tokenizer)
+    for test, inputs in tests.items():  # stimuli the tokenizer cannot tell apart fail first
+        for descriptor, words in inputs.wordsets.items():
+            check_distinct_after(words.sets, normalise, f"{test}/{descriptor} on {base.name}")
+    in_vocabulary = tokenizer_vocabulary_test(tokenizer)
+    out = []
+    for name in copy_names(base.name, seeds):
+        weights_seed = copy_seed(seed, name)
+        model = architecture.random(weights_seed)
+        encoder = model.base_model
+        out += score_tests(
+            name,
+            partial(
+                encode_transformer,
+                encoder,
+                tokenizer,
+                layer=base.layer,
+                progress=False,
+                **extraction,
+            ),
+            tests,
+            kind="transformer",
+            is_decoder=not masked,
+            source="templates",
+            settings=settings,
+            seed=weights_seed,
+        )
+        if masked:
+            log_probs = partial(mlm_log_probs, model, tokenizer)
+        else:
+            log_probs = partial(causal_log_probs, model, tokenizer, batch=lpbs_batch)
+        for inputs in (lpbs or {}).values():
+            out.append(
+                lpbs_rows(
+                    log_probs,
+                    in_vocabulary,
+                    inputs.wordsets,
+                    inputs.spec,
+                    inputs.templates,
+                    model=name,
+                    encoding="mlm" if masked else "causal",
+                    settings=settings.for_source("templates"),
+                    seed=seed,
+                    signature=signature_of([], inputs.signature, str(weights_seed)),
+                )
+            )
+        engine = Engine(model, tokenizer, masked, batch=batch)
+        for dataset, inputs in (datasets or {}).items():
+            out.append(
+                SCORERS[dataset](
+                    engine,
+                    inputs.items,
+                    model=name,
+                    settings=settings.for_source("templates"),
+                    seed=seed,
+                    signature=signature_of([], inputs.signature, str(weights_seed)),
+                )
+            )
+        log(f"{name}: scored ({architecture.weights(weights_seed)})")
+    return pd.concat(out, ignore_index=True) if out else rows.frame([])
+
+
+def read_tests(
+    files: Mapping[str, Mapping[str, tuple[str, str]]], extra: str = ""
+) -> dict[str, TestInputs]:
+    """Test -> descriptor -> (contexts file, word-set file), read and checked; ``extra``
+    enters each test's signature (the model's provenance)."""
+    from biasbench.data.contexts import check_contexts
+    from biasbench.data.wordsets import WordSet
+    from biasbench.io import read_sealed, read_tsv, signature_of
+
+    out = {}
+    for test, descriptors in files.items():
+        paths = [c for c, _w in descriptors.values()]
+        contexts = {d: read_tsv(c) for d, (c, _w) in descriptors.items()}
+        for d, (c, _w) in descriptors.items():
+            check_contexts(contexts[d], c)
+        out[test] = TestInputs(
+            contexts,
+            {d: WordSet.from_json(read_sealed(w)) for d, (_c, w) in descriptors.items()},
+            signature_of([*paths, *(w for _c, w in descriptors.values())], extra),
+        )
+    return out

@@ -1,0 +1,60 @@
+def null_calibration_inputs(wildcards):
+    """What a base model's null copies read: the model (its architecture and tokenizer, or its
+    vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
+    templates, the data sets' files. A model the section does not name fails naming it.
+    """
+    model = wildcards.model
+    tests = PLAN.null_test_files(model)
+    lpbs = PLAN.null_lpbs_of(model)
+    datasets = PLAN.null_datasets_of(model)
+    inputs = {
+        "model": f"results/models/{model}/biasbench_model.json",
+        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+        "lpbs": [f for files in lpbs.values() for f in files]
+        + [f"results/wordsets/{t}.lpbs.json" for t in lpbs],
+        "datasets": [
+            f for d in datasets.values() for files in d["files"].values() for f in files
+        ],
+    }
+    if lpbs:
+        inputs["templates"] = LPBS_TEMPLATE_FILE
+        inputs["external"] = external_inputs(LPBS_TEMPLATE_FILE)
+    return inputs
+
+
+rule null_calibration:
+    """The null-model calibration of one configured model: its seeded random copies built in
+    memory, each scored with every method on context vectors (templates; a static model's on
+    the words alone), LPBS and the data-set measures (a transformer's), in one job."""
+    input:
+        unpack(null_calibration_inputs),
+    output:
+        "results/scores/null/{model}.tsv",
+    log:
+        "results/logs/null_calibration/{model}.log",
+    benchmark:
+        "results/benchmarks/null_calibration/{model}.tsv"
+    # long single jobs go first (longest-first packing: no lone long job at the end)
+    priority: 5
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    params:
+        seeds=lambda w: PLAN.null_base(w.model),
+        tests=lambda w: PLAN.null_test_files(w.model),
+        lpbs=lambda w: PLAN.null_lpbs_of(w.model),
+        datasets=lambda w: PLAN.null_datasets_of(w.model),
+        spec=lambda w: model_params(w.model),
+        extraction=config["extraction"],
+        scoring=config["scoring"],
+        partitions=lambda w: settings_of("null_calibration", "partitions")["partitions"],
+        seed=config["seed"],
+        batch=lambda w: (
+            config["datasets"]["batch"] if PLAN.null_datasets_of(w.model) else None
+        ),
+        lpbs_batch=LPBS.get("batch"),
+    script:
+        "../workflow_scripts/null_calibration.py"

@@ -1,0 +1,78 @@
+"""Adapter: rule null_calibration -> biasbench.studies.null_calibration."""
+
+import sys
+from pathlib import Path
+
+import torch
+
+from biasbench.data.datasets import dataset_items
+from biasbench.data.templates import load_double_templates
+from biasbench.data.wordsets import LpbsSpec, read_wordset_files
+from biasbench.io import read_sealed, signature_of, write_tsv
+from biasbench.jobs import start_job
+from biasbench.models.load import load_static
+from biasbench.models.specs import ModelSpec
+from biasbench.rows import sort_rows
+from biasbench.scoring.settings import ScoreSettings
+from biasbench.studies import null_calibration as nc
+
+sm = snakemake  # noqa: F821
+start_job(sm)
+torch.set_num_threads(sm.threads)
+spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
+prepared = Path(sm.input.model).parent
+settings = nc.capped(ScoreSettings(seed=sm.params.seed, **sm.params.scoring), sm.params.partitions)
+tests = nc.read_tests(
+    {t: {d: tuple(pair) for d, pair in ds.items()} for t, ds in sm.params.tests.items()},
+    signature_of([sm.input.model]),
+)
+log = lambda line: print(line, file=sys.stderr)  # noqa: E731
+if spec.kind == "static":
+    frame = nc.static_null_rows(
+        spec,
+        load_static(prepared, spec),
+        sm.params.seeds,
+        tests,
+        settings=settings,
+        seed=sm.params.seed,
+        log=log,
+    )
+else:
+    from biasbench.models.null import Architecture
+
+    lpbs = {}
+    if sm.params.lpbs:
+        templates = load_double_templates(
+            sm.input.templates, lambda i: Path("results/external") / i
+        )
+        for test, files in sm.params.lpbs.items():
+            spec_file = f"results/wordsets/{test}.lpbs.json"
+            lpbs[test] = nc.LpbsInputs(
+                {ws.descriptor: ws for ws in read_wordset_files(files)},
+                LpbsSpec.from_json(read_sealed(spec_file)),
+                templates,
+                signature_of([spec_file, *files, sm.input.templates, *sm.input.external]),
+            )
+    datasets = {}
+    for dataset, entry in sm.params.datasets.items():
+        files = {role: list(paths) for role, paths in entry["files"].items()}
+        items, _coverage = dataset_items(dataset, files, entry["limit"], sm.params.seed)
+        datasets[dataset] = nc.DatasetInputs(
+            items,
+            signature_of([f for fs in files.values() for f in fs], f"limit:{entry['limit']}"),
+        )
+    frame = nc.transformer_null_rows(
+        spec,
+        Architecture.of(spec, prepared),
+        sm.params.seeds,
+        tests,
+        settings=settings,
+        seed=sm.params.seed,
+        extraction=dict(sm.params.extraction),
+        lpbs=lpbs,
+        datasets=datasets,
+        batch=sm.params.batch,
+        lpbs_batch=sm.params.lpbs_batch,
+        log=log,
+    )
+write_tsv(sm.output[0], sort_rows(frame))
