@@ -56,6 +56,39 @@ class Plan:
     null_tests: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
     null_lpbs: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     null_datasets: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
+    template_set: str | None = None  # the single-slot templates' set (``template_set``)
+    lpbs_templates: str | None = None  # LPBS's double-slot templates' set (``lpbs.templates``)
+
+    @property
+    def template_file(self) -> str:
+        """The templates every transformer's template contexts are built from."""
+        return f"resources/templates/{self.template_set}.yaml"
+
+    @property
+    def lpbs_template_file(self) -> str:
+        """LPBS's double-slot templates (no file when ``lpbs`` is null: no LPBS job reads it)."""
+        return f"resources/templates/{self.lpbs_templates}.yaml"
+
+    @property
+    def elmo_models(self) -> list[str]:
+        """ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own
+        environment)."""
+        return [m for m, s in self.specs.items() if s.kind == "elmo"]
+
+    @property
+    def head_models(self) -> list[str]:
+        """Models whose masked-LM head is trained here: rules/mlm_head.smk prepares them."""
+        return [m for m, s in self.specs.items() if s.scheme == "mlm-head"]
+
+    @property
+    def random_models(self) -> list[str]:
+        """Null models (random weights): rules/models.smk builds them."""
+        return [m for m, s in self.specs.items() if s.scheme == "random"]
+
+    @property
+    def injected_datasets(self) -> list[str]:
+        """The data sets the ground-truth models run: those of the masked LM they come from."""
+        return [d for m, d in self.dataset_jobs if m == self.groundtruth_model]
 
     @property
     def injected_methods(self) -> list[str]:
@@ -343,6 +376,8 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         null.get("tests", {}),
         null.get("lpbs_tests", {}),
         null.get("datasets", {}),
+        template_set=config["template_set"],
+        lpbs_templates=lpbs.get("templates"),
     )
 
 
@@ -498,9 +533,9 @@ def names_except(names: list[str]) -> str:
     return f"(?!(?:{excluded})(?!{MODEL_NAME})){MODEL_NAME}+"
 
 
-def injected_datasets(plan: Plan) -> list[str]:
-    """The data sets the ground-truth models run: those of the masked LM they come from."""
-    return [d for m, d in plan.dataset_jobs if m == plan.groundtruth_model]
+def names_only(names: list[str]) -> str:
+    """A model-name wildcard pattern that matches these names only (none: no name)."""
+    return "|".join(map(re.escape, names)) or "^$"
 
 
 def groundtruth_file(mu: float) -> str:

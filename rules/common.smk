@@ -1,7 +1,62 @@
-"""Helpers shared by the rules."""
+"""Helpers shared by the rules: the workflow's constants drawn from the config and its plan,
+the wildcards' patterns, and the input and params functions more than one rule calls."""
 
 from biasbench.config import section_defaults
+from biasbench.data.external import load_manifest
+from biasbench.data.wordsets import external_ids
 from biasbench.errors import InputError
+from biasbench.methods.registry import REGISTRY
+from biasbench.models.prepare import source_files
+from biasbench.models.specs import model_spec
+from biasbench.plan import names_except, names_only
+from biasbench.reports.cards import slug
+from biasbench.reports.tables import report_settings as plan_report_settings
+
+ENV = "../envs/biasbench.yaml"
+MANIFEST = load_manifest("resources/external.yaml")
+LPBS = config["lpbs"] or {}  # null: no LPBS jobs
+#: what every table and figure is drawn with: the configuration and its plan
+REPORT_SETTINGS = plan_report_settings(config, PLAN)
+CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
+#: the model names each rule that builds or embeds some models differently claims (the plan's
+#: model classes: ELMo, trained masked-LM heads, null models); a name no rule claims (a typo
+#: in a target) still reaches the ordinary rules, which name the models
+ELMO_MODELS = names_only(PLAN.elmo_models)
+OTHER_MODELS = names_except(PLAN.elmo_models)
+HEAD_MODELS = names_only(PLAN.head_models)
+RANDOM_MODELS = names_only(PLAN.random_models)
+PREPARED_MODELS = names_except(PLAN.head_models + PLAN.random_models)
+
+
+wildcard_constraints:
+    model="[A-Za-z0-9_.+-]+",
+    source="|".join(["templates", "words", *PLAN.corpus_parts]),
+    corpus="|".join(PLAN.corpus_parts) or "^$",
+    test="[A-Za-z0-9_]+",
+    descriptor="[A-Za-z0-9_]+",
+    case="any|exact",
+    table="|".join(TABLES),
+    figure="|".join(FIGURES),
+    mu="[0-9.]+",
+    # any name: a data set the config does not plan reaches the planner, which names the field
+    dataset="[A-Za-z0-9_]+",
+
+
+# small bookkeeping jobs run beside Snakemake, not as cluster jobs
+localrules:
+    all,
+    fetch_external,
+    wordset,
+    lpbs_spec,
+    template_contexts,
+    word_contexts,
+    corpus_contexts,
+    elmo_tokens,
+    collect_scores,
+    table,
+    figure,
+    provenance,
+
 
 #: model settings a job depends on: not which tests it runs or which paper model it stands for
 #: (editing those re-prepares and re-embeds nothing)
@@ -76,13 +131,13 @@ def groundtruth_inputs(wildcards):
 def study_datasets(mu):
     """The data sets the ground-truth models of one planned mean run."""
     PLAN.injected_mean(mu)
-    return INJECTED_DATASETS
+    return PLAN.injected_datasets
 
 
 def study_dataset_limits():
     """The study's limits of the data sets its models run (not of the others)."""
     limits = config["groundtruth"]["dataset_limits"]
-    return {d: limits[d] for d in INJECTED_DATASETS if d in limits}
+    return {d: limits[d] for d in PLAN.injected_datasets if d in limits}
 
 
 def divdist_negative():
@@ -97,3 +152,27 @@ def embedding_cache(wildcards):
     Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
     """
     return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
+
+
+def null_calibration_inputs(wildcards):
+    """What a base model's null copies read: the model (its architecture and tokenizer, or its
+    vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
+    templates, the data sets' files. A model the section does not name fails naming it.
+    """
+    model = wildcards.model
+    tests = PLAN.null_test_files(model)
+    lpbs = PLAN.null_lpbs_of(model)
+    datasets = PLAN.null_datasets_of(model)
+    inputs = {
+        "model": f"results/models/{model}/biasbench_model.json",
+        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+        "lpbs": [f for files in lpbs.values() for f in files]
+        + [f"results/wordsets/{t}.lpbs.json" for t in lpbs],
+        "datasets": [
+            f for d in datasets.values() for files in d["files"].values() for f in files
+        ],
+    }
+    if lpbs:
+        inputs["templates"] = PLAN.lpbs_template_file
+        inputs["external"] = external_inputs(PLAN.lpbs_template_file)
+    return inputs

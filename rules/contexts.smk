@@ -2,8 +2,8 @@ rule template_contexts:
     """Each stimulus filled into every single-slot template of its kind, with its span."""
     input:
         wordset="results/wordsets/{test}/{descriptor}.json",
-        templates=TEMPLATE_FILE,
-        external=external_inputs(TEMPLATE_FILE),
+        templates=PLAN.template_file,
+        external=external_inputs(PLAN.template_file),
     output:
         "results/contexts/templates/{test}/{descriptor}.tsv",
     log:

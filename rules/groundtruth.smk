@@ -65,7 +65,7 @@ rule injected_scores:
         weights="results/studies/groundtruth/mu{mu}.safetensors",
         files=lambda w: [
             f
-            for d in INJECTED_DATASETS
+            for d in PLAN.injected_datasets
             for fs in PLAN.dataset_files[d].values()
             for f in fs
         ],
@@ -85,7 +85,7 @@ rule injected_scores:
         runtime=60,
     params:
         datasets=lambda w: study_datasets(w.mu),
-        files=lambda w: {d: PLAN.dataset_files[d] for d in INJECTED_DATASETS},
+        files=lambda w: {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets},
         limits=lambda w: study_dataset_limits(),
         batch=lambda w: config["datasets"]["batch"],
         draws=lambda w: settings_of("groundtruth", "robustness_draws")[
@@ -106,8 +106,8 @@ rule injected_methods:
         unpack(groundtruth_inputs),
         records="results/studies/groundtruth/mu{mu}.json",
         weights="results/studies/groundtruth/mu{mu}.safetensors",
-        templates=TEMPLATE_FILE,
-        external=external_inputs(TEMPLATE_FILE),
+        templates=PLAN.template_file,
+        external=external_inputs(PLAN.template_file),
     output:
         scores="results/studies/groundtruth/mu{mu}.methods.tsv",
         robustness="results/studies/groundtruth/mu{mu}.robustness.tsv",

@@ -24,8 +24,8 @@ rule lpbs_templates:
             f"results/wordsets/{w.test}/{d}.json"
             for d in PLAN.lpbs_descriptors(w.test)
         ],
-        templates=lambda w: LPBS_TEMPLATE_FILE,
-        external=lambda w: external_inputs(LPBS_TEMPLATE_FILE),
+        templates=lambda w: PLAN.lpbs_template_file,
+        external=lambda w: external_inputs(PLAN.lpbs_template_file),
         model="results/models/{model}/biasbench_model.json",
     output:
         "results/lpbs/{model}/templates/{test}.tsv",

@@ -1,27 +1,3 @@
-def null_calibration_inputs(wildcards):
-    """What a base model's null copies read: the model (its architecture and tokenizer, or its
-    vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
-    templates, the data sets' files. A model the section does not name fails naming it.
-    """
-    model = wildcards.model
-    tests = PLAN.null_test_files(model)
-    lpbs = PLAN.null_lpbs_of(model)
-    datasets = PLAN.null_datasets_of(model)
-    inputs = {
-        "model": f"results/models/{model}/biasbench_model.json",
-        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
-        "lpbs": [f for files in lpbs.values() for f in files]
-        + [f"results/wordsets/{t}.lpbs.json" for t in lpbs],
-        "datasets": [
-            f for d in datasets.values() for files in d["files"].values() for f in files
-        ],
-    }
-    if lpbs:
-        inputs["templates"] = LPBS_TEMPLATE_FILE
-        inputs["external"] = external_inputs(LPBS_TEMPLATE_FILE)
-    return inputs
-
-
 rule null_calibration:
     """The null-model calibration of one configured model: its seeded random copies built in
     memory, each scored with every method on context vectors (templates; a static model's on
