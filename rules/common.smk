@@ -68,6 +68,41 @@ def model_params(name, keys=MODEL_KEYS):
     return {k: v for k, v in config["models"][name].items() if k in keys}
 
 
+def model_settings(wildcards):
+    """The settings of the wildcard's model a job depends on."""
+    return model_params(wildcards.model)
+
+
+def base_model_file(wildcards):
+    """The prepared model a null model or a trained head is built from."""
+    return f"results/models/{PLAN.specs[wildcards.model].location}/biasbench_model.json"
+
+
+def base_model_settings(wildcards):
+    """The settings of the model a null model or a trained head is built from."""
+    return model_params(PLAN.specs[wildcards.model].location)
+
+
+def test_contexts(wildcards):
+    """The contexts files of one model's test from one source, one per descriptor."""
+    return PLAN.contexts_files(wildcards.model, wildcards.source, wildcards.test)
+
+
+def test_descriptors(wildcards):
+    """The descriptors of a test one model reads from one source."""
+    return PLAN.descriptors_of(wildcards.model, wildcards.source, wildcards.test)
+
+
+def corpus_files(wildcards):
+    """The files of the wildcard's corpus."""
+    return PLAN.corpus_files(wildcards.corpus)
+
+
+def corpus_parts(wildcards):
+    """The wildcard's corpus as its parts: each one's reader settings and files."""
+    return PLAN.corpus_parts[wildcards.corpus]
+
+
 def model_source_files(wildcards):
     """The files preparing a model reads: replacing one prepares it again."""
     return source_files(model_spec(config, wildcards.model))
@@ -75,6 +110,11 @@ def model_source_files(wildcards):
 
 def external_inputs(resource):
     return [f"results/external/{i}" for i in external_ids(resource)]
+
+
+def wordset_externals(wildcards):
+    """The external files the wildcard's test's word set reads."""
+    return external_inputs(f"resources/wordsets/{wildcards.test}.yaml")
 
 
 def settings_of(field, *keys):

@@ -2,7 +2,7 @@ rule sample_corpus:
     """One pass over a corpus: up to N seeded contexts per stimulus of every test, counting
     the occurrences that pass a case policy (`any`, or `exact` for cased models)."""
     input:
-        files=lambda w: PLAN.corpus_files(w.corpus),
+        files=corpus_files,
         wordsets=PLAN.wordset_files(),
     output:
         samples="results/corpus/{corpus}/{case}/samples.tsv",
@@ -20,7 +20,7 @@ rule sample_corpus:
         mem_mb=2000,
         runtime=15,
     params:
-        parts=lambda w: PLAN.corpus_parts[w.corpus],
+        parts=corpus_parts,
         sampling=config["sampling"],
         seed=config["seed"],
     script:

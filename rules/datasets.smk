@@ -22,7 +22,7 @@ rule dataset_scores:
     params:
         # first: a data set the config does not plan for the model fails naming the field
         files=lambda w: PLAN.dataset_roles(w.model, w.dataset),
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         limit=lambda w: config["datasets"]["limits"].get(w.dataset),
         batch=lambda w: config["datasets"]["batch"],
         scoring=config["scoring"],

@@ -11,7 +11,7 @@ rule divdist_text:
     census profession with each group's words in contexts of k sentences (and HELM's form).
     """
     input:
-        files=lambda w: PLAN.corpus_files(w.corpus),
+        files=corpus_files,
         data=DIVDIST_DATA,
     output:
         "results/studies/divdist/text/{corpus}.tsv",
@@ -25,7 +25,7 @@ rule divdist_text:
         mem_mb=3000,
         runtime=15,
     params:
-        parts=lambda w: PLAN.corpus_parts[w.corpus],
+        parts=corpus_parts,
         study=lambda w: settings_of("bommasani", "census_year", "k"),
     script:
         "../workflow_scripts/divdist_text.py"
@@ -73,7 +73,7 @@ rule divdist_vectors:
         mem_mb=4000,
         runtime=20,
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         extraction=config["extraction"],
     script:
         "../workflow_scripts/divdist_vectors.py"
@@ -96,7 +96,7 @@ rule divdist_generate:
         mem_mb=4000,
         runtime=30,
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         generation=lambda w: settings_of(
             "bommasani.generation", "samples", "tokens", "temperature", "batch"
         ),

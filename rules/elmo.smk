@@ -1,7 +1,7 @@
 rule elmo_tokens:
     """ELMo's input: every distinct context sentence of a test as tokens, with offsets."""
     input:
-        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
+        contexts=test_contexts,
     output:
         "results/elmo/{model}/{source}/{test}.tokens.json",
     log:
@@ -36,7 +36,7 @@ rule embed_elmo:
     """ELMo's layers pooled into the embeddings contract (words: sum over layers; sentences:
     mean over tokens, summed over layers), as the embed rule writes for other models."""
     input:
-        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
+        contexts=test_contexts,
         tokens="results/elmo/{model}/{source}/{test}.tokens.json",
         layers="results/elmo/{model}/{source}/{test}.layers.npz",
         model="results/models/{model}/biasbench_model.json",
@@ -49,7 +49,7 @@ rule embed_elmo:
     conda:
         ENV
     params:
-        spec=lambda w: model_params(w.model),
-        descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),
+        spec=model_settings,
+        descriptors=test_descriptors,
     script:
         "../workflow_scripts/embed_elmo.py"

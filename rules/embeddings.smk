@@ -26,7 +26,7 @@ rule embed_group:
         # a model load, then ~15 s per test on templates (minutes on natural contexts)
         runtime=lambda w: 20 + 10 * len(PLAN.tests_of(w.model, w.source)),
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         tests=lambda w: {
             t: PLAN.descriptors_of(w.model, w.source, t)
             for t in PLAN.tests_of(w.model, w.source)
@@ -45,7 +45,7 @@ rule embed:
     rerunning for another test reruns no job of this test; its own contexts, model, settings
     and code do."""
     input:
-        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
+        contexts=test_contexts,
         model="results/models/{model}/biasbench_model.json",
         group=ancient("results/embeddings/{model}/{source}.signatures.json"),
     output:
@@ -63,8 +63,8 @@ rule embed:
         mem_mb=4000,
         runtime=30,
     params:
-        spec=lambda w: model_params(w.model),
-        descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),
+        spec=model_settings,
+        descriptors=test_descriptors,
         extraction=config["extraction"],
         cache=embedding_cache,
     script:

@@ -2,7 +2,7 @@ rule lpbs_spec:
     """A test's LPBS settings (template categories, plural targets, adjective forms)."""
     input:
         yaml="resources/wordsets/{test}.yaml",
-        external=lambda w: external_inputs(f"resources/wordsets/{w.test}.yaml"),
+        external=wordset_externals,
     output:
         "results/wordsets/{test}.lpbs.json",
     log:
@@ -42,7 +42,7 @@ rule lpbs_templates:
         mem_mb=4000,
         runtime=30,
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         scoring=config["scoring"],
         seed=config["seed"],
         batch=LPBS.get("batch"),
@@ -55,7 +55,7 @@ rule sample_pairs:
     LPBS tests, both stimuli at most the largest configured gap apart and passing a case
     policy."""
     input:
-        files=lambda w: PLAN.corpus_files(w.corpus),
+        files=corpus_files,
         wordsets=PLAN.lpbs_wordset_files(),
     output:
         "results/corpus/{corpus}/{case}/pairs.tsv",
@@ -72,7 +72,7 @@ rule sample_pairs:
         mem_mb=2000,
         runtime=15,
     params:
-        parts=lambda w: PLAN.corpus_parts[w.corpus],
+        parts=corpus_parts,
         lpbs=lambda w: settings_of("lpbs", "per_pair", "max_gap", "window_sweep"),
         sampling=config["sampling"],
         seed=config["seed"],
@@ -107,7 +107,7 @@ rule lpbs_corpus:
         mem_mb=4000,
         runtime=60,
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         lpbs=lambda w: settings_of("lpbs", "max_gap", "window_sweep"),
         scoring=config["scoring"],
         seed=config["seed"],

@@ -2,7 +2,7 @@ rule train_mlm_head:
     """A masked-LM head for an encoder that has none, trained on corpus sentences with the
     encoder frozen: a model of its own (``mlm-head:<encoder>``), labelled as such."""
     input:
-        base=lambda w: f"results/models/{PLAN.specs[w.model].location}/biasbench_model.json",
+        base=base_model_file,
         files=lambda w: [
             f for c in config["mlm_head"]["corpora"] for f in PLAN.corpus_files(c)
         ],
@@ -26,7 +26,7 @@ rule train_mlm_head:
         mem_mb=4000,
         runtime=30,
     params:
-        base=lambda w: model_params(PLAN.specs[w.model].location),
+        base=base_model_settings,
         parts=lambda w: [
             p for c in config["mlm_head"]["corpora"] for p in PLAN.corpus_parts[c]
         ],

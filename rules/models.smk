@@ -20,7 +20,7 @@ rule prepare_model:
         mem_mb=6000,
         runtime=15,
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
     script:
         "../workflow_scripts/prepare_model.py"
 
@@ -29,7 +29,7 @@ rule random_model:
     """A null model: a configured model's architecture and tokenizer with seeded random
     weights (``random:<model>``)."""
     input:
-        base=lambda w: f"results/models/{PLAN.specs[w.model].location}/biasbench_model.json",
+        base=base_model_file,
     output:
         "results/models/{model}/biasbench_model.json",
     log:
@@ -43,7 +43,7 @@ rule random_model:
         mem_mb=6000,
         runtime=10,
     params:
-        base=lambda w: model_params(PLAN.specs[w.model].location),
+        base=base_model_settings,
         base_name=lambda w: PLAN.specs[w.model].location,
         seed=config["seed"],
     script:

@@ -23,7 +23,7 @@ rule null_calibration:
         tests=lambda w: PLAN.null_test_files(w.model),
         lpbs=lambda w: PLAN.null_lpbs_of(w.model),
         datasets=lambda w: PLAN.null_datasets_of(w.model),
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         extraction=config["extraction"],
         scoring=config["scoring"],
         partitions=lambda w: settings_of("null_calibration", "partitions")["partitions"],

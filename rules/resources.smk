@@ -19,7 +19,7 @@ rule wordset:
     """One descriptor of a bias test, resolved and validated."""
     input:
         yaml="resources/wordsets/{test}.yaml",
-        external=lambda w: external_inputs(f"resources/wordsets/{w.test}.yaml"),
+        external=wordset_externals,
     output:
         "results/wordsets/{test}/{descriptor}.json",
     log:

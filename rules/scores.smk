@@ -3,7 +3,7 @@ rule score:
     every descriptor of one embeddings file (one job: scoring takes seconds, a job's start
     about as long)."""
     input:
-        contexts=lambda w: PLAN.contexts_files(w.model, w.source, w.test),
+        contexts=test_contexts,
         embeddings="results/embeddings/{model}/{source}/{test}.h5",
         wordsets=lambda w: [
             f"results/wordsets/{w.test}/{d}.json"
@@ -24,8 +24,8 @@ rule score:
     params:
         scoring=config["scoring"],
         seed=config["seed"],
-        spec=lambda w: model_params(w.model),
-        descriptors=lambda w: PLAN.descriptors_of(w.model, w.source, w.test),
+        spec=model_settings,
+        descriptors=test_descriptors,
     script:
         "../workflow_scripts/score.py"
 

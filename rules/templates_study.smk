@@ -20,7 +20,7 @@ rule template_sensitivity:
         mem_mb=4000,
         runtime=20,
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         study=lambda w: settings_of("delobelle", "subsets", "subset_size"),
         extraction=config["extraction"],
     script:
@@ -47,7 +47,7 @@ rule template_kl:
         mem_mb=6000,
         runtime=20,
     params:
-        spec=lambda w: model_params(w.model),
+        spec=model_settings,
         study=lambda w: settings_of("delobelle", "kl_candidates"),
     script:
         "../workflow_scripts/template_kl.py"
