@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from . import configs
 from .conftest import ROOT
 
 CLUSTER = ROOT / "scripts" / "slurm_cluster.sh"
@@ -61,16 +62,8 @@ def workdir(tmp_path, name):
     for item in COPIED:
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    glove = config["models"]["glove-6b-50d"] | {"tests": ["C6"]}
-    config.update(
-        tests=["C6"], models={"glove-6b-50d": glove}, corpora={}, natural_source=None, lpbs=None
-    )
-    config.update(
-        datasets=None, delobelle=None, groundtruth=None, bommasani=None, null_calibration=None
-    )
-    config["scoring"].update(n_samples=2000)
-    (work / "config.yaml").write_text(yaml.safe_dump(config))
+    # GloVe on C6, every study off (tests/configs/cluster.yaml)
+    (work / "config.yaml").write_text(yaml.safe_dump(configs.load("cluster")))
     return work
 
 

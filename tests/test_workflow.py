@@ -16,6 +16,7 @@ import zstandard
 from biasbench.io import read_tsv
 from biasbench.rows import COLUMNS
 
+from . import configs
 from .conftest import ROOT
 from .tiny_models import tiny_bert
 
@@ -85,88 +86,17 @@ def workdir(tmp_path_factory):
     corpus.write_bytes(
         zstandard.ZstdCompressor().compress("\n".join(json.dumps(d) for d in docs).encode())
     )
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    config.update(
-        tests=["C6", "C9"],
-        template_set="may2019",
-        models={
-            "tiny-bert": {
-                "kind": "transformer",
-                "source": f"path:{model_dir}",
-                # words alone too, as the default config's transformers (Schröder et al.)
-                "tests": {"templates": "all", "mini": "all", "words": ["C9"]},
-            },
-            "glove-6b-50d": config["models"]["glove-6b-50d"] | {"tests": ["C6", "C9"]},
-            # the masked-LM stage on the tiny encoder: a head trained on the test corpus
-            "tiny-head": {"kind": "transformer", "source": "mlm-head:tiny-bert", "tests": []},
-            # the null-model control: tiny-bert's architecture with seeded random weights
-            "tiny-null": {
-                "kind": "transformer",
-                "source": "random:tiny-bert",
-                "tests": {"templates": ["C6"]},
-            },
-        },
-    )
-    config["mlm_head"] = {
-        "corpora": ["mini"],
-        "train_sentences": 40,
-        "heldout_sentences": 10,
-        "epochs": 1,
-    }
-    datasets = ["crows_pairs", "stereoset", "becpro", "winobias"]
-    if MIRROR:
-        datasets += ["disco", "lpbs_salaries"]
-    config["datasets"]["models"] = {"tiny-head": datasets, "tiny-null": ["stereoset"]}
-    config["datasets"]["limits"] = {"crows_pairs": 6, "stereoset": 6, "winobias": 8}
-    # the null-model calibration: two seeded copies of the encoder and of GloVe, built in memory
-    config["null_calibration"] = {
-        "models": {"tiny-bert": 2, "glove-6b-50d": 2},
-        "tests": ["C6"],
-        "lpbs_tests": ["C6"],
-        "datasets": {"crows_pairs": 4},
-    }
-    config["groundtruth"] = MIRROR and {
-        "model": "tiny-head",
-        "mu": [0.5],
-        "sigma": [0.2],
-        "repeats": 1,
-        "epochs": 1,
-        "dataset_limits": {"crows_pairs": 4, "stereoset": 4, "winobias": 8},
-    }
-    config["delobelle"] = MIRROR and {
-        "sensitivity_models": ["tiny-bert"],
-        "kl_models": ["tiny-head"],
-        "subsets": 4,
-    }
-    # DivDist on the small corpus, GloVe and the tiny encoder (HELM's lists come from the
-    # package index, the census from the mirror); no sampling (no causal LM here)
-    config["bommasani"] = MIRROR and {
-        "corpora": ["mini"],
-        "k": [1, 3],
-        "static_models": ["glove-6b-50d"],
-        "contextual_models": ["tiny-bert"],
-        "contexts": {"per_stimulus": 3},
-    }
-    config["scoring"].update(n_samples=2000, ceat_samples=500)
-    config["corpora"] = {"mini": {"kind": "reddit", "files": [str(corpus)]}}
-    config["natural_source"] = "mini"
-    config["sampling"] = {"per_stimulus": 4, "window_words": 4, "max_sentence_chars": 1000}
+    # tests/configs/small.yaml, with the tiny model and the corpus made above
+    config = configs.load("small")
+    config["models"]["tiny-bert"]["source"] = f"path:{model_dir}"
+    config["corpora"]["mini"]["files"] = [str(corpus)]
+    if not MIRROR:  # the stages that read pinned upstream files
+        config.update(groundtruth=None, delobelle=None, bommasani=None)
+        pinned = ("disco", "lpbs_salaries")
+        models = config["datasets"]["models"]
+        models["tiny-head"] = [d for d in models["tiny-head"] if d not in pinned]
     # double-slot templates written out (the default set is an external file: no network here)
-    (work / "resources/templates/tiny_double.yaml").write_text(
-        "target_slot: TTT\nattribute_slot: AAA\ncategories:\n"
-        "  basic:\n    singular: [TTT is AAA., TTT likes AAA.]\n"
-        "    plural: [TTT are AAA., TTT like AAA.]\n"
-        "  disease: {singular: [The TTT disease is AAA.]}\n"
-    )
-    config["lpbs"] = {
-        "models": ["tiny-bert"],
-        "tests": ["C6", "C9"],
-        "templates": "tiny_double",
-        "corpora": ["mini"],
-        "per_pair": 3,
-        "max_gap": 18,
-        "window_sweep": [1, 4],
-    }
+    shutil.copy(ROOT / "tests/configs/tiny_double.yaml", work / "resources/templates")
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     run = snakemake(work)
     assert run.returncode == 0, run.stderr[-3000:]
