@@ -1,5 +1,6 @@
-# The two commands of the README (`make install` is the step both run first), and `make lock`.
-.PHONY: run test install lock
+# The two commands of the README (`make install` is the step both run first), `make lint`
+# (CI runs it before the tests, .ci/run) and `make lock`.
+.PHONY: run test lint install lock
 
 install:
 	bash scripts/install.sh
@@ -9,6 +10,13 @@ run: install
 
 test: install
 	.venv/bin/python -m pytest
+
+# the workflow's lint and format (snakemake --lint, snakefmt) and the Python's (ruff): seconds
+lint: install
+	.venv/bin/snakemake --lint
+	.venv/bin/snakefmt --check Snakefile rules
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 
 # `make lock` regenerates requirements/lock.txt, every package that `make install` installs
 # (pip --require-hashes --no-deps), each at one version with its sha256 hashes. Its inputs:
