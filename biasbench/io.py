@@ -158,7 +158,7 @@ def save_tensors(path: str | os.PathLike, tensors: dict) -> None:
     """Torch tensors to safetensors, sealed in the file's metadata, written atomically."""
     from safetensors.torch import save_file
 
-    tensors = {k: v.contiguous() for k, v in tensors.items()}
+    tensors = {k: v.detach().cpu().contiguous() for k, v in tensors.items()}
     seal = arrays_checksum({k: _as_array(v) for k, v in tensors.items()})
     with atomic_path(path) as tmp:
         save_file(tensors, str(tmp), metadata={NPZ_SEAL: seal})
@@ -184,7 +184,7 @@ def _as_array(tensor) -> np.ndarray:
 
     if tensor.dtype == torch.bfloat16:
         tensor = tensor.view(torch.int16)
-    return tensor.numpy()
+    return tensor.detach().cpu().numpy()
 
 
 #: columns of names and hashes, text whatever they look like: a file whose only signature is

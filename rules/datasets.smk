@@ -17,9 +17,12 @@ rule dataset_scores:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=6000,
         runtime=60,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["logprobs"],
         # first: a data set the config does not plan for the model fails naming the field
         files=lambda w: PLAN.dataset_roles(w.model, w.dataset),
         spec=model_settings,

@@ -70,9 +70,12 @@ rule divdist_vectors:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=20,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
         extraction=config["extraction"],
     script:
@@ -93,9 +96,12 @@ rule divdist_generate:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=30,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
         generation=lambda w: settings_of(
             "bommasani.generation", "samples", "tokens", "temperature", "batch"

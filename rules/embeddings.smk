@@ -22,10 +22,13 @@ rule embed_group:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         # a model load, then ~15 s per test on templates (minutes on natural contexts)
         runtime=lambda w: 20 + 10 * len(PLAN.tests_of(w.model, w.source)),
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
         tests=lambda w: {
             t: PLAN.descriptors_of(w.model, w.source, t)
@@ -60,9 +63,12 @@ rule embed:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=30,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
         descriptors=test_descriptors,
         extraction=config["extraction"],

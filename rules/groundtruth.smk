@@ -19,9 +19,12 @@ rule groundtruth_states:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=30,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["groundtruth"],
         study=lambda w: settings_of("groundtruth", "trainable_layers"),
     script:
         "../workflow_scripts/groundtruth_states.py"
@@ -45,9 +48,12 @@ rule groundtruth_models:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=60,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["groundtruth"],
         study=lambda w: groundtruth_settings(w.mu),
         seed=config["seed"],
     script:
@@ -81,9 +87,12 @@ rule injected_scores:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=6000,
         runtime=60,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["groundtruth"],
         datasets=lambda w: study_datasets(w.mu),
         files=lambda w: {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets},
         limits=lambda w: study_dataset_limits(),
@@ -120,9 +129,12 @@ rule injected_methods:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=60,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["groundtruth"],
         scoring=config["scoring"],
         extraction=config["extraction"],
         study=lambda w: settings_of("groundtruth", "robustness_draws"),

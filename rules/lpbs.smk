@@ -39,9 +39,12 @@ rule lpbs_templates:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=30,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
         scoring=config["scoring"],
         seed=config["seed"],
@@ -104,9 +107,12 @@ rule lpbs_corpus:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=60,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
         lpbs=lambda w: settings_of("lpbs", "max_gap", "window_sweep"),
         scoring=config["scoring"],

@@ -23,9 +23,12 @@ rule train_mlm_head:
     # queue of one-thread jobs is the end of the run
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=30,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["mlm_head"],
         base=base_model_settings,
         parts=lambda w: [
             p for c in config["mlm_head"]["corpora"] for p in PLAN.corpus_parts[c]

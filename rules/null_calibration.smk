@@ -16,9 +16,12 @@ rule null_calibration:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=6000,
         runtime=60,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["null_calibration"],
         seeds=lambda w: PLAN.null_base(w.model),
         tests=lambda w: PLAN.null_test_files(w.model),
         lpbs=lambda w: PLAN.null_lpbs_of(w.model),

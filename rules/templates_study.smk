@@ -17,9 +17,12 @@ rule template_sensitivity:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
         runtime=20,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
         study=lambda w: settings_of("delobelle", "subsets", "subset_size"),
         extraction=config["extraction"],
@@ -44,9 +47,12 @@ rule template_kl:
         ENV
     threads: 1
     resources:
+        gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=6000,
         runtime=20,
     params:
+        device=config["compute"]["device"],
+        dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
         study=lambda w: settings_of("delobelle", "kl_candidates"),
     script:

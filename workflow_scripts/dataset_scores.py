@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-import torch
-
 from biasbench.io import signature_of, write_json, write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
 from biasbench.models.specs import ModelSpec
@@ -14,9 +13,11 @@ from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)
+model, tokenizer, masked = load_language_model(
+    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
+)
 frame, coverage = score_dataset(
     Engine(model, tokenizer, masked, batch=sm.params.batch),
     sm.wildcards.dataset,

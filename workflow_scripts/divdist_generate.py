@@ -3,10 +3,10 @@
 from pathlib import Path
 
 import pandas as pd
-import torch
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.generate import sample_texts
 from biasbench.models.load import load_language_model
 from biasbench.models.specs import ModelSpec
@@ -14,9 +14,11 @@ from biasbench.stats import derived_seed
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)
+model, tokenizer, masked = load_language_model(
+    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
+)
 if masked:
     raise ValueError(
         f"divdist_generate: {sm.wildcards.model} is a masked LM; sampling needs a causal LM"

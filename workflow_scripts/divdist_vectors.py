@@ -3,19 +3,21 @@
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from biasbench.io import read_tsv, write_npz
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.extract import encode_transformer
 from biasbench.models.load import load_transformer
 from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, is_decoder = load_transformer(spec, Path(sm.input.model).parent)
+model, tokenizer, is_decoder = load_transformer(
+    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
+)
 # only the word vectors are kept: a decoder need not read past the word
 encoded = encode_transformer(
     model,

@@ -26,5 +26,7 @@ entries = embed_tests(
     sm.params.cache,
     threads=sm.threads,
     log=lambda line: print(line, file=sys.stderr),
+    device=sm.params.device,
+    dtype=sm.params.dtype,
 )
 copy_entry(entries[test.test][1], sm.output[0])

@@ -29,6 +29,8 @@ entries = embed_tests(
     sm.params.cache,
     threads=sm.threads,
     log=lambda line: print(line, file=sys.stderr),
+    device=sm.params.device,
+    dtype=sm.params.dtype,
 )
 write_json(
     sm.output[0],

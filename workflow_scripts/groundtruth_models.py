@@ -2,17 +2,16 @@
 
 from pathlib import Path
 
-import torch
-
 from biasbench.io import save_tensors, write_json
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.studies.groundtruth.data import StudySettings, grid, read_data
 from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.states import load_states
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 i = sm.input
 study = sm.params.study
 settings = StudySettings(
@@ -30,6 +29,8 @@ records, weights = run_grid(
     grid([float(sm.wildcards.mu)], study["sigma"], study["repeats"]),
     settings,
     load_states(i.states),
+    device=sm.params.device,
+    dtype=sm.params.dtype,
 )
 save_tensors(sm.output.weights, weights)
 write_json(sm.output.records, {"settings": study, "models": records})

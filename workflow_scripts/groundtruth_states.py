@@ -2,16 +2,17 @@
 
 from pathlib import Path
 
-import torch
-
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.studies.groundtruth.data import read_data
 from biasbench.studies.groundtruth.states import load_study_lm, save_states, study_states
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 i = sm.input
 data = read_data(i.occupations, i.train, i.test, i.pairs, i.professions)
-model, tokenizer = load_study_lm(str(Path(i.model).parent))
+model, tokenizer = load_study_lm(
+    str(Path(i.model).parent), device=sm.params.device, dtype=sm.params.dtype
+)
 save_states(sm.output[0], study_states(model, tokenizer, data, sm.params.study["trainable_layers"]))

@@ -3,12 +3,12 @@ model of one mean (the frozen lower layers computed once for all of them)."""
 
 from pathlib import Path
 
-import torch
 from tqdm.auto import tqdm
 
 from biasbench.data.templates import load_templates
 from biasbench.io import load_tensors, read_json, signature_of, write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth.data import read_data
 from biasbench.studies.groundtruth.every_method import score_study_models
@@ -17,9 +17,11 @@ from biasbench.studies.groundtruth.surgery import study_models
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 i = sm.input
-base, tokenizer = load_study_lm(str(Path(i.model).parent))
+base, tokenizer = load_study_lm(
+    str(Path(i.model).parent), device=sm.params.device, dtype=sm.params.dtype
+)
 weights = load_tensors(i.weights)
 # the models that learned the bias (Schröder et al.'s R² bar): the only ones the league reads
 names = [r["name"] for r in read_json(i.records)["models"] if r["kept"]]

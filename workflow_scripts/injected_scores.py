@@ -6,13 +6,13 @@ random halves of the items (the league's robustness; the engine remembers every 
 from pathlib import Path
 
 import pandas as pd
-import torch
 from tqdm.auto import tqdm
 
 from biasbench import rows
 from biasbench.data.datasets import dataset_items
 from biasbench.io import load_tensors, read_json, signature_of, write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.logprobs import Engine
 from biasbench.models.logprobs.engine import RememberingEngine
 from biasbench.scoring.datasets import SCORERS
@@ -23,8 +23,10 @@ from biasbench.studies.groundtruth.surgery import study_models
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
-base, tokenizer = load_study_lm(str(Path(sm.input.model).parent))
+set_threads(resolve_device(sm.params.device), sm.threads)
+base, tokenizer = load_study_lm(
+    str(Path(sm.input.model).parent), device=sm.params.device, dtype=sm.params.dtype
+)
 weights = load_tensors(sm.input.weights)
 records = read_json(sm.input.records)["models"]
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")

@@ -3,12 +3,11 @@
 from functools import partial
 from pathlib import Path
 
-import torch
-
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
 from biasbench.io import read_sealed, signature_of, write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -22,9 +21,11 @@ from biasbench.scoring.templates import lpbs_rows
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)
+model, tokenizer, masked = load_language_model(
+    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
+)
 if masked:
     log_probs = partial(mlm_log_probs, model, tokenizer)
 else:

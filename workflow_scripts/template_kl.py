@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-import torch
 import yaml
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
 from biasbench.models.specs import ModelSpec
@@ -14,9 +14,11 @@ from biasbench.studies import delobelle2022 as study
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent)
+model, tokenizer, masked = load_language_model(
+    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
+)
 templates = yaml.safe_load(Path(sm.input.templates).read_text(encoding="utf-8"))["templates"]
 gendered = yaml.safe_load(Path(sm.input.lists).read_text(encoding="utf-8"))["gendered"]
 frame = study.template_kl(

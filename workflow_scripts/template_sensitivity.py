@@ -2,20 +2,22 @@
 
 from pathlib import Path
 
-import torch
 import yaml
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.load import load_transformer
 from biasbench.models.specs import ModelSpec
 from biasbench.studies import delobelle2022 as study
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, is_decoder = load_transformer(spec, Path(sm.input.model).parent)
+model, tokenizer, is_decoder = load_transformer(
+    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
+)
 templates = yaml.safe_load(Path(sm.input.templates).read_text(encoding="utf-8"))["templates"]
 lists = yaml.safe_load(Path(sm.input.lists).read_text(encoding="utf-8"))
 frame = study.sensitivity_table(

@@ -3,11 +3,10 @@
 import json
 from pathlib import Path
 
-import torch
-
 from biasbench.data.corpora import iter_corpus_parts
 from biasbench.data.sampling import sentence_spans
 from biasbench.jobs import start_job
+from biasbench.models.device import resolve_device, set_threads
 from biasbench.models.load import transformer_location
 from biasbench.models.mlm_head import HeadSettings, train_mlm_head
 from biasbench.models.prepare import write_provenance
@@ -15,7 +14,7 @@ from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-torch.set_num_threads(sm.threads)
+set_threads(resolve_device(sm.params.device), sm.threads)
 base_name = Path(sm.input.base).parent.name
 base = ModelSpec.from_config(base_name, dict(sm.params.base))
 sentences = [
@@ -27,7 +26,12 @@ sentences = [
 settings = HeadSettings(seed=sm.params.seed, **sm.params.settings)
 out = Path(sm.output[0]).parent
 report = train_mlm_head(
-    transformer_location(base, Path(sm.input.base).parent), sentences, out, settings
+    transformer_location(base, Path(sm.input.base).parent),
+    sentences,
+    out,
+    settings,
+    device=sm.params.device,
+    dtype=sm.params.dtype,
 )
 print(json.dumps(report, indent=1))
 layers = settings.trainable_layers

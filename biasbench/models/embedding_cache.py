@@ -46,6 +46,7 @@ CODE_MODULES = (
     "biasbench.models.embedding_cache",
     "biasbench.models.extract",
     "biasbench.models.load",
+    "biasbench.models.device",
     "biasbench.models.weights",
     "biasbench.encodings",
     "biasbench.data.contexts",
@@ -87,9 +88,12 @@ def signature_record(
     test: ContextsOfTest,
     extraction: Mapping[str, Any],
     code: str,
+    dtype: str = "float32",
 ) -> dict[str, Any]:
     """What a test's embeddings file is computed from (``settings``: the model's config
-    entry as the rule hands it; ``provenance``: the text of its provenance record)."""
+    entry as the rule hands it; ``provenance``: the text of its provenance record;
+    ``dtype``: the precision of the weights, which changes the numbers; the device does not
+    enter, as the batching does not)."""
     return {
         "model": spec.name,
         "settings": {k: settings[k] for k in sorted(settings)},
@@ -99,6 +103,7 @@ def signature_record(
         "contexts": [[d, sha256_of(path)] for d, path in test.files.items()],
         "extraction": {k: extraction[k] for k in sorted(extraction)},
         "code": code,
+        "dtype": dtype,
     }
 
 
@@ -175,19 +180,32 @@ def read_contexts(test: ContextsOfTest, source: str) -> dict[str, pd.DataFrame]:
 class Encoder:
     """A loaded model: the stimuli check and the encodings of one test's contexts."""
 
-    def __init__(self, spec: ModelSpec, prepared: Path, threads: int, extraction: Mapping):
+    def __init__(
+        self,
+        spec: ModelSpec,
+        prepared: Path,
+        threads: int,
+        extraction: Mapping,
+        device: str = "cpu",
+        dtype: str = "float32",
+    ):
         from biasbench.models.load import load_static, load_transformer, loaded_revision
 
         self.spec, self.extraction = spec, dict(extraction)
         if spec.kind == "static":
             self.vectors, self.tokenizer = load_static(prepared, spec), None
             self.revision, self.is_decoder = None, False
+            self.compute: dict[str, str] = {}
         else:
-            import torch
+            from biasbench.models.device import compute_record, resolve_device, set_threads
 
-            torch.set_num_threads(threads)
-            self.model, self.tokenizer, self.is_decoder = load_transformer(spec, prepared)
+            resolved = resolve_device(device)
+            set_threads(resolved, threads)
+            self.model, self.tokenizer, self.is_decoder = load_transformer(
+                spec, prepared, device=resolved, dtype=dtype
+            )
             self.revision = loaded_revision(spec, self.model)
+            self.compute = compute_record(self.model)
 
     def check_stimuli(self, frames: Mapping[str, pd.DataFrame], source: str, test: str) -> None:
         """Stimuli the model cannot tell apart fail the job before any encoding."""
@@ -231,6 +249,8 @@ def embed_tests(
     cache: str | os.PathLike,
     threads: int = 1,
     log: Callable[[str], None] = print,
+    device: str = "cpu",
+    dtype: str = "float32",
 ) -> dict[str, tuple[str, Path]]:
     """Test -> (signature, its verified cache entry), for every test of a model on a source.
 
@@ -243,7 +263,9 @@ def embed_tests(
     provenance = json.loads(provenance_text)
     code = code_version()
     records = {
-        t.test: signature_record(spec, settings, provenance_text, source, t, extraction, code)
+        t.test: signature_record(
+            spec, settings, provenance_text, source, t, extraction, code, dtype
+        )
         for t in tests
     }
     shas = {test: signature(record) for test, record in records.items()}
@@ -256,7 +278,7 @@ def embed_tests(
     missing = [t for t in tests if t.test not in entries]
     if not missing:
         return entries
-    encoder = Encoder(spec, Path(model_file).parent, threads, extraction)
+    encoder = Encoder(spec, Path(model_file).parent, threads, extraction, device, dtype)
     for t in missing:
         encoder.check_stimuli(frames[t.test], source, t.test)
     for t in missing:
@@ -273,6 +295,7 @@ def embed_tests(
             "layer": spec.layer,
             "context_source": source,
             "test": t.test,
+            **encoder.compute,
             **loaded,
         }
         sha = shas[t.test]

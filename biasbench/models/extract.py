@@ -24,6 +24,7 @@ from biasbench import __version__
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.errors import InputError
 from biasbench.io import array_checksum, atomic_path
+from biasbench.models.device import model_device
 from biasbench.models.load import StaticVectors
 
 
@@ -116,6 +117,8 @@ def encode_transformer(
     import torch
     from tqdm.auto import tqdm
 
+    dev = model_device(model)
+
     dim = model.config.hidden_size
     if contexts.empty:  # a corpus without any of a test's stimuli
         empty = {k: np.zeros((0, dim), np.float32) for k in (*SENT_ENCODINGS, *WORD_ENCODINGS)}
@@ -140,14 +143,14 @@ def encode_transformer(
     with torch.inference_mode():
         for batch in batches_by_length(lengths, max_tokens, max_batch):
             width = int(lengths[batch].max())
-            ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            ids = torch.full((len(batch), width), pad_id, dtype=torch.long, device=dev)
+            mask = torch.zeros((len(batch), width), dtype=torch.long, device=dev)
             for j, s in enumerate(batch):
-                ids[j, : lengths[s]] = torch.tensor(tok.ids[s])
+                ids[j, : lengths[s]] = torch.tensor(tok.ids[s], device=dev)
                 mask[j, : lengths[s]] = 1
             out = model(input_ids=ids, attention_mask=mask, output_hidden_states=layer != -1)
             hidden = (out.last_hidden_state if layer == -1 else out.hidden_states[layer]).float()
-            hidden = hidden.numpy()
+            hidden = hidden.cpu().numpy()
             for j, s in enumerate(batch):
                 h = hidden[j, : lengths[s]]
                 real = [i for i, sp in enumerate(tok.special[s]) if not sp] or list(range(len(h)))

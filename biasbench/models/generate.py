@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from biasbench.models.device import model_device
+
 
 def sample_texts(
     model: Any,
@@ -22,6 +24,8 @@ def sample_texts(
     import torch
     from tqdm.auto import tqdm
 
+    dev = model_device(model)
+
     start = tokenizer.bos_token_id
     if start is None:
         start = tokenizer.eos_token_id
@@ -34,7 +38,7 @@ def sample_texts(
         for first in range(0, n, batch):
             size = min(batch, n - first)
             torch.manual_seed(seed + first)
-            ids = torch.full((size, 1), start, dtype=torch.long)
+            ids = torch.full((size, 1), start, dtype=torch.long, device=dev)
             out = model.generate(
                 ids,
                 attention_mask=torch.ones_like(ids),

@@ -67,23 +67,35 @@ def loaded_revision(spec: ModelSpec, model) -> str | None:
     return spec.revision or getattr(model.config, "_commit_hash", None)
 
 
-def load_transformer(spec: ModelSpec, prepared: Path):
-    """(model, tokenizer, is_decoder) in eval mode; any AutoModel architecture works."""
+def load_transformer(
+    spec: ModelSpec, prepared: Path, *, device: str = "cpu", dtype: str = "float32"
+):
+    """(model, tokenizer, is_decoder) in eval mode on ``device`` (a ``compute.device``
+    setting, resolved by :func:`biasbench.models.device.resolve_device`) with its weights in
+    ``dtype``; any AutoModel architecture works."""
     from transformers import AutoModel, AutoTokenizer
+
+    from biasbench.models.device import place, resolve_device
 
     where = transformer_location(spec, prepared)
     revision = {"revision": spec.revision} if spec.revision else {}
     tokenizer = AutoTokenizer.from_pretrained(where, **revision)
     if not getattr(tokenizer, "is_fast", False):
         raise InputError(f"model {spec.name}: a fast tokenizer is needed for character offsets")
-    model = AutoModel.from_pretrained(where, dtype="float32", **hub_options(spec)).eval()
+    model = AutoModel.from_pretrained(where, dtype="float32", **hub_options(spec))
+    model = place(model, resolve_device(device), dtype)
     return model, tokenizer, is_decoder_type(model.config.model_type)
 
 
-def load_language_model(spec: ModelSpec, prepared: Path):
+def load_language_model(
+    spec: ModelSpec, prepared: Path, *, device: str = "cpu", dtype: str = "float32"
+):
     """(model with its LM head, tokenizer, is_masked) for LPBS: a masked LM when the
-    architecture has one, else a causal LM; fails if the weights hold no usable head."""
+    architecture has one, else a causal LM; fails if the weights hold no usable head. On
+    ``device`` (a ``compute.device`` setting, resolved) with its weights in ``dtype``."""
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    from biasbench.models.device import place, resolve_device
 
     where = transformer_location(spec, prepared)
     revision = {"revision": spec.revision} if spec.revision else {}
@@ -100,7 +112,8 @@ def load_language_model(spec: ModelSpec, prepared: Path):
     if info["missing_keys"]:  # a randomly initialised head would give meaningless scores
         missing = sorted(info["missing_keys"])[:3]
         raise InputError(f"model {spec.name}: the weights hold no {kind} LM head ({missing} ...)")
-    model, tokenizer = model.eval(), AutoTokenizer.from_pretrained(where, **revision)
+    model = place(model, resolve_device(device), dtype)
+    tokenizer = AutoTokenizer.from_pretrained(where, **revision)
     if not masked:
         check_output_head(model, tokenizer)
     return model, tokenizer, masked

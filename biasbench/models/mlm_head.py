@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from biasbench.io import write_text
+from biasbench.models.device import model_device
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,18 @@ class HeadSettings:
 
 
 def masked_positions(
-    tokenizer, texts: list[str], settings: HeadSettings, seed: int, share=None, size: int = 64
+    tokenizer,
+    texts: list[str],
+    settings: HeadSettings,
+    seed: int,
+    share=None,
+    size: int = 64,
+    device=None,
 ):
     """Batches of ``size`` sentences: (input ids with [MASK] at a seeded ``share`` of the word
     pieces (default ``settings.mask_share``), attention mask, the masked positions, their
-    original ids)."""
+    original ids), drawn on the CPU (the same masks on any device), then moved to ``device``
+    (the model's; None: the CPU)."""
     import torch
 
     share = settings.mask_share if share is None else share
@@ -64,7 +72,8 @@ def masked_positions(
         ids = enc["input_ids"]
         maskable = ~torch.isin(ids, torch.tensor(sorted(special)))
         chosen = (torch.rand(ids.shape, generator=generator) < share) & maskable
-        yield ids.masked_fill(chosen, tokenizer.mask_token_id), enc["attention_mask"], chosen, ids
+        masked = ids.masked_fill(chosen, tokenizer.mask_token_id)
+        yield tuple(t.to(device) for t in (masked, enc["attention_mask"], chosen, ids))
 
 
 def cached_states(encoder, tokenizer, texts, settings: HeadSettings, seed: int):
@@ -73,18 +82,20 @@ def cached_states(encoder, tokenizer, texts, settings: HeadSettings, seed: int):
 
     states, labels = [], []
     with torch.inference_mode():
-        for ids, attention, chosen, original in masked_positions(tokenizer, texts, settings, seed):
+        for ids, attention, chosen, original in masked_positions(
+            tokenizer, texts, settings, seed, device=model_device(encoder)
+        ):
             hidden = encoder(input_ids=ids, attention_mask=attention).last_hidden_state
             states.append(hidden[chosen].clone())
             labels.append(original[chosen].clone())
     return torch.cat(states), torch.cat(labels)
 
 
-def masked_labels(tokenizer, texts, settings: HeadSettings, seed: int):
+def masked_labels(tokenizer, texts, settings: HeadSettings, seed: int, device=None):
     """The original ids of the tokens :func:`masked_positions` masks, in order."""
     import torch
 
-    batches = masked_positions(tokenizer, texts, settings, seed)
+    batches = masked_positions(tokenizer, texts, settings, seed, device=device)
     return torch.cat([original[chosen] for _ids, _attention, chosen, original in batches])
 
 
@@ -97,7 +108,7 @@ def heldout_accuracy(model, tokenizer, held, settings: HeadSettings) -> float:
     right = masked = 0
     with torch.inference_mode():
         for ids, attention, chosen, original in masked_positions(
-            tokenizer, held, settings, settings.seed + 2
+            tokenizer, held, settings, settings.seed + 2, device=model_device(model)
         ):
             logits = model(input_ids=ids, attention_mask=attention).logits
             right += int((logits[chosen].argmax(-1) == original[chosen]).sum())
@@ -140,6 +151,7 @@ def train_top_layers(model, tokenizer, train, settings: HeadSettings) -> list[fl
             settings.seed + 10 + epoch,
             share=settings.train_mask_share,
             size=settings.step_sentences,
+            device=model_device(model),
         ):
             hidden = model.bert(input_ids=ids, attention_mask=attention).last_hidden_state
             loss = torch.nn.functional.cross_entropy(model.cls(hidden[chosen]), original[chosen])
@@ -169,7 +181,7 @@ def train_head(head, x_train, y_train, settings: HeadSettings) -> list[float]:
         order = torch.randperm(len(x_train), generator=generator)
         total = 0.0
         for start in range(0, len(order), settings.batch):
-            batch = order[start : start + settings.batch]
+            batch = order[start : start + settings.batch].to(x_train.device)
             loss = torch.nn.functional.cross_entropy(head(x_train[batch]), y_train[batch])
             optimiser.zero_grad()
             loss.backward()
@@ -180,13 +192,22 @@ def train_head(head, x_train, y_train, settings: HeadSettings) -> list[float]:
 
 
 def train_mlm_head(
-    base: str, sentences: list[str], out: str | Path, settings: HeadSettings
+    base: str,
+    sentences: list[str],
+    out: str | Path,
+    settings: HeadSettings,
+    *,
+    device: str = "cpu",
+    dtype: str = "float32",
 ) -> dict[str, Any]:
     """Train the head on ``sentences`` (a seeded split into training and held-out sentences),
     save the masked LM to ``out`` and return its report: held-out masked-token accuracy, and
-    the accuracy of always predicting the most frequent training token (the unigram baseline)."""
+    the accuracy of always predicting the most frequent training token (the unigram baseline).
+    The model trains on ``device`` (a ``compute.device`` setting, resolved) in ``dtype``."""
     import torch
     from transformers import AutoModel, AutoTokenizer, BertForMaskedLM
+
+    from biasbench.models.device import place, resolve_device
 
     torch.manual_seed(settings.seed)
     texts = list(dict.fromkeys(sentences))
@@ -212,15 +233,17 @@ def train_mlm_head(
         head.bias.zero_()
     for p in model.bert.parameters():
         p.requires_grad_(False)
+    model = place(model, resolve_device(device), dtype)
+    dev = model_device(model)
     model.eval()  # no dropout in the frozen encoder's states (a new module starts in training)
     if settings.trainable_layers:
-        y_train = masked_labels(tokenizer, train, settings, settings.seed + 1)
+        y_train = masked_labels(tokenizer, train, settings, settings.seed + 1, device=dev)
         losses = train_top_layers(model, tokenizer, train, settings)
     else:
         x_train, y_train = cached_states(model.bert, tokenizer, train, settings, settings.seed + 1)
         losses = train_head(head, x_train, y_train, settings)
     held_accuracy = heldout_accuracy(model, tokenizer, held, settings)
-    y_held = masked_labels(tokenizer, held, settings, settings.seed + 2)
+    y_held = masked_labels(tokenizer, held, settings, settings.seed + 2, device=dev)
     counts = torch.bincount(y_train, minlength=tokenizer.vocab_size)
     report = {
         "base": str(base),
@@ -234,7 +257,7 @@ def train_mlm_head(
     model.eval()
     # the saved model's dropout is the encoder's own (what a study fine-tuning it trains with)
     model.config.hidden_dropout_prob, model.config.attention_probs_dropout_prob = dropout
-    model.save_pretrained(out, safe_serialization=True)
+    model.to("cpu").save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     write_text(Path(out) / "mlm_head_report.json", json.dumps(report, indent=1) + "\n")
     return report

@@ -44,13 +44,16 @@ class Architecture:
     def masked(self) -> bool:
         return not is_decoder_type(self.config.model_type)
 
-    def random(self, seed: int):
+    def random(self, seed: int, *, device: str = "cpu", dtype: str = "float32"):
         """A copy with the weights ``from_config`` draws after ``torch.manual_seed(seed)``
-        (the same seed, the same weights), in eval mode."""
+        (the same seed, the same weights: drawn on the CPU, then moved to ``device``, a
+        ``compute.device`` setting, and cast to ``dtype``), in eval mode."""
         import torch
 
+        from biasbench.models.device import place, resolve_device
+
         torch.manual_seed(seed)
-        return self.auto.from_config(self.config).eval()
+        return place(self.auto.from_config(self.config), resolve_device(device), dtype)
 
     def weights(self, seed: int) -> str:
         return f"random ({self.auto.__name__}.from_config, seed {seed})"

@@ -202,16 +202,20 @@ def transformer_null_rows(
     datasets: Mapping[str, DatasetInputs] | None = None,
     batch: int | None,
     lpbs_batch: int,
+    device: str = "cpu",
+    dtype: str = "float32",
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Score rows of ``seeds`` random copies of a transformer (``architecture``:
     :class:`biasbench.models.null.Architecture` of ``base``): every method on the context
     vectors of ``tests`` (templates), LPBS on the tests of ``lpbs`` and the data-set measures
     of ``datasets`` (data set -> its items); ``batch``: sentences per forward pass of the
-    data sets' engine, ``lpbs_batch``: of a causal LM's LPBS."""
+    data sets' engine, ``lpbs_batch``: of a causal LM's LPBS; ``device`` (a
+    ``compute.device`` setting) and ``dtype``: where and in what precision the copies run."""
     from biasbench import rows
     from biasbench.data.wordsets import check_distinct_after
     from biasbench.io import signature_of
+    from biasbench.models.device import describe
     from biasbench.models.extract import encode_transformer
     from biasbench.models.load import stimulus_normaliser, tokenizer_vocabulary_test
     from biasbench.models.logprobs import Engine
@@ -229,7 +233,7 @@ def transformer_null_rows(
     out = []
     for name in copy_names(base.name, seeds):
         weights_seed = copy_seed(seed, name)
-        model = architecture.random(weights_seed)
+        model = architecture.random(weights_seed, device=device, dtype=dtype)
         encoder = model.base_model
         out += score_tests(
             name,
@@ -279,7 +283,7 @@ def transformer_null_rows(
                     signature=signature_of([], inputs.signature, str(weights_seed)),
                 )
             )
-        log(f"{name}: scored ({architecture.weights(weights_seed)})")
+        log(f"{name}: scored ({architecture.weights(weights_seed)}; {describe(model)})")
     return pd.concat(out, ignore_index=True) if out else rows.frame([])
 
 

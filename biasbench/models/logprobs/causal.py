@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from biasbench.errors import InputError
+from biasbench.models.device import model_device
 from biasbench.models.logprobs.common import (
     next_token_log_probs,
     output_logits,
@@ -58,12 +59,14 @@ def tail_log_probs(
     """
     import torch
 
+    dev = model_device(model)
+
     pad = pad_id(tokenizer)
     order = np.argsort([len(h) + len(t) for h, t in zip(head, tail, strict=True)], kind="stable")
     out: list[np.ndarray] = [np.zeros(0)] * len(head)
     for start in range(0, len(order), batch):
         rows = order[start : start + batch]
-        ids, mask = padded([head[i] + tail[i] for i in rows], pad, left=True)
+        ids, mask = padded([head[i] + tail[i] for i in rows], pad, left=True, device=dev)
         if ids.shape[1] < 2:
             continue  # one-token rows: nothing to score
         with torch.inference_mode():
@@ -72,12 +75,14 @@ def tail_log_probs(
                 attention_mask=mask[:, :-1],
                 position_ids=(mask[:, :-1].cumsum(1) - 1).clamp(min=0),
             ).last_hidden_state
-            lengths = torch.tensor([len(tail[i]) for i in rows])
+            lengths = torch.tensor([len(tail[i]) for i in rows], device=dev)
             width = hidden.shape[1]
-            scored = torch.arange(width)[None, :] >= width - lengths[:, None]
+            scored = torch.arange(width, device=dev)[None, :] >= width - lengths[:, None]
             r, c = scored.nonzero(as_tuple=True)  # row-major: each row's tail in order
-            flat = next_token_log_probs(model, hidden[r, c], ids[:, 1:][r, c]).numpy()
-        for row, piece in zip(rows, np.split(flat, np.cumsum(lengths.numpy())[:-1]), strict=True):
+            flat = next_token_log_probs(model, hidden[r, c], ids[:, 1:][r, c]).cpu().numpy()
+        for row, piece in zip(
+            rows, np.split(flat, np.cumsum(lengths.cpu().numpy())[:-1]), strict=True
+        ):
             out[row] = piece
     return out
 
@@ -128,12 +133,14 @@ def shared_prefix_log_probs(
 
     import torch
 
+    dev = model_device(model)
+
     pad = pad_id(tokenizer)
     heads = causal_ids(tokenizer, prefixes)
     tails = tokenizer(continuations, add_special_tokens=False)["input_ids"]
     if any(not t for t in tails):
         raise InputError("LPBS: an empty continuation")
-    first_ids = torch.tensor([t[0] for t in tails])
+    first_ids = torch.tensor([t[0] for t in tails], device=dev)
     by_length: dict[int, list[int]] = {}
     for col, tail in enumerate(tails):
         if len(tail) > 1:
@@ -143,7 +150,7 @@ def shared_prefix_log_probs(
     for start in range(0, len(heads), per_batch):
         group = heads[start : start + per_batch]
         k = len(group)
-        head_ids, head_mask = padded(group, pad, left=True)
+        head_ids, head_mask = padded(group, pad, left=True, device=dev)
         head_lengths = head_mask.sum(1)
         per_chunk = max(1, rows_per_batch // k)
         with torch.inference_mode():
@@ -153,7 +160,7 @@ def shared_prefix_log_probs(
             for width, columns in sorted(by_length.items()):
                 for c in range(0, len(columns), per_chunk):
                     cols = columns[c : c + per_chunk]
-                    ids = torch.tensor([tails[i] for i in cols]).repeat(k, 1)
+                    ids = torch.tensor([tails[i] for i in cols], device=dev).repeat(k, 1)
                     cache = copy.deepcopy(out.past_key_values)
                     cache.batch_repeat_interleave(len(cols))
                     hidden = model.base_model(  # the last token predicts nothing: not run
@@ -166,13 +173,13 @@ def shared_prefix_log_probs(
                             1,
                         ),
                         position_ids=head_lengths.repeat_interleave(len(cols))[:, None]
-                        + torch.arange(width - 1)[None, :],
+                        + torch.arange(width - 1, device=dev)[None, :],
                         past_key_values=cache,
                     ).last_hidden_state
-                    scored = torch.ones(ids.shape[0], width - 1, dtype=torch.bool)
+                    scored = torch.ones(ids.shape[0], width - 1, dtype=torch.bool, device=dev)
                     rest = scored_sums(model, hidden, ids[:, 1:], scored)
                     total[:, cols] += rest.reshape(k, len(cols))
-        scores[start : start + k] = total.numpy()
+        scores[start : start + k] = total.cpu().numpy()
     return scores
 
 
@@ -273,6 +280,8 @@ def sentence_pair_log_probs(
     """
     import torch
 
+    dev = model_device(model)
+
     pad = pad_id(tokenizer)
     whole, cut = causal_ids(tokenizer, first), causal_ids(tokenizer, second)
     if any(len(w) < 2 for w in whole):
@@ -281,20 +290,20 @@ def sentence_pair_log_probs(
     order = np.argsort([len(w) for w in whole], kind="stable")
     for start in range(0, len(order), batch):
         rows = order[start : start + batch]
-        ids, mask = padded([whole[i] for i in rows], pad, left=True)
+        ids, mask = padded([whole[i] for i in rows], pad, left=True, device=dev)
         run = mask[:, :-1]  # position j predicts token j + 1: the last token is not run
         fill = (1 - mask).sum(1)  # left padding
         # shared ids (at most the run ones), and the second's tokens after them
         k = [min(_common_prefix(whole[i], cut[i]), len(whole[i]) - 1) for i in rows]
         rests = [cut[i][n:] for i, n in zip(rows, k, strict=True)]
-        shared = torch.tensor(k)
-        cols = torch.arange(run.shape[1])[None, :]
+        shared = torch.tensor(k, device=dev)
+        cols = torch.arange(run.shape[1], device=dev)[None, :]
         with torch.inference_mode():
             out = _cached_body(model, ids[:, :-1], run)
             hidden, scored = out.last_hidden_state, run.bool()
-            token_lp = torch.zeros(scored.shape, dtype=torch.float64)
+            token_lp = torch.zeros(scored.shape, dtype=torch.float64, device=dev)
             token_lp[scored] = next_token_log_probs(model, hidden[scored], ids[:, 1:][scored])
-            out_first[rows] = token_lp.sum(1).numpy()
+            out_first[rows] = token_lp.sum(1).cpu().numpy()
             # the second's tokens 1 .. k - 1 as the first's, its token k from the state
             # before it, the tokens after that from states of its own
             within = (cols >= fill[:, None]) & (cols < (fill + shared - 1)[:, None])
@@ -303,25 +312,26 @@ def sentence_pair_log_probs(
             second_lp[on] += next_token_log_probs(
                 model,
                 hidden[on, (fill + shared - 1)[on]],
-                torch.tensor([rests[r][0] for r in on], dtype=torch.long),
+                torch.tensor([rests[r][0] for r in on], dtype=torch.long, device=dev),
             )
             longer = sorted(
                 (r for r in range(len(rows)) if len(rests[r]) > 1), key=lambda r: len(rests[r])
             )
             for c in range(0, len(longer), rows_per_call):
                 part = longer[c : c + rows_per_call]
-                rest, rest_mask = padded([rests[r] for r in part], pad, left=False)
+                rest, rest_mask = padded([rests[r] for r in part], pad, left=False, device=dev)
                 seen = (cols >= fill[part, None]) & (cols < (fill + shared)[part, None])
                 rest_hidden = model.base_model(
                     input_ids=rest[:, :-1],
                     attention_mask=torch.cat([seen.long(), rest_mask[:, :-1]], 1),
-                    position_ids=shared[part, None] + torch.arange(rest.shape[1] - 1)[None, :],
+                    position_ids=shared[part, None]
+                    + torch.arange(rest.shape[1] - 1, device=dev)[None, :],
                     past_key_values=_cache_rows(out.past_key_values, part),
                 ).last_hidden_state
                 second_lp[part] += scored_sums(
                     model, rest_hidden, rest[:, 1:], rest_mask[:, 1:].bool()
                 )
-        out_second[rows] = second_lp.numpy()
+        out_second[rows] = second_lp.cpu().numpy()
     return out_first, out_second
 
 
@@ -340,6 +350,8 @@ def shared_head_tail_log_probs(
     width): through this function it took 2-2.5x as long on LPBS Dis (4 x 446 pairs)."""
     import torch
 
+    dev = model_device(model)
+
     if not all(tail):
         raise InputError("an empty continuation")
     pad, out = pad_id(tokenizer), [np.zeros(0)] * len(head)
@@ -352,15 +364,19 @@ def shared_head_tail_log_probs(
     for start in range(0, len(order), batch):
         rows = order[start : start + batch]
         distinct = {h: k for k, h in enumerate(dict.fromkeys(tuple(head[i]) for i in rows))}
-        which = torch.tensor([distinct[tuple(head[i])] for i in rows])
-        head_ids, head_mask = padded([list(h) for h in distinct], pad, left=True)
-        tail_ids, tail_mask = padded([tail[i] for i in rows], pad, left=False)
+        which = torch.tensor([distinct[tuple(head[i])] for i in rows], device=dev)
+        head_ids, head_mask = padded([list(h) for h in distinct], pad, left=True, device=dev)
+        tail_ids, tail_mask = padded([tail[i] for i in rows], pad, left=False, device=dev)
         rest = [np.zeros(0)] * len(rows)
         with torch.inference_mode():
             first = _cached_body(model, head_ids, head_mask)
-            lead = next_token_log_probs(  # each tail's first token, after its head's last
-                model, first.last_hidden_state[which, -1], tail_ids[:, 0]
-            ).numpy()
+            lead = (
+                next_token_log_probs(  # each tail's first token, after its head's last
+                    model, first.last_hidden_state[which, -1], tail_ids[:, 0]
+                )
+                .cpu()
+                .numpy()
+            )
             width = tail_ids.shape[1]
             if width > 1:  # the rest of each tail, on its head's keys and values
                 cache = first.past_key_values
@@ -368,12 +384,15 @@ def shared_head_tail_log_probs(
                 hidden = model.base_model(  # the last token predicts nothing: not run
                     input_ids=tail_ids[:, :-1],
                     attention_mask=torch.cat([head_mask[which], tail_mask[:, :-1]], 1),
-                    position_ids=head_mask.sum(1)[which, None] + torch.arange(width - 1),
+                    position_ids=head_mask.sum(1)[which, None]
+                    + torch.arange(width - 1, device=dev),
                     past_key_values=cache,
                 ).last_hidden_state
                 r, c = tail_mask[:, 1:].nonzero(as_tuple=True)  # row-major
                 flat = next_token_log_probs(model, hidden[r, c], tail_ids[:, 1:][r, c])
-                rest = np.split(flat.numpy(), np.cumsum(tail_mask[:, 1:].sum(1).numpy())[:-1])
+                rest = np.split(
+                    flat.cpu().numpy(), np.cumsum(tail_mask[:, 1:].sum(1).cpu().numpy())[:-1]
+                )
         for k, i in enumerate(rows):
             out[i] = np.concatenate([lead[k : k + 1], rest[k]])
     return out

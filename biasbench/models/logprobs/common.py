@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from biasbench.errors import InputError
+from biasbench.models.device import model_device
 
 
 def pad_id(tokenizer: Any) -> int:
@@ -15,20 +16,25 @@ def pad_id(tokenizer: Any) -> int:
     return tokenizer.pad_token_id
 
 
-def padded(rows: list[list[int]], pad: int, left: bool):
-    """(ids, attention mask) tensors of token-id rows padded to one width."""
+def padded(rows: list[list[int]], pad: int, left: bool, device: Any = None):
+    """(ids, attention mask) tensors of token-id rows padded to one width, on ``device``
+    (the model's; None: the CPU)."""
     import torch
 
     width = max(map(len, rows))
     fill = [width - len(r) for r in rows]
     if left:
         return (
-            torch.tensor([[pad] * f + r for f, r in zip(fill, rows, strict=True)]),
-            torch.tensor([[0] * f + [1] * len(r) for f, r in zip(fill, rows, strict=True)]),
+            torch.tensor([[pad] * f + r for f, r in zip(fill, rows, strict=True)], device=device),
+            torch.tensor(
+                [[0] * f + [1] * len(r) for f, r in zip(fill, rows, strict=True)], device=device
+            ),
         )
     return (
-        torch.tensor([r + [pad] * f for f, r in zip(fill, rows, strict=True)]),
-        torch.tensor([[1] * len(r) + [0] * f for f, r in zip(fill, rows, strict=True)]),
+        torch.tensor([r + [pad] * f for f, r in zip(fill, rows, strict=True)], device=device),
+        torch.tensor(
+            [[1] * len(r) + [0] * f for f, r in zip(fill, rows, strict=True)], device=device
+        ),
     )
 
 
@@ -49,7 +55,9 @@ def next_token_log_probs(model: Any, hidden: Any, next_ids: Any, rows: int = 128
     head costs as much as the whole transformer per token."""
     import torch
 
-    out = torch.empty(len(next_ids), dtype=torch.float64)
+    dev = model_device(model)
+
+    out = torch.empty(len(next_ids), dtype=torch.float64, device=dev)
     for start in range(0, len(next_ids), rows):
         logits = output_logits(model, hidden[start : start + rows])
         picked = logits.gather(1, next_ids[start : start + rows, None])[:, 0]
@@ -61,9 +69,11 @@ def scored_sums(model: Any, hidden: Any, next_ids: Any, scored: Any) -> Any:
     """Per row, the summed log P(next_ids[r, j] | hidden[r, j]) over positions with scored[r, j]."""
     import torch
 
+    dev = model_device(model)
+
     rows, cols = scored.nonzero(as_tuple=True)
     log_probs = next_token_log_probs(model, hidden[rows, cols], next_ids[rows, cols])
-    return torch.zeros(len(hidden), dtype=torch.float64).index_add_(0, rows, log_probs)
+    return torch.zeros(len(hidden), dtype=torch.float64, device=dev).index_add_(0, rows, log_probs)
 
 
 def check_output_head(model: Any, tokenizer: Any) -> None:
@@ -72,7 +82,9 @@ def check_output_head(model: Any, tokenizer: Any) -> None:
     scales its logits some other way would otherwise give wrong log-probabilities silently."""
     import torch
 
-    ids = torch.tensor([tokenizer("The check is short.")["input_ids"]])
+    dev = model_device(model)
+
+    ids = torch.tensor([tokenizer("The check is short.")["input_ids"]], device=dev)
     with torch.inference_mode():
         own = torch.log_softmax(model(input_ids=ids).logits.float(), dim=-1)
         ours = torch.log_softmax(

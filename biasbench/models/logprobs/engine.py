@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from biasbench.models.device import model_device
 from biasbench.models.logprobs.causal import (
     causal_ids,
     shared_head_tail_log_probs,
@@ -76,15 +77,17 @@ class Engine:
         text, (texts, vocabulary)."""
         import torch
 
+        dev = model_device(self.model)
+
         out = []
         for start in range(0, len(texts), self.batch):
             enc = self.tokenizer(
                 texts[start : start + self.batch], return_tensors="pt", padding=True
-            )
+            ).to(dev)
             first = first_mask(enc["input_ids"], self.tokenizer.mask_token_id)
             with torch.inference_mode():
-                logits = masked_logits(self.model, enc, torch.arange(len(first)), first)
-            out.append(torch.log_softmax(logits.double(), -1).numpy())
+                logits = masked_logits(self.model, enc, torch.arange(len(first), device=dev), first)
+            out.append(torch.log_softmax(logits.double(), -1).cpu().numpy())
         return np.concatenate(out)
 
     def next_token_log_probs(self, prefixes: list[str]) -> np.ndarray:
@@ -92,10 +95,12 @@ class Engine:
         vocabulary)."""
         import torch
 
+        dev = model_device(self.model)
+
         pad, out = pad_id(self.tokenizer), []
         ids = causal_ids(self.tokenizer, prefixes)
         for start in range(0, len(ids), self.batch):
-            tensor, mask = padded(ids[start : start + self.batch], pad, left=True)
+            tensor, mask = padded(ids[start : start + self.batch], pad, left=True, device=dev)
             with torch.inference_mode():
                 hidden = self.model.base_model(
                     input_ids=tensor,
@@ -103,7 +108,7 @@ class Engine:
                     position_ids=(mask.cumsum(1) - 1).clamp(min=0),
                 ).last_hidden_state[:, -1]
                 out.append(torch.log_softmax(output_logits(self.model, hidden), -1).double())
-        return torch.cat(out).numpy()
+        return torch.cat(out).cpu().numpy()
 
     def continuation_matrix(self, prefixes: list[str], continuations: list[str]) -> np.ndarray:
         """log P(continuation | prefix) of every pair, (prefixes, continuations)."""

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from biasbench.errors import InputError
+from biasbench.models.device import model_device
 from biasbench.models.logprobs.common import pad_id, padded
 
 
@@ -23,6 +24,8 @@ def mlm_log_probs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log p_t, log p_p), each (attributes, targets), from a masked LM."""
     import torch
+
+    dev = model_device(model)
 
     head, middle, tail = template
     if tokenizer.mask_token is None:
@@ -38,7 +41,7 @@ def mlm_log_probs(
         """Per target (each of the same number of pieces), the summed log-probability of its
         pieces at the first masks of each sentence (the head's logits only there, once for
         all the targets)."""
-        enc = tokenizer(sentences, return_tensors="pt", padding=True)
+        enc = tokenizer(sentences, return_tensors="pt", padding=True).to(dev)
         k = len(targets[0])
         rows, cols = [], []
         for i in range(len(sentences)):
@@ -48,10 +51,12 @@ def mlm_log_probs(
             rows += [i] * k
             cols += where[:k].tolist()
         with torch.inference_mode():
-            logits = masked_logits(model, enc, torch.tensor(rows), torch.tensor(cols))
+            logits = masked_logits(
+                model, enc, torch.tensor(rows, device=dev), torch.tensor(cols, device=dev)
+            )
             logp = torch.log_softmax(logits.float(), dim=-1).double().view(len(sentences), k, -1)
-        at = torch.arange(k)
-        return [logp[:, at, torch.tensor(ids)].sum(1).numpy() for ids in targets]
+        at = torch.arange(k, device=dev)
+        return [logp[:, at, torch.tensor(ids, device=dev)].sum(1).cpu().numpy() for ids in targets]
 
     pieces = {t: tokenizer(t, add_special_tokens=False)["input_ids"] for t in targets}
     rows_t, rows_p = {}, {}
@@ -77,6 +82,8 @@ def mlm_context_log_probs(
     and for the prior the attribute's tokens masked as well (eqs. 8-9 on corpus text)."""
     import torch
 
+    dev = model_device(model)
+
     out_t, out_p = np.zeros(len(texts)), np.zeros(len(texts))
     for start in range(0, len(texts), batch):
         rows = range(start, min(start + batch, len(texts)))
@@ -86,7 +93,7 @@ def mlm_context_log_probs(
             padding=True,
             truncation=True,
             return_offsets_mapping=True,
-        )
+        ).to(dev)
         offsets = enc.pop("offset_mapping")
         ids = enc["input_ids"]
         target_mask = torch.zeros_like(ids, dtype=torch.bool)
@@ -104,7 +111,7 @@ def mlm_context_log_probs(
             with torch.inference_mode():
                 logits = model(**{**enc, "input_ids": masked}).logits.float()
             token_lp = torch.log_softmax(logits, dim=-1).gather(2, ids[:, :, None])[:, :, 0]
-            out[list(rows)] = (token_lp * target_mask).sum(dim=1).numpy()
+            out[list(rows)] = (token_lp * target_mask).sum(dim=1).cpu().numpy()
     return out_t, out_p
 
 
@@ -131,6 +138,8 @@ def mlm_pseudo_log_likelihood(
     the body's work is most of a CrowS-Pairs run); each sentence sums in position order."""
     import torch
 
+    dev = model_device(model)
+
     copies = [(i, j) for i, pos in enumerate(positions) for j in pos]
     order = sorted(range(len(copies)), key=lambda c: len(ids[copies[c][0]]))
     lp = np.zeros(len(copies))
@@ -140,13 +149,13 @@ def mlm_pseudo_log_likelihood(
         rows = [list(ids[copies[c][0]]) for c in chunk]
         for row, c in zip(rows, chunk, strict=True):
             row[copies[c][1]] = tokenizer.mask_token_id
-        tensor, mask = padded(rows, pad, left=False)
-        at = torch.arange(len(chunk))
-        cols = torch.tensor([copies[c][1] for c in chunk])
+        tensor, mask = padded(rows, pad, left=False, device=dev)
+        at = torch.arange(len(chunk), device=dev)
+        cols = torch.tensor([copies[c][1] for c in chunk], device=dev)
         with torch.inference_mode():
             logits = masked_logits(model, {"input_ids": tensor, "attention_mask": mask}, at, cols)
-        truth = torch.tensor([ids[i][j] for i, j in (copies[c] for c in chunk)])
-        lp[chunk] = torch.log_softmax(logits.double(), dim=-1)[at, truth].numpy()
+        truth = torch.tensor([ids[i][j] for i, j in (copies[c] for c in chunk)], device=dev)
+        lp[chunk] = torch.log_softmax(logits.double(), dim=-1)[at, truth].cpu().numpy()
     out = np.zeros(len(ids))
     np.add.at(out, [i for i, _ in copies], lp)
     return out
@@ -161,6 +170,8 @@ def mlm_unmasked_log_probs(
     small model's vocabulary it costs more than the body."""
     import torch
 
+    dev = model_device(model)
+
     if attention and model.config._attn_implementation != "eager":
         model.set_attn_implementation("eager")  # fused attention returns no weights
     out = []
@@ -170,14 +181,14 @@ def mlm_unmasked_log_probs(
             return_tensors="pt",
             padding=True,
             return_special_tokens_mask=True,
-        )
+        ).to(dev)
         keep = enc["attention_mask"].bool() & ~enc.pop("special_tokens_mask").bool()
         rows, cols = keep.nonzero(as_tuple=True)  # row-major: each sentence's tokens in order
         with torch.inference_mode():
             found = masked_logits(model, enc, rows, cols, attention)
             logits, attentions = found if attention else (found, None)
             lp = torch.log_softmax(logits.double(), -1)[
-                torch.arange(len(rows)), enc["input_ids"][rows, cols]
+                torch.arange(len(rows), device=dev), enc["input_ids"][rows, cols]
             ]
             received = None
             if attention:  # (layers, batch, heads, query, key) -> mean over layers, heads, queries
@@ -186,8 +197,8 @@ def mlm_unmasked_log_probs(
                 received = (stacked * queries).sum(3).mean((0, 2))
                 received = received / enc["attention_mask"].sum(1, keepdim=True)
         counts = keep.sum(1).tolist()
-        for r, piece in enumerate(np.split(lp.numpy(), np.cumsum(counts)[:-1])):
-            out.append((piece, received[r][keep[r]].double().numpy() if attention else None))
+        for r, piece in enumerate(np.split(lp.cpu().numpy(), np.cumsum(counts)[:-1])):
+            out.append((piece, received[r][keep[r]].double().cpu().numpy() if attention else None))
     return out
 
 
@@ -237,11 +248,13 @@ def mask_log_probs(
     batches of similar length; the output head runs at those masks only."""
     import torch
 
+    dev = model_device(model)
+
     out = [np.zeros(len(r)) for r in reads]
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches pad little
     for start in range(0, len(texts), batch):
         rows = order[start : start + batch]
-        enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True)
+        enc = tokenizer([texts[i] for i in rows], return_tensors="pt", padding=True).to(dev)
         at_rows, at_cols, wanted = [], [], []
         for r, i in enumerate(rows):
             masks = (enc["input_ids"][r] == tokenizer.mask_token_id).nonzero().flatten().tolist()
@@ -253,9 +266,18 @@ def mask_log_probs(
         if not wanted:
             continue
         with torch.inference_mode():
-            logits = masked_logits(model, enc, torch.tensor(at_rows), torch.tensor(at_cols))
+            logits = masked_logits(
+                model, enc, torch.tensor(at_rows, device=dev), torch.tensor(at_cols, device=dev)
+            )
         logp = torch.log_softmax(logits.double(), dim=-1)
-        picked = logp[torch.arange(len(wanted)), torch.tensor([t for *_, t in wanted])].numpy()
+        picked = (
+            logp[
+                torch.arange(len(wanted), device=dev),
+                torch.tensor([t for *_, t in wanted], device=dev),
+            ]
+            .cpu()
+            .numpy()
+        )
         for (i, j, _), value in zip(wanted, picked, strict=True):
             out[i][j] = value
     return out

@@ -93,6 +93,10 @@ class StudyEncoder:
     def __init__(self, shared):
         self.shared, self.config = shared, shared.config
 
+    @property
+    def device(self):
+        return self.shared.device
+
     def __call__(self, input_ids, attention_mask, output_hidden_states=False):
         import torch
 
@@ -100,7 +104,7 @@ class StudyEncoder:
             raise NotImplementedError("a study model gives its last layer only")
         lower = self.shared.lower_states(input_ids, attention_mask)
         n, width = input_ids.shape
-        every = torch.arange(width).expand(n, width)
+        every = torch.arange(width, device=input_ids.device).expand(n, width)
         with torch.inference_mode():
             top = forward(self.shared.layers, lower, attention_mask, every)
         return SimpleNamespace(last_hidden_state=top)

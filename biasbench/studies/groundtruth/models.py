@@ -13,6 +13,7 @@ import numpy as np
 
 from biasbench.methods.embedding import direct_bias, mac, same
 from biasbench.methods.embedding.weat import association
+from biasbench.models.device import model_device
 from biasbench.stats import derived_seed, effect_size
 from biasbench.studies.groundtruth.data import (
     StudyData,
@@ -51,7 +52,7 @@ def fine_tune(model, head: PronounHead, frozen: FrozenStates, labels, train, set
     mine = PronounHead(copy.deepcopy(head.transform).train(), head.weight, head.bias)
     params = [p for m in (*layers, mine.transform) for p in m.parameters()]
     optimiser = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=0.0)
-    target = torch.as_tensor(labels, dtype=torch.long)
+    target = torch.as_tensor(labels, dtype=torch.long, device=frozen.states.device)
     generator = torch.Generator().manual_seed(seed)
     index = torch.as_tensor(train)
     losses = []
@@ -78,10 +79,10 @@ def slot_male_share(trained: Trained, frozen: FrozenStates, kind: np.ndarray) ->
     with torch.inference_mode():
         out = forward(trained.layers, frozen.states, frozen.attention, frozen.slot[:, None])[:, 0]
         logits = trained.head.logits(out).double()
-    pick = torch.as_tensor(kind) * 2
+    pick = torch.as_tensor(kind, device=logits.device) * 2
     male = logits.gather(1, pick[:, None])[:, 0]
     female = logits.gather(1, pick[:, None] + 1)[:, 0]
-    return torch.sigmoid(male - female).numpy()
+    return torch.sigmoid(male - female).cpu().numpy()
 
 
 def in_context_vectors(trained: Trained, frozen: FrozenStates, positions, real, occupation, n):
@@ -91,11 +92,14 @@ def in_context_vectors(trained: Trained, frozen: FrozenStates, positions, real, 
 
     with torch.inference_mode():
         out = forward(trained.layers, frozen.states, frozen.attention, positions)
-    per_sentence = (torch.einsum("nq,nqh->nh", real, out) / real.sum(1, keepdim=True)).double()
-    sums = torch.zeros(n, out.shape[-1], dtype=torch.float64).index_add_(
-        0, torch.as_tensor(occupation), per_sentence
+    per_sentence = (
+        torch.einsum("nq,nqh->nh", real.to(out.dtype), out) / real.sum(1, keepdim=True)
+    ).double()
+    occupation = torch.as_tensor(occupation, device=out.device)
+    sums = torch.zeros(n, out.shape[-1], dtype=torch.float64, device=out.device).index_add_(
+        0, occupation, per_sentence
     )
-    return (sums / torch.bincount(torch.as_tensor(occupation), minlength=n)[:, None]).numpy()
+    return (sums / torch.bincount(occupation, minlength=n)[:, None]).cpu().numpy()
 
 
 def word_vectors(trained: Trained, frozen: FrozenStates) -> np.ndarray:
@@ -105,13 +109,16 @@ def word_vectors(trained: Trained, frozen: FrozenStates) -> np.ndarray:
     n, width = frozen.attention.shape
     with torch.inference_mode():
         out = forward(
-            trained.layers, frozen.states, frozen.attention, torch.arange(width).expand(n, width)
+            trained.layers,
+            frozen.states,
+            frozen.attention,
+            torch.arange(width, device=frozen.states.device).expand(n, width),
         )
     pieces = frozen.attention.clone()
     pieces[:, 0] = 0  # [CLS]
-    pieces[torch.arange(n), frozen.attention.sum(1) - 1] = 0  # [SEP]
+    pieces[torch.arange(n, device=pieces.device), frozen.attention.sum(1) - 1] = 0  # [SEP]
     weights = pieces / pieces.sum(1, keepdim=True)
-    return torch.einsum("nt,nth->nh", weights.double(), out.double()).numpy()
+    return torch.einsum("nt,nth->nh", weights.double(), out.double()).cpu().numpy()
 
 
 # --- the measures of one model ------------------------------------------------------------
@@ -194,22 +201,26 @@ def run_grid(
     models: list[tuple[float, float, int]],
     settings: StudySettings,
     states: dict[str, FrozenStates] | None = None,
+    *,
+    device: str = "cpu",
+    dtype: str = "float32",
 ) -> tuple[list[dict], dict]:
     """Fine-tune and measure one model per (mu, sigma, repeat) on the frozen states (computed
     here unless given). Returns the records and the trained weights ({model name/parameter:
     tensor}: the top layers and the head's transform, what :func:`injected_model` puts back
-    into the masked LM)."""
+    into the masked LM). ``device`` and ``dtype``: the masked LM's (:func:`load_study_lm`)."""
     import torch
     from tqdm.auto import tqdm
 
-    model, tokenizer = load_study_lm(model_dir)
+    model, tokenizer = load_study_lm(model_dir, device=device, dtype=dtype)
     n = len(data.occupations)
     train = fill(data.occupations, data.train, data.slot, data.mask, tokenizer.mask_token)
     test = fill(data.occupations, data.test, data.slot, data.mask, tokenizer.mask_token)
     if states is None:
         states = study_states(model, tokenizer, data, settings.trainable)
-    frozen_train, frozen_test, frozen_words = (states[part] for part in STATE_PARTS)
-    positions, real = span_positions(tokenizer, test)
+    dev = model_device(model)
+    frozen_train, frozen_test, frozen_words = (states[part].to(dev) for part in STATE_PARTS)
+    positions, real = (t.to(dev) for t in span_positions(tokenizer, test))
     head = PronounHead.of(model, tokenizer)
     records, weights = [], {}
     for mu, sigma, repeat in tqdm(models, desc="ground-truth models"):
@@ -225,7 +236,7 @@ def run_grid(
                 frozen_train.attention[held],
                 frozen_train.slot[held, None],
             )[:, 0]
-            predicted = trained.head.logits(out).argmax(-1).numpy()
+            predicted = trained.head.logits(out).argmax(-1).cpu().numpy()
         shares = slot_male_share(trained, frozen_test, test.kind)
         unmask = np.bincount(test.occupation, weights=shares, minlength=n) / np.bincount(
             test.occupation, minlength=n

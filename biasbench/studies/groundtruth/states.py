@@ -20,6 +20,10 @@ class FrozenStates:
     attention: Any  # (n, width)
     slot: Any  # position of the [MASK] per input (-1 for words alone)
 
+    def to(self, device) -> FrozenStates:
+        """The same states on ``device`` (the model's)."""
+        return FrozenStates(*(t.to(device) for t in (self.states, self.attention, self.slot)))
+
 
 def frozen_states(
     model, tokenizer, texts: list[str], trainable: int, batch: int = 256
@@ -27,9 +31,12 @@ def frozen_states(
     """Run the embeddings and every layer below the ``trainable`` top ones, once."""
     import torch
 
-    enc = tokenizer(texts, return_tensors="pt", padding=True)
+    from biasbench.models.device import model_device
+
+    enc = tokenizer(texts, return_tensors="pt", padding=True).to(model_device(model))
     ids, attention = enc["input_ids"], enc["attention_mask"]
-    slot = torch.where(ids == tokenizer.mask_token_id, torch.arange(ids.shape[1]), -1).max(1).values
+    positions = torch.arange(ids.shape[1], device=ids.device)
+    slot = torch.where(ids == tokenizer.mask_token_id, positions, -1).max(1).values
     bert = model.bert
     outs = []
     with torch.inference_mode():
@@ -42,19 +49,22 @@ def frozen_states(
     return FrozenStates(torch.cat(outs), attention, slot)
 
 
-def load_study_lm(model_dir: str):
-    """(masked LM, tokenizer) of the study, in evaluation mode; a prepared model's files are
-    checked against its provenance first."""
+def load_study_lm(model_dir: str, *, device: str = "cpu", dtype: str = "float32"):
+    """(masked LM, tokenizer) of the study, in evaluation mode on ``device`` (a
+    ``compute.device`` setting, resolved) with its weights in ``dtype``; a prepared model's
+    files are checked against its provenance first."""
     from pathlib import Path
 
     from transformers import AutoTokenizer, BertForMaskedLM
 
+    from biasbench.models.device import place, resolve_device
     from biasbench.models.prepare import PROVENANCE
     from biasbench.models.weights import check_weights
 
     check_weights(Path(model_dir) / PROVENANCE, model_dir)
 
-    model = BertForMaskedLM.from_pretrained(model_dir, dtype="float32").eval()
+    model = BertForMaskedLM.from_pretrained(model_dir, dtype="float32")
+    model = place(model, resolve_device(device), dtype)
     return model, AutoTokenizer.from_pretrained(model_dir)
 
 

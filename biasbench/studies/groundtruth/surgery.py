@@ -20,7 +20,8 @@ def forward(layers, states, attention, queries):
 
     n, width = attention.shape
     for layer in layers[:-1]:
-        states = top_layer(layer, states, attention, torch.arange(width).expand(n, width))
+        every = torch.arange(width, device=states.device).expand(n, width)
+        states = top_layer(layer, states, attention, every)
     return top_layer(layers[-1], states, attention, queries)
 
 
@@ -33,7 +34,7 @@ def top_layer(layer, states, attention, queries):
     attn = layer.attention.self
     n, width, hidden = states.shape
     heads, size = attn.num_attention_heads, attn.attention_head_size
-    rows = torch.arange(n)[:, None]
+    rows = torch.arange(n, device=states.device)[:, None]
     here = states[rows, queries]  # (n, q, hidden)
     q = attn.query(here).view(n, -1, heads, size)
     k = attn.key(states).view(n, width, heads, size)
@@ -106,6 +107,11 @@ class SharedBodyMLM:
         self.layers = list(model.bert.encoder.layer[-top:])
         self.cls = model.cls
 
+    @property
+    def device(self):
+        """Where the base model's weights are (the inputs go there)."""
+        return self.base.device
+
     def logits_at(self, inputs: dict, rows, cols, attention: bool = False):
         """The logits at (rows, cols) only, as ``biasbench.models.logprobs`` asks a masked LM."""
         import torch
@@ -117,8 +123,8 @@ class SharedBodyMLM:
         for r in rows.tolist():
             slot.append(count[r])
             count[r] += 1
-        slot = torch.tensor(slot, dtype=torch.long)
-        queries = torch.zeros(len(ids), max(count), dtype=torch.long)
+        slot = torch.tensor(slot, dtype=torch.long, device=ids.device)
+        queries = torch.zeros(len(ids), max(count), dtype=torch.long, device=ids.device)
         queries[rows, slot] = cols
         return self.cls(
             forward(self.layers, self.lower_states(ids, mask), mask, queries)[rows, slot]
@@ -129,7 +135,7 @@ class SharedBodyMLM:
         the job that asks, then read from the shared cache."""
         import torch
 
-        key = (tuple(ids.shape), ids.numpy().tobytes(), mask.numpy().tobytes())
+        key = (tuple(ids.shape), ids.cpu().numpy().tobytes(), mask.cpu().numpy().tobytes())
         if key not in self.cache:
             with torch.inference_mode():
                 self.cache[key] = self.base.bert(

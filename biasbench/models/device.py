@@ -1,0 +1,88 @@
+"""Where a model runs and in what precision: the ``compute`` section of the configuration.
+
+Every job that loads a model resolves its device here (:func:`resolve_device`), loads the
+weights in the stage's dtype (:func:`torch_dtype`), moves its inputs to the model's device
+and brings its outputs back with :func:`to_numpy`. torch is imported only when a model is
+loaded, never when a module is imported."""
+
+from __future__ import annotations
+
+from biasbench.errors import InputError
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+DTYPES = ("float32", "float16", "bfloat16")
+
+
+def resolve_device(setting: str, field: str = "compute.device") -> str:
+    """The device a model runs on: ``auto`` is cuda when torch sees a CUDA device, else mps
+    when the Apple backend is there, else cpu; an explicit accelerator that is absent is an
+    :class:`InputError` naming ``field`` (the schema already refused any other value)."""
+    import torch
+
+    cuda = torch.cuda.is_available()
+    mps_backend = getattr(torch.backends, "mps", None)
+    mps = mps_backend is not None and mps_backend.is_available()
+    if setting == "auto":
+        return "cuda" if cuda else "mps" if mps else "cpu"
+    if setting == "cpu":
+        return "cpu"
+    if setting == "cuda" and not cuda:
+        raise InputError(f"config.yaml: {field} is cuda, but torch finds no CUDA device here")
+    if setting == "mps" and not mps:
+        raise InputError(f"config.yaml: {field} is mps, but torch finds no MPS device here")
+    if setting not in DEVICES:
+        raise InputError(f"config.yaml: {field} is {setting!r}, not one of {', '.join(DEVICES)}")
+    return setting
+
+
+def torch_dtype(name: str, field: str = "compute.dtype"):
+    """The torch dtype of a configured name (float32, float16, bfloat16)."""
+    import torch
+
+    if name not in DTYPES:
+        raise InputError(f"config.yaml: {field} is {name!r}, not one of {', '.join(DTYPES)}")
+    return getattr(torch, name)
+
+
+def set_threads(device: str, threads: int) -> None:
+    """The job's CPU threads for torch's intra-op pool (the cores it was given); on an
+    accelerator the host threads only feed it, and torch's pool is left as it is."""
+    import torch
+
+    if device == "cpu":
+        torch.set_num_threads(threads)
+
+
+def model_device(model):
+    """The torch device of a loaded model's weights (where its inputs are built): its
+    ``device`` (a transformers model's, a study model's), else its first parameter's."""
+    import torch
+
+    device = getattr(model, "device", None)
+    if device is not None:
+        return torch.device(device)
+    return next(model.parameters()).device
+
+
+def to_numpy(tensor):
+    """A tensor's values as a numpy array, from any device and out of any autograd graph
+    (on the CPU the very array ``tensor.numpy()`` gives)."""
+    return tensor.detach().cpu().numpy()
+
+
+def place(model, device: str, dtype: str):
+    """``model`` on ``device`` in ``dtype``, in eval mode (float32 on the CPU: unchanged)."""
+    return model.to(device=device, dtype=torch_dtype(dtype)).eval()
+
+
+def compute_record(model) -> dict[str, str]:
+    """What a job records of how its model ran: the resolved device (``cpu``, ``cuda``,
+    ``mps``) and the dtype of its weights (``float32``, ``bfloat16``, ...)."""
+    weights = next(model.parameters())
+    return {"device": weights.device.type, "dtype": str(weights.dtype).removeprefix("torch.")}
+
+
+def describe(model) -> str:
+    """The compute record as a log line: ``device cpu, dtype float32``."""
+    record = compute_record(model)
+    return f"device {record['device']}, dtype {record['dtype']}"

@@ -1,0 +1,210 @@
+"""The compute settings: where a model runs (compute.device) and in what precision
+(compute.dtype), resolved by one function that every model stage asks."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import yaml
+
+from biasbench.config import model_entry, validate_config
+from biasbench.errors import InputError
+from biasbench.models import device as dev
+from biasbench.models.extract import encode_transformer
+from biasbench.models.load import load_language_model, load_transformer
+from biasbench.models.logprobs import Engine
+from biasbench.models.specs import ModelSpec
+
+from .tiny_models import tiny_bert, tiny_gpt2
+
+FRAME = pd.DataFrame(
+    [
+        {
+            "role": "X",
+            "stimulus": w,
+            "sentence": f"{p}{w}{s}",
+            "start": len(p),
+            "end": len(p) + len(w),
+        }
+        for p, w, s in [
+            ("This is ", "person", "."),
+            ("There is ", "thing", " here."),
+            ("Here is a ", "person", " that is there."),
+        ]
+    ]
+)
+
+
+@pytest.fixture(scope="module", params=["bert", "gpt2"])
+def tiny(request, tmp_path_factory):
+    where = tmp_path_factory.mktemp(request.param)
+    path = tiny_bert(where, mlm_head=True) if request.param == "bert" else tiny_gpt2(where, True)
+    spec = ModelSpec.from_config(
+        request.param, model_entry(kind="transformer", source=f"path:{path}")
+    )
+    return spec, path
+
+
+def _no_accelerator(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+
+
+def test_auto_resolves_to_the_cpu_without_an_accelerator(monkeypatch):
+    _no_accelerator(monkeypatch)
+    assert dev.resolve_device("auto") == "cpu"
+    assert dev.resolve_device("cpu") == "cpu"
+
+
+def test_auto_prefers_cuda_then_mps(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert dev.resolve_device("auto") == "cuda"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert dev.resolve_device("auto") == "mps"
+
+
+def test_auto_on_this_machine_is_what_torch_finds():
+    expected = "cuda" if torch.cuda.is_available() else None
+    if expected is None:
+        expected = "mps" if torch.backends.mps.is_available() else "cpu"
+    assert dev.resolve_device("auto") == expected
+
+
+@pytest.mark.parametrize("setting", ["cuda", "mps"])
+def test_an_absent_accelerator_is_an_input_error_naming_the_field(monkeypatch, setting):
+    _no_accelerator(monkeypatch)
+    with pytest.raises(InputError, match=r"compute\.device is " + setting):
+        dev.resolve_device(setting)
+
+
+def test_the_schema_refuses_an_unknown_device_or_dtype():
+    with open("config.yaml", encoding="utf-8") as f:
+        config = yaml.safe_load(f)
+    filled = validate_config(copy.deepcopy(config))
+    assert filled["compute"] == {
+        "device": "auto",
+        "dtype": dict.fromkeys(
+            ["extraction", "logprobs", "groundtruth", "mlm_head", "null_calibration"], "float32"
+        ),
+    }
+    for compute, field in [
+        ({"device": "tpu"}, "compute.device"),
+        ({"dtype": {"logprobs": "float8"}}, "compute.dtype.logprobs"),
+        ({"dtype": {"tokenizer": "float32"}}, "compute.dtype"),
+    ]:
+        with pytest.raises(InputError, match=field.replace(".", r"\.")):
+            validate_config({**copy.deepcopy(config), "compute": compute})
+
+
+def test_cpu_is_honoured_and_gives_the_default_paths_numbers(tiny, monkeypatch):
+    _no_accelerator(monkeypatch)
+    spec, path = tiny
+    default, tokenizer, _ = load_transformer(spec, path, device="auto")
+    on_cpu, _, _ = load_transformer(spec, path, device="cpu")
+    assert dev.compute_record(on_cpu) == {"device": "cpu", "dtype": "float32"}
+    assert dev.compute_record(default) == {"device": "cpu", "dtype": "float32"}
+    a = encode_transformer(default, tokenizer, FRAME, progress=False)
+    b = encode_transformer(on_cpu, tokenizer, FRAME, progress=False)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    lm_default, tok, masked = load_language_model(spec, path, device="auto")
+    lm_cpu, _, _ = load_language_model(spec, path, device="cpu")
+    texts = ["This is a [MASK] ."] if masked else ["This is a"]
+    ask = "slot_log_probs" if masked else "next_token_log_probs"
+    np.testing.assert_array_equal(
+        getattr(Engine(lm_default, tok, masked, batch=4), ask)(texts),
+        getattr(Engine(lm_cpu, tok, masked, batch=4), ask)(texts),
+    )
+
+
+def test_a_dtype_is_honoured_and_recorded(tiny):
+    spec, path = tiny
+    full, tokenizer, _ = load_transformer(spec, path, device="cpu", dtype="float32")
+    half, _, _ = load_transformer(spec, path, device="cpu", dtype="bfloat16")
+    assert {p.dtype for p in half.parameters()} == {torch.bfloat16}
+    assert dev.compute_record(half) == {"device": "cpu", "dtype": "bfloat16"}
+    assert dev.describe(half) == "device cpu, dtype bfloat16"
+    a = encode_transformer(full, tokenizer, FRAME, progress=False)
+    b = encode_transformer(half, tokenizer, FRAME, progress=False)
+    assert a["word/mean"].dtype == b["word/mean"].dtype == np.float32
+    assert not np.array_equal(a["word/mean"], b["word/mean"])  # bfloat16 rounds
+    np.testing.assert_allclose(a["word/mean"], b["word/mean"], atol=0.1)
+    lm, tok, masked = load_language_model(spec, path, device="cpu", dtype="bfloat16")
+    assert {p.dtype for p in lm.parameters()} == {torch.bfloat16}
+    engine = Engine(lm, tok, masked, batch=4)
+    out = engine.slot_log_probs(["This is a [MASK] ."]) if masked else None
+    if out is None:
+        out = engine.next_token_log_probs(["This is a"])
+    assert np.isfinite(out).all()
+
+
+class Asked(Exception):
+    """The stage asked the resolver (raised to stop it there)."""
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    def resolve(setting, field="compute.device"):
+        raise Asked(setting)
+
+    monkeypatch.setattr(dev, "resolve_device", resolve)
+
+
+def test_every_model_stage_asks_the_resolver(tiny, tmp_path, asked):
+    from biasbench.models.embedding_cache import Encoder
+    from biasbench.models.mlm_head import HeadSettings, train_mlm_head
+    from biasbench.models.null import Architecture
+    from biasbench.studies.groundtruth.states import load_study_lm
+
+    spec, path = tiny
+    stages = {
+        "embeddings": lambda d: Encoder(spec, path, 1, {}, device=d),
+        "transformer": lambda d: load_transformer(spec, path, device=d),
+        "language model": lambda d: load_language_model(spec, path, device=d),
+        "null copies": lambda d: Architecture.of(spec, path).random(3, device=d),
+    }
+    if spec.name == "bert":
+        stages["ground truth"] = lambda d: load_study_lm(str(path), device=d)
+        sentences = [f"This is the person number {i} here." for i in range(12)]
+        settings = HeadSettings(train_sentences=8, heldout_sentences=2, epochs=1)
+        stages["masked-LM head"] = lambda d: train_mlm_head(
+            str(path), sentences, tmp_path / "head", settings, device=d
+        )
+    for stage, run in stages.items():
+        with pytest.raises(Asked, match="mps"):
+            run("mps")
+        assert not (tmp_path / "head").exists(), stage
+
+
+def test_set_threads_only_on_the_cpu(monkeypatch):
+    calls = []
+    monkeypatch.setattr(torch, "set_num_threads", calls.append)
+    dev.set_threads("cuda", 4)
+    assert calls == []
+    dev.set_threads("cpu", 3)
+    assert calls == [3]
+
+
+def test_to_numpy_leaves_the_graph_and_the_device():
+    t = torch.ones(3, requires_grad=True) * 2
+    np.testing.assert_array_equal(dev.to_numpy(t), [2.0, 2.0, 2.0])
+
+
+def test_the_embeddings_record_the_device_and_dtype(tiny):
+    from biasbench.models.embedding_cache import ContextsOfTest, Encoder, signature_record
+
+    spec, path = tiny
+    encoder = Encoder(spec, path, 1, {}, device="cpu", dtype="bfloat16")
+    assert encoder.compute == {"device": "cpu", "dtype": "bfloat16"}
+    test = ContextsOfTest("t", {})
+    records = {
+        d: signature_record(spec, {}, "{}", "templates", test, {}, "code", d)
+        for d in ("float32", "bfloat16")
+    }
+    assert records["float32"]["dtype"] == "float32"
+    assert records["float32"] != records["bfloat16"]  # a cached float32 entry is not reused
