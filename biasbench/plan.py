@@ -272,6 +272,49 @@ class Plan:
             for t in self.null_lpbs[model]
         }
 
+    def null_bases(self) -> dict[str, str]:
+        """Each null model (a ``random:`` model, a calibration copy) -> the model whose
+        architecture and tokenizer it has (the base)."""
+        from biasbench.models.null import copy_names
+
+        bases = {n: s.location for n, s in self.specs.items() if s.scheme == "random"}
+        for base, seeds in self.null_seeds.items():
+            bases |= dict.fromkeys(copy_names(base, seeds), base)
+        return bases
+
+    def tokenization_bases(self) -> list[str]:
+        """The transformers whose tokenizer null models encode with: the bases of the
+        ``random:`` models and the calibration's transformer models, in config order."""
+        bases = set(self.null_bases().values())
+        return [m for m in self.specs if m in bases and self.specs[m].kind == "transformer"]
+
+    def tokenization_files(self) -> list[str]:
+        """The piece counts of the null models' stimuli, one file per base transformer."""
+        from biasbench.models.word_pieces import tokenization_file
+
+        return [tokenization_file(m) for m in self.tokenization_bases()]
+
+    def tokenization_tests(self, model: str) -> dict[str, dict[str, str]]:
+        """Test -> descriptor -> template contexts file of every (test, descriptor) a base
+        transformer's null models encode (its calibration copies' and its ``random:`` models'
+        jobs); another model is an error naming why."""
+        if model not in self.tokenization_bases():
+            check_known_model(model, self.specs)
+            raise InputError(
+                f"config.yaml: no null model has the tokenizer of {model!r} (models.*.source "
+                f"random:<model>, null_calibration.models; with one: "
+                f"{', '.join(self.tokenization_bases()) or 'none'})"
+            )
+        pairs = list(self.null_tests.get(model, ()))
+        randoms = {n for n, s in self.specs.items() if s.scheme == "random" and s.location == model}
+        pairs += [(j.test, j.descriptor) for j in self.jobs if j.model in randoms]
+        out: dict[str, dict[str, str]] = {}
+        for test, descriptor in dict.fromkeys(pairs):
+            out.setdefault(test, {})[descriptor] = self.contexts_file(
+                model, "templates", test, descriptor
+            )
+        return out
+
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
         self.null_base(model)

@@ -246,3 +246,102 @@ def test_the_calibration_copies_are_null_cells_of_the_null_table(tmp_path):
         pd.io.common.StringIO(render_table(TABLES["synthesis_null"], inputs[:1], settings)[0])
     ).set_index(["method", "design"])
     assert alone.loc[("s-SEAT", "paper"), "cells_null"] == 100
+
+
+#: the word pieces of model m's stimuli (T0: X 1, 1 against Y 2, 3, imbalanced; T1: X and Y
+#: 1.5 each, balanced; T2: X 1.5 against Y 1, a gap of exactly 0.5, imbalanced)
+PIECES = pd.DataFrame(
+    [
+        ("T0", "names", r, f"{r}{i}", n)
+        for r, ns in zip("XYAB", [(1, 1), (2, 3), (1, 2), (1, 1)], strict=True)
+        for i, n in enumerate(ns)
+    ]
+    + [
+        ("T1", "names", r, f"{r}{i}", n)
+        for r, ns in zip("XYAB", [(1, 2), (2, 1), (1,), (1,)], strict=True)
+        for i, n in enumerate(ns)
+    ]
+    + [
+        ("T2", "names", r, f"{r}{i}", n)
+        for r, ns in zip("XY", [(1, 2), (1, 1)], strict=True)
+        for i, n in enumerate(ns)
+    ],
+    columns=["test", "descriptor", "role", "word", "pieces"],
+)
+PIECE_NULLS = ("m-null", "m-null-s0", "g-null-s0")
+PIECE_SETTINGS = ReportSettings(
+    models={},
+    alpha=0.05,
+    null_models=PIECE_NULLS,
+    null_bases={"m-null": "m", "m-null-s0": "m", "g-null-s0": "g"},
+)
+
+
+def _piece_cells():
+    """w-SEAT's p_word on T0, T1, T2 of the random model m-null and the copy m-null-s0 (base
+    m), one cell of a static copy (no tokenizer) and one of the real model m."""
+    words = {"m-null": [0.001, 0.3, 0.02], "m-null-s0": [0.004, 0.04, 0.5]}
+    rows = [r for model, w in words.items() for r in _cells("w-SEAT", model, [0.5] * 3, w)]
+    rows += _cells("w-SEAT", "g-null-s0", [0.5], [0.001])
+    rows += _cells("w-SEAT", "m", [0.001], [0.001])
+    return pd.DataFrame(rows)
+
+
+def test_piece_gaps_by_hand():
+    gaps = syn.piece_gaps(PIECES.assign(tokenizer="m")).set_index("test")
+    assert gaps.loc["T0", ["dXY", "dAB", "multi_X", "multi_Y"]].tolist() == [-1.5, 0.5, 0, 1]
+    assert gaps.loc["T1", ["dXY", "dAB", "multi_X", "multi_Y"]].tolist() == [0, 0, 0.5, 0.5]
+    assert gaps.loc["T2", "dXY"] == 0.5 and np.isnan(gaps.loc["T2", "dAB"])
+    assert gaps["pieces"].tolist() == ["imbalanced", "balanced", "imbalanced"]
+    assert gaps[["words_X", "words_Y"]].values.tolist() == [[2, 2], [2, 2], [2, 2]]
+
+
+def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
+    write_tsv(tmp_path / "all.tsv", _piece_cells())
+    (tmp_path / "tokenization").mkdir()
+    write_tsv(tmp_path / "tokenization" / "m.tsv", PIECES)
+    inputs = [str(tmp_path / "all.tsv"), str(tmp_path / "tokenization" / "m.tsv")]
+    csv, md, _ = render_table(TABLES["synthesis_null"], inputs, PIECE_SETTINGS)
+    null = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
+    word = null.loc[("w-SEAT", "word")]
+    # every null cell as before (the static copy's too): 3 of 7 below 0.01
+    assert word["cells_null"] == 7 and word["null_0.01"] == pytest.approx(3 / 7)
+    # balanced: T1 of both m models (0.3, 0.04); imbalanced: T0 and T2 (0.001, 0.004, 0.02, 0.5)
+    assert word["cells_balanced"] == 2 and word["cells_imbalanced"] == 4
+    assert (word["balanced_0.01"], word["balanced_0.05"]) == (0, 0.5)
+    assert (word["imbalanced_0.01"], word["imbalanced_0.05"]) == (0.5, 0.75)
+    assert (word["imbalanced_low_0.01"], word["imbalanced_high_0.01"]) == pytest.approx(
+        syn.clopper_pearson(2, 4),
+        rel=1e-5,  # the CSV's six digits
+    )
+    assert (word["balanced_low_0.05"], word["balanced_high_0.05"]) == pytest.approx(
+        syn.clopper_pearson(1, 2), rel=1e-5
+    )
+    paper = null.loc[("w-SEAT", "paper")]
+    assert paper["cells_balanced"] == 2 and paper["balanced_0.05"] == 0
+    assert "cells_balanced / balanced_<alpha>" in md
+    # without the tokenization table no cell is in either group
+    alone = render_table(TABLES["synthesis_null"], inputs[:1], PIECE_SETTINGS)[0]
+    alone = pd.read_csv(pd.io.common.StringIO(alone)).set_index(["method", "design"])
+    assert alone.loc[("w-SEAT", "word"), "cells_balanced"] == 0
+    assert alone.loc[("w-SEAT", "word"), "cells_null"] == 7
+
+
+def test_the_tokenization_table_by_hand(tmp_path):
+    write_tsv(tmp_path / "all.tsv", _piece_cells())
+    (tmp_path / "tokenization").mkdir()
+    write_tsv(tmp_path / "tokenization" / "m.tsv", PIECES)
+    inputs = [str(tmp_path / "all.tsv"), str(tmp_path / "tokenization" / "m.tsv")]
+    csv, md, _ = render_table(TABLES["synthesis_tokenization"], inputs, PIECE_SETTINGS)
+    table = pd.read_csv(pd.io.common.StringIO(csv)).set_index("test")
+    assert table["tokenizer"].tolist() == ["m"] * 3
+    assert table["cells_word"].tolist() == [2, 2, 2]  # neither the static copy nor the real m
+    assert table["word_0.01"].tolist() == [1.0, 0, 0]
+    assert table["word_0.05"].tolist() == [1.0, 0.5, 0.5]
+    assert table.loc["T0", "dXY"] == -1.5 and table.loc["T0", "pieces"] == "imbalanced"
+    assert table.loc["T1", "pieces"] == "balanced"
+    low, high = syn.clopper_pearson(2, 2)
+    assert table.loc["T0", ["word_low_0.01", "word_high_0.01"]].tolist() == pytest.approx(
+        [low, high], rel=1e-5
+    )
+    assert "do not make words of different piece counts exchangeable" in md

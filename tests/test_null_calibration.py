@@ -187,6 +187,7 @@ def test_only_the_calibration_targets_read_the_null_copies():
     }
     assert readers == {
         "synthesis_null",
+        "synthesis_tokenization",
         "synthesis_league",
         "figure synthesis_calibration",
         "figure synthesis_league",

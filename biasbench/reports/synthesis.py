@@ -95,6 +95,25 @@ def _with_null(plan) -> list[str]:
     return [SCORES, *plan.null_files()]
 
 
+def _with_pieces(plan) -> list[str]:
+    """The null cells and the word pieces of their stimuli under each base model's tokenizer."""
+    return [*_with_null(plan), *plan.tokenization_files()]
+
+
+def _piece_gaps(inputs: list[str]) -> pd.DataFrame:
+    """:func:`syn.piece_gaps` of the tokenization tables among the inputs (each named by its
+    base model: results/tokenization/<base>.tsv)."""
+    files = [p for p in inputs if syn.is_tokenization_file(p)]
+    frames = [read_tsv(p).assign(tokenizer=Path(p).stem) for p in files]
+    if not frames:
+        return syn.piece_gaps(
+            pd.DataFrame(columns=["tokenizer", "test", "descriptor", "role", "word", "pieces"])
+        )
+    pieces = pd.concat(frames, ignore_index=True)
+    pieces[["test", "descriptor"]] = pieces[["test", "descriptor"]].astype(object).fillna("")
+    return syn.piece_gaps(pieces)
+
+
 def null_names(null: list[str]) -> str:
     """The null models, each base model's seeded copies (``<base>-null-s<i>``) as one entry."""
     copies: dict[str, list[int]] = {}
@@ -236,6 +255,11 @@ def null_table(inputs, settings):
     cells = _cells(inputs, settings)
     null = sorted(set(cells["model"]) & set(settings.null_models))
     table = syn.calibration(cells, null, _alphas(settings))
+    balance = syn.piece_balance(cells, settings.null_bases, _piece_gaps(inputs))
+    split = syn.calibration_by_pieces(cells, null, balance, _alphas(settings))
+    table = table.merge(split, on=["method", "design"], how="left")
+    for group in syn.PIECE_GROUPS:
+        table[f"cells_{group}"] = table[f"cells_{group}"].fillna(0).astype(int)
     level = f"{syn.LEVEL:.0%}"
     note = (
         "Per method and test design (paper: the paper's p_value; word: p_word, the same "
@@ -252,7 +276,43 @@ def null_table(inputs, settings):
         "cells_real / real_<alpha>: the same share on the real models. A measure that finds "
         "significant bias in random weights far above alpha reads something other than "
         "learned associations (the tokenizer, word frequency, the templates). Methods without "
-        "a test (MAC, Direct Bias, the data-set percentages, DivDist) have no row."
+        "a test (MAC, Direct Bias, the data-set percentages, DivDist) have no row. "
+        "cells_balanced / balanced_<alpha> (low, high) and cells_imbalanced / "
+        "imbalanced_<alpha>: the same share over the null cells of a transformer whose X and "
+        "Y words differ in their mean number of word pieces (under its tokenizer, in context) "
+        f"by less than {syn.BALANCED_GAP:g} and by {syn.BALANCED_GAP:g} or more "
+        "(synthesis_tokenization); a static model's copies are in neither. Random weights do "
+        "not make words of different piece counts exchangeable: where the targets differ, a "
+        "test that moves words rejects correctly, and the calibration claim is for the "
+        "balanced cells."
+    )
+    return plain_table(table, title, note)
+
+
+def tokenization_table(inputs, settings):
+    title = "Null-model control by tokenization: word-piece gaps and the word test's share"
+    cells = _cells(inputs, settings)
+    table = syn.tokenization(
+        cells[_null_mask(cells, settings)],
+        settings.null_bases,
+        _piece_gaps(inputs),
+        _alphas(settings),
+    )
+    level = f"{syn.LEVEL:.0%}"
+    note = (
+        "Per test, descriptor and tokenizer (a base transformer whose architecture and "
+        "tokenizer null models have: its random: models and seeded copies): dXY, the mean "
+        "number of word pieces of the X words minus the Y words, each counted as the "
+        "extraction pools it (the tokens covering the word in its template contexts, the "
+        "count most of them give), dAB the same for A and B, multi_X / multi_Y the share of "
+        "words of more than one piece, words_X / words_Y their numbers; pieces: balanced "
+        f"where |dXY| < {syn.BALANCED_GAP:g}, else imbalanced. cells_word: the primary null "
+        "cells of every method with a word-level p-value (p_word) on those null models, "
+        f"word_<alpha> the share of them with p < alpha and its exact {level} interval. "
+        "Random weights do not make words of different piece counts exchangeable (a word of "
+        "two pieces is pooled from two token vectors): where X and Y differ, the word test "
+        "rejects for the tokenizer's sake, correctly; the calibration claim holds for the "
+        "balanced cells."
     )
     return plain_table(table, title, note)
 
@@ -676,7 +736,14 @@ TABLES = (
         "Null-model control",
         null_table,
         "Significant results on random weights.",
-        reads=_with_null,
+        reads=_with_pieces,
+    ),
+    _table(
+        "synthesis_tokenization",
+        "Null-model control by tokenization",
+        tokenization_table,
+        "Per test and tokenizer: the word-piece gaps of X and Y and the word test's null share.",
+        reads=_with_pieces,
     ),
     _table(
         "synthesis_survival",

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from biasbench.models.word_pieces import is_tokenization_file  # noqa: F401 (the reports')
+
 CELL = ["model", "test", "descriptor"]
 MIN_CELLS = 4  # fewer shared cells: no correlation
 
@@ -215,6 +217,148 @@ def calibration(
     ]
     columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]
     return pd.DataFrame(rows, columns=columns)
+
+
+#: |mean pieces of X words - of Y words| below this: the targets are balanced in word pieces
+BALANCED_GAP = 0.5
+PIECE_GROUPS = ("balanced", "imbalanced")
+
+
+def piece_gaps(pieces: pd.DataFrame) -> pd.DataFrame:
+    """Per (tokenizer, test, descriptor) of the tokenization tables (``pieces``: columns
+    tokenizer, test, descriptor, role, word, pieces): dXY and dAB, the mean number of word
+    pieces of the X words minus the Y words and of A minus B (NaN without both roles), the
+    share of X and of Y words of more than one piece, the numbers of X and Y words, and
+    ``pieces``: balanced where |dXY| < BALANCED_GAP, else imbalanced."""
+    keys = ["tokenizer", "test", "descriptor"]
+    frame = pieces.assign(multi=pieces["pieces"] > 1)
+    grouped = frame.groupby([*keys, "role"], sort=True)
+    mean = grouped["pieces"].mean().unstack("role")
+    multi = grouped["multi"].mean().unstack("role")
+    count = grouped["pieces"].size().unstack("role")
+    for table in (mean, multi, count):
+        for role in "XYAB":
+            if role not in table:
+                table[role] = np.nan
+    out = pd.DataFrame(
+        {
+            "dXY": mean["X"] - mean["Y"],
+            "dAB": mean["A"] - mean["B"],
+            "multi_X": multi["X"],
+            "multi_Y": multi["Y"],
+            "words_X": count["X"].fillna(0).astype(int),
+            "words_Y": count["Y"].fillna(0).astype(int),
+        }
+    )
+    out["pieces"] = np.where(out["dXY"].abs() < BALANCED_GAP, *PIECE_GROUPS)
+    out.loc[out["dXY"].isna(), "pieces"] = "n/a"
+    return out.reset_index()
+
+
+def piece_balance(
+    cells: pd.DataFrame, null_bases: Mapping[str, str], gaps: pd.DataFrame
+) -> pd.Series:
+    """Per cell: ``balanced`` or ``imbalanced`` (:func:`piece_gaps`) for a null model's cell
+    whose base model's tokenizer has the cell's (test, descriptor); n/a for any other (a real
+    model, a static model's copy: no tokenizer)."""
+    keys = ["tokenizer", "test", "descriptor"]
+    left = pd.DataFrame(
+        {
+            "tokenizer": cells["model"].map(dict(null_bases)).to_numpy(),
+            "test": cells["test"].to_numpy(),
+            "descriptor": cells["descriptor"].to_numpy(),
+        }
+    )
+    right = gaps[[*keys, "pieces"]] if len(gaps) else pd.DataFrame(columns=[*keys, "pieces"])
+    merged = left.merge(right, on=keys, how="left")
+    return pd.Series(merged["pieces"].fillna("n/a").to_numpy(), index=cells.index)
+
+
+def calibration_by_pieces(
+    cells: pd.DataFrame,
+    null_models: Iterable[str],
+    balance: pd.Series,
+    alphas: Iterable[float] = ALPHAS,
+    designs: Mapping[str, str] = DESIGNS,
+    level: float = LEVEL,
+) -> pd.DataFrame:
+    """:func:`calibration`'s null shares split by the cells' piece balance (``balance``: per
+    cell, :func:`piece_balance`): per method and design, for each group (balanced,
+    imbalanced) the null cells ``cells_<group>``, the share below each alpha ``<group>_<alpha>``
+    and its exact interval ``<group>_low_<alpha>`` / ``<group>_high_<alpha>`` (0 cells: NaN).
+    Cells of neither group (n/a) are in no column."""
+    alphas = list(alphas)
+    null = cells["model"].isin(set(null_models))
+    out = None
+    for group in PIECE_GROUPS:
+        part = calibration(cells[null & (balance == group)], null_models, alphas, designs, level)
+        renamed = {"cells_null": f"cells_{group}"}
+        for a in alphas:
+            renamed |= {
+                f"null_{a:g}": f"{group}_{a:g}",
+                f"null_low_{a:g}": f"{group}_low_{a:g}",
+                f"null_high_{a:g}": f"{group}_high_{a:g}",
+            }
+        part = part[["method", "design", *renamed]].rename(columns=renamed)
+        out = part if out is None else out.merge(part, on=["method", "design"], how="outer")
+    for group in PIECE_GROUPS:
+        out[f"cells_{group}"] = out[f"cells_{group}"].fillna(0).astype(int)
+    return out
+
+
+def tokenization(
+    cells: pd.DataFrame,
+    null_bases: Mapping[str, str],
+    gaps: pd.DataFrame,
+    alphas: Iterable[float] = ALPHAS,
+    column: str = "p_word",
+    level: float = LEVEL,
+) -> pd.DataFrame:
+    """Per (test, descriptor, tokenizer) of ``gaps`` (:func:`piece_gaps`): its piece gaps and
+    multi-piece shares, and on the null models with that tokenizer the cells of every method
+    with a ``column`` p-value (``cells_word``) and the share below each alpha with its exact
+    interval."""
+    alphas = list(alphas)
+    p = p_column(cells, column)
+    tested = pd.DataFrame(
+        {
+            "tokenizer": cells["model"].map(dict(null_bases)),
+            "test": cells["test"],
+            "descriptor": cells["descriptor"],
+            "p": p,
+        }
+    )
+    tested = tested[tested["tokenizer"].notna() & tested["p"].notna()]
+    by_cell = {k: g["p"].to_numpy() for k, g in tested.groupby(["tokenizer", "test", "descriptor"])}
+    rows = []
+    for row in gaps.itertuples(index=False):
+        values = by_cell.get((row.tokenizer, row.test, row.descriptor), np.array([]))
+        out = {
+            "test": row.test,
+            "descriptor": row.descriptor,
+            "tokenizer": row.tokenizer,
+            "dXY": row.dXY,
+            "dAB": row.dAB,
+            "multi_X": row.multi_X,
+            "multi_Y": row.multi_Y,
+            "words_X": row.words_X,
+            "words_Y": row.words_Y,
+            "pieces": row.pieces,
+            "cells_word": len(values),
+        }
+        for a in alphas:
+            k = int((values < a).sum())
+            low, high = clopper_pearson(k, len(values), level)
+            out[f"word_{a:g}"] = k / len(values) if len(values) else np.nan
+            out[f"word_low_{a:g}"] = low
+            out[f"word_high_{a:g}"] = high
+        rows.append(out)
+    columns = ["test", "descriptor", "tokenizer", "dXY", "dAB", "multi_X", "multi_Y"]
+    columns += ["words_X", "words_Y", "pieces", "cells_word"]
+    columns += [f"word{c}_{a:g}" for a in alphas for c in ("", "_low", "_high")]
+    return pd.DataFrame(rows, columns=columns).sort_values(
+        ["test", "descriptor", "tokenizer"], ignore_index=True
+    )
 
 
 def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:

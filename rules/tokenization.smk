@@ -1,0 +1,27 @@
+rule word_pieces:
+    """The word pieces of every stimulus a base transformer's null models encode, counted in
+    its template contexts with its tokenizer alone (no weights): what tells the null cells
+    whose X and Y words differ in piece count from the balanced ones (synthesis_null,
+    synthesis_tokenization)."""
+    input:
+        model="results/models/{model}/biasbench_model.json",
+        contexts=lambda w: [
+            f for ds in PLAN.tokenization_tests(w.model).values() for f in ds.values()
+        ],
+    output:
+        "results/tokenization/{model}.tsv",
+    log:
+        "results/logs/word_pieces/{model}.log",
+    benchmark:
+        "results/benchmarks/word_pieces/{model}.tsv"
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        tests=lambda w: PLAN.tokenization_tests(w.model),
+        spec=lambda w: model_params(w.model),
+    script:
+        "../workflow_scripts/word_pieces.py"
