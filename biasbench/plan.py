@@ -339,7 +339,75 @@ class Plan:
         return read_yaml(self.root / "resources" / "wordsets" / f"{test}.yaml")["lpbs"]
 
 
+#: the sections that compare models (studies, calibration): run in an audit (``only_models``)
+#: only where they name an audited model, with the other models dropped from them
+_ZOO_SECTIONS = {
+    "null_calibration": ("models",),
+    "delobelle": ("sensitivity_models", "kl_models"),
+    "bommasani": ("static_models", "contextual_models"),
+}
+
+
+def restrict_to_models(config: dict[str, Any]) -> None:
+    """``only_models``: measure these models and no other (an audit), with ``config`` changed
+    in place, so that the plan and every rule reading the config see the same models.
+
+    Every other model leaves ``models`` and every model list (``lpbs``, ``datasets``, the
+    studies'); a model an audited one is built from (``mlm-head:``, ``random:``) stays,
+    running no test. A study or calibration that names no audited model (the ground-truth
+    study, the template study, DivDist, the null-model calibration) becomes null: not run. A
+    second call changes nothing. Null ``only_models``: every configured model runs."""
+    only = config.get("only_models")
+    if only is None:
+        return
+    models = config["models"]
+    for name in only:
+        if name not in models:
+            raise InputError(
+                f"config: only_models names {name!r}, not a configured model (models; "
+                f"configured: {', '.join(models)})"
+            )
+    kept = {name: models[name] for name in only}
+    todo = list(only)
+    while todo:  # the models the audited ones are built from, recursively: prepared, unscored
+        scheme, _, base = str(models[todo.pop()]["source"]).partition(":")
+        if scheme in ("mlm-head", "random") and base in models and base not in kept:
+            kept[base] = {**models[base], "tests": []}
+            todo.append(base)
+    config["models"] = kept
+    wanted = set(only)
+    lpbs = config.get("lpbs")
+    if lpbs:
+        lpbs["models"] = [m for m in lpbs["models"] if m in wanted]
+        if lpbs.get("corpus_models") is not None:
+            lpbs["corpus_models"] = [m for m in lpbs["corpus_models"] if m in wanted]
+    if config.get("datasets"):
+        config["datasets"]["models"] = {
+            m: d for m, d in config["datasets"]["models"].items() if m in wanted
+        }
+    if config.get("groundtruth") and config["groundtruth"]["model"] not in wanted:
+        config["groundtruth"] = None
+    for section, fields in _ZOO_SECTIONS.items():
+        study = config.get(section)
+        if not study:
+            continue
+        for field in fields:
+            chosen = study[field]
+            study[field] = (
+                {m: v for m, v in chosen.items() if m in wanted}
+                if isinstance(chosen, dict)
+                else [m for m in chosen if m in wanted]
+            )
+        if not any(study[field] for field in fields):
+            config[section] = None
+    bommasani = config.get("bommasani")
+    if bommasani and bommasani["generation"] and bommasani["generation"]["model"] not in wanted:
+        bommasani["generation"] = None
+
+
 def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
+    """The plan of a validated config (restricted first to ``only_models``, in place)."""
+    restrict_to_models(config)
     root = Path(root)
     tests = list(config["tests"])
     for test in tests:

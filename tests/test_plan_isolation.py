@@ -54,7 +54,8 @@ def schema_model_lists(node: dict, where: str = "") -> list[str]:
         field = f"{where}.{name}".lstrip(".")
         types = sub.get("type", [])
         types = types if isinstance(types, list) else [types]
-        if name.endswith("models") and ({"array", "object"} & set(types)):
+        # only_models selects the models a run measures (an audit): no list a model joins
+        if name.endswith("models") and name != "only_models" and {"array", "object"} & set(types):
             found.append(field)
         if "object" in types:
             found += schema_model_lists(sub, field)

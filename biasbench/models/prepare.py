@@ -63,7 +63,8 @@ def _prepare_static(spec: ModelSpec, out: Path) -> dict[str, Any]:
         words = pd.read_parquet(index[0]).iloc[:, 0].astype(str).tolist()
         vectors = np.load(emb[0]).astype(np.float32)
     else:
-        path, version = package_file(spec.location)
+        local = spec.scheme == "w2v-path"
+        path, version = (Path(spec.location), None) if local else package_file(spec.location)
         words, vectors = _read_word2vec_binary(path)
     with atomic_path(out / "vectors.npy") as tmp, open(tmp, "wb") as fh:
         np.save(fh, vectors)
@@ -161,6 +162,8 @@ def source_files(spec: ModelSpec) -> list[str]:
         return [str(p) for p in model_files(weights_directory(spec, Path()))]
     if spec.scheme in ("gguf-pkg", "w2v-pkg"):
         return [str(package_file(spec.location)[0])]
+    if spec.scheme == "w2v-path":
+        return [str(Path(spec.location).resolve())]
     if spec.scheme == "glove-pkg":
         return [str(p) for p in sorted(package_file(spec.location + "/data")[0].glob("*"))]
     if spec.scheme == "gguf-asm":  # the chunk packages the GGUF file is assembled from

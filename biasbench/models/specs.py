@@ -11,6 +11,7 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 ``gguf-asm:<pkg>``     a package that assembles its GGUF file from chunk packages
 ``glove-pkg:<pkg>``    GloVe as ``data/*_emb.npy`` + ``data/*_index.parquet``
 ``w2v-pkg:<pkg>/<f>``  word2vec binary format file inside an installed package
+``w2v-path:<file>``    a local word2vec binary format file (your own static vectors)
 ``mlm-head:<model>``   a configured encoder with a masked-LM head trained here (its body frozen)
 ``random:<model>``     a null model: the configured model's architecture and tokenizer with
                        seeded random weights (an encoder gets a random masked-LM head too)
@@ -29,7 +30,7 @@ from biasbench.errors import InputError
 
 KINDS = ("static", "transformer", "elmo")
 SCHEMES = {
-    "static": ("glove-pkg", "w2v-pkg"),
+    "static": ("glove-pkg", "w2v-pkg", "w2v-path"),
     "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm", "mlm-head", "random"),
     "elmo": ("elmo",),  # elmo:original, or elmo:<options.json URL>|<weights.hdf5 URL>
 }
@@ -60,6 +61,11 @@ class ModelSpec:
             )
         if scheme == "path":
             check_local_model(name, location)
+        if scheme == "w2v-path" and not Path(location).is_file():
+            raise InputError(
+                f"config: models.{name}.source w2v-path:{location}: no such file (static "
+                "vectors in word2vec's binary format: gensim's save_word2vec_format, binary=True)"
+            )
         case = cfg["case"]
         if case not in CASE_POLICIES:
             raise InputError(

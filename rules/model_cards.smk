@@ -1,0 +1,27 @@
+rule model_card:
+    """One Markdown page per model: every method's score on every test it ran, the method
+    families that apply to it and why each other does not, and its caveats."""
+    input:
+        scores="results/scores/all.tsv",
+        model="results/models/{model}/biasbench_model.json",
+    output:
+        "results/cards/models/{model}.md",
+    log:
+        "results/logs/model_card/{model}.log",
+    localrule: True
+    conda:
+        ENV
+    params:
+        spec=lambda w: model_params(w.model, (*MODEL_KEYS, "paper_model")),
+        runs_tests=lambda w: any(j.model == w.model for j in PLAN.jobs),
+        lpbs=lambda w: any(m == w.model for m, _t in PLAN.lpbs_jobs),
+        datasets=lambda w: [d for m, d in PLAN.dataset_jobs if m == w.model],
+        divdist=lambda w: bool(config["bommasani"])
+        and w.model
+        in (
+            config["bommasani"]["static_models"]
+            + config["bommasani"]["contextual_models"]
+        ),
+        audit=config["only_models"] is not None,
+    script:
+        "../workflow_scripts/model_card.py"
