@@ -1,12 +1,13 @@
 """Adapter: rule divdist_vectors -> biasbench.models.extract.encode_transformer."""
 
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from biasbench.io import read_tsv, write_npz
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import describe, resolve_device, set_threads
 from biasbench.models.extract import encode_transformer
 from biasbench.models.load import load_transformer
 from biasbench.models.specs import ModelSpec
@@ -18,6 +19,7 @@ spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, is_decoder = load_transformer(
     spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
 )
+print(f"model: {describe(model)}", file=sys.stderr)
 # only the word vectors are kept: a decoder need not read past the word
 encoded = encode_transformer(
     model,

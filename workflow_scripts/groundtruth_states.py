@@ -1,9 +1,10 @@
 """Adapter: rule groundtruth_states -> biasbench.studies.groundtruth.states.study_states."""
 
+import sys
 from pathlib import Path
 
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import describe, resolve_device, set_threads
 from biasbench.studies.groundtruth.data import read_data
 from biasbench.studies.groundtruth.states import load_study_lm, save_states, study_states
 
@@ -15,4 +16,5 @@ data = read_data(i.occupations, i.train, i.test, i.pairs, i.professions)
 model, tokenizer = load_study_lm(
     str(Path(i.model).parent), device=sm.params.device, dtype=sm.params.dtype
 )
+print(f"model: {describe(model)}", file=sys.stderr)
 save_states(sm.output[0], study_states(model, tokenizer, data, sm.params.study["trainable_layers"]))

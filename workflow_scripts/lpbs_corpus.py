@@ -1,5 +1,6 @@
 """Adapter: rule lpbs_corpus -> biasbench.models.logprobs + biasbench.scoring.corpus."""
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -8,7 +9,7 @@ from biasbench.data.sampling import pair_list
 from biasbench.data.wordsets import check_distinct_after, read_wordset_files
 from biasbench.io import read_tsv, signature_of, write_npz, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import describe, resolve_device, set_threads
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -33,6 +34,7 @@ spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, masked = load_language_model(
     spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
 )
+print(f"model: {describe(model)}", file=sys.stderr)
 for ws in wordsets.values():  # stimuli the model cannot tell apart fail before any scoring
     check_distinct_after(
         ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"

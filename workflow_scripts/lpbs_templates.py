@@ -1,5 +1,6 @@
 """Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.templates."""
 
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -7,7 +8,7 @@ from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
 from biasbench.io import read_sealed, signature_of, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import describe, resolve_device, set_threads
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -26,6 +27,7 @@ spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, masked = load_language_model(
     spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
 )
+print(f"model: {describe(model)}", file=sys.stderr)
 if masked:
     log_probs = partial(mlm_log_probs, model, tokenizer)
 else:

@@ -1,12 +1,13 @@
 """Adapter: rule template_kl -> biasbench.studies.delobelle2022 on the log-probability engine."""
 
+import sys
 from pathlib import Path
 
 import yaml
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import describe, resolve_device, set_threads
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
 from biasbench.models.specs import ModelSpec
@@ -19,6 +20,7 @@ spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, masked = load_language_model(
     spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
 )
+print(f"model: {describe(model)}", file=sys.stderr)
 templates = yaml.safe_load(Path(sm.input.templates).read_text(encoding="utf-8"))["templates"]
 gendered = yaml.safe_load(Path(sm.input.lists).read_text(encoding="utf-8"))["gendered"]
 frame = study.template_kl(

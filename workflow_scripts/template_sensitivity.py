@@ -1,12 +1,13 @@
 """Adapter: rule template_sensitivity -> biasbench.studies.delobelle2022."""
 
+import sys
 from pathlib import Path
 
 import yaml
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import describe, resolve_device, set_threads
 from biasbench.models.load import load_transformer
 from biasbench.models.specs import ModelSpec
 from biasbench.studies import delobelle2022 as study
@@ -18,6 +19,7 @@ spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, is_decoder = load_transformer(
     spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
 )
+print(f"model: {describe(model)}", file=sys.stderr)
 templates = yaml.safe_load(Path(sm.input.templates).read_text(encoding="utf-8"))["templates"]
 lists = yaml.safe_load(Path(sm.input.lists).read_text(encoding="utf-8"))
 frame = study.sensitivity_table(

@@ -2,8 +2,8 @@
 
 Every job that loads a model resolves its device here (:func:`resolve_device`), loads the
 weights in the stage's dtype (:func:`torch_dtype`), moves its inputs to the model's device
-and brings its outputs back with :func:`to_numpy`. torch is imported only when a model is
-loaded, never when a module is imported."""
+and brings its outputs back to the CPU (``.cpu()`` before ``.numpy()``, :func:`to_numpy`).
+torch is imported only when a model is loaded, never when a module is imported."""
 
 from __future__ import annotations
 

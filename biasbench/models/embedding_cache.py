@@ -303,5 +303,6 @@ def embed_tests(
         write_embeddings(entry, split_rows(frames[t.test], arrays), attrs)
         _seal(entry, sha, records[t.test])
         entries[t.test] = (sha, entry)
-        log(f"{t.test}: encoded ({entry})")
+        on = "".join(f"; {k} {v}" for k, v in encoder.compute.items())
+        log(f"{t.test}: encoded ({entry}{on})")
     return {t.test: entries[t.test] for t in tests}
