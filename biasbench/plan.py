@@ -177,6 +177,16 @@ class Plan:
     def dataset_score_files(self) -> list[str]:
         return [f"results/datasets/{m}/{d}.tsv" for m, d in self.dataset_jobs]
 
+    def model_score_files(self, model: str) -> list[str]:
+        """The score rows of one model (its embedding methods, LPBS, data sets; not the
+        DivDist study's, one file over all models): a model's card then reruns for its own
+        inputs only, never because another model changed."""
+        return [
+            f
+            for f in self.score_files() + self.lpbs_files() + self.dataset_score_files()
+            if f.split("/")[2] == model
+        ]
+
     def dataset_roles(self, model: str, dataset: str) -> dict[str, list[str]]:
         """The files by role of a data set a model runs; a target the configuration does not
         plan (typed by hand) is an error naming the field, before any job."""

@@ -216,3 +216,9 @@ def null_calibration_inputs(wildcards):
         inputs["templates"] = PLAN.lpbs_template_file
         inputs["external"] = external_inputs(PLAN.lpbs_template_file)
     return inputs
+
+
+def divdist_scores(model):
+    """Whether the DivDist study scores ``model`` (in one file over all its models)."""
+    study = config["bommasani"]
+    return bool(study) and model in study["static_models"] + study["contextual_models"]

@@ -2,7 +2,7 @@ rule model_card:
     """One Markdown page per model: every method's score on every test it ran, the method
     families that apply to it and why each other does not, and its caveats."""
     input:
-        scores="results/scores/all.tsv",
+        scores=lambda w: PLAN.model_score_files(w.model),
         model="results/models/{model}/biasbench_model.json",
     output:
         "results/cards/models/{model}.md",
@@ -16,12 +16,8 @@ rule model_card:
         runs_tests=lambda w: any(j.model == w.model for j in PLAN.jobs),
         lpbs=lambda w: any(m == w.model for m, _t in PLAN.lpbs_jobs),
         datasets=lambda w: [d for m, d in PLAN.dataset_jobs if m == w.model],
-        divdist=lambda w: bool(config["bommasani"])
-        and w.model
-        in (
-            config["bommasani"]["static_models"]
-            + config["bommasani"]["contextual_models"]
-        ),
+        divdist=lambda w: divdist_scores(w.model),
+        divdist_files=PLAN.study_score_files(),
         audit=config["only_models"] is not None,
     script:
         "../workflow_scripts/model_card.py"

@@ -157,3 +157,26 @@ def test_a_card_without_rows_says_why_for_every_family():
     assert "* **embedding** does not apply: it runs no word-set test (models.m.tests" in card
     assert "* **probability** does not apply: it is not in lpbs.models" in card
     assert "* **extrinsic** does not apply: WinoBias runs as a data set" in card
+
+
+def test_a_card_points_to_the_divdist_study_that_scores_the_model():
+    """DivDist's rows live in one file over all the study's models: the card names it rather
+    than reading it, so that another model's change never reruns this card."""
+    import pandas as pd
+
+    from biasbench.rows import COLUMNS
+
+    study = ("results/studies/divdist/scores.tsv",)
+    named = ModelFacts("m", "static", "pkg:x", divdist=True, divdist_files=study)
+    card = model_card(pd.DataFrame(columns=COLUMNS), named)
+    assert "* **distribution** applies: DivDist scores it in the study across models" in card
+    assert "`results/studies/divdist/scores.tsv`" in card
+    other = model_card(pd.DataFrame(columns=COLUMNS), ModelFacts("m", "static", "pkg:x"))
+    assert "* **distribution** does not apply: DivDist is a study across models" in other
+
+
+def test_a_card_reads_its_own_models_rows_only():
+    plan = make_plan(validate_config(default_config()), ROOT)
+    files = plan.model_score_files("glove-6b-50d")
+    assert files and all(f.split("/")[2] == "glove-6b-50d" for f in files)
+    assert not set(files) & set(plan.study_score_files())

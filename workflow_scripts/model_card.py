@@ -4,11 +4,14 @@ import contextlib
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from biasbench.io import read_tsv, write_text
 from biasbench.jobs import start_job
 from biasbench.models.prepare import weights_directory
 from biasbench.models.specs import ModelSpec
 from biasbench.reports.model_cards import ModelFacts, has_lm_head, model_card
+from biasbench.rows import COLUMNS
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -41,8 +44,11 @@ facts = ModelFacts(
     lpbs=sm.params.lpbs,
     datasets=tuple(sm.params.datasets),
     divdist=sm.params.divdist,
+    divdist_files=tuple(sm.params.divdist_files),
     lm_head=None if found is None else has_lm_head(found),
     architectures=found or (),
     audit=sm.params.audit,
 )
-write_text(sm.output[0], model_card(read_tsv(sm.input.scores), facts))
+rows = [read_tsv(p) for p in sm.input.scores]
+scores = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=COLUMNS)
+write_text(sm.output[0], model_card(scores, facts))

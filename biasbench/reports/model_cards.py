@@ -37,6 +37,7 @@ class ModelFacts:
     lpbs: bool = False  # listed in lpbs.models
     datasets: tuple[str, ...] = ()  # the data sets it runs (datasets.models.<name>)
     divdist: bool = False  # named by the DivDist study (bommasani)
+    divdist_files: tuple[str, ...] = ()  # the study's score rows, one file over all its models
     #: whether its weights have a language-model head (None: not known, e.g. no config.json)
     lm_head: bool | None = None
     architectures: tuple[str, ...] = ()
@@ -181,7 +182,13 @@ def model_card(rows: pd.DataFrame, facts: ModelFacts) -> str:
     for family in FAMILIES:
         methods = [m for m in REGISTRY if m.family == family]
         ran = [m for m in methods if m.name in set(mine["method"])]
-        if ran:
+        if not ran and family == "distribution" and facts.divdist:
+            lines.append(
+                f"* **{family}** applies: DivDist scores it in the study across models "
+                f"({', '.join(f'`{f}`' for f in facts.divdist_files)}; not copied here, so "
+                "that this card reruns only when this model's own scores change)."
+            )
+        elif ran:
             line = f"* **{family}** applies (it reads {FAMILY_READS[family]}): "
             line += ", ".join(m.name for m in ran)
             other_kind = [m.name for m in methods if facts.kind not in m.model_kinds]
