@@ -10,6 +10,7 @@ from biasbench.models.prepare import source_files
 from biasbench.models.specs import model_spec
 from biasbench.plan import names_except, names_only
 from biasbench.reports.cards import slug
+from biasbench.reports.catalog import MODELS, PROVENANCE, report_section
 from biasbench.reports.tables import report_settings as plan_report_settings
 
 ENV = "../envs/biasbench.yaml"

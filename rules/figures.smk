@@ -6,7 +6,7 @@ rule figure:
         png=report(
             "results/figures/{figure}.png",
             caption="../resources/report/figure.rst",
-            category="Figures",
+            category=lambda w: report_section(w.figure),
             labels={"name": "{figure}"},
         ),
         pdf="results/figures/{figure}.pdf",

@@ -5,7 +5,12 @@ rule model_card:
         scores=lambda w: PLAN.model_score_files(w.model),
         model="results/models/{model}/biasbench_model.json",
     output:
-        "results/cards/models/{model}.md",
+        report(
+            "results/cards/models/{model}.md",
+            caption="../resources/report/model_card.rst",
+            category=MODELS,
+            labels={"model": "{model}"},
+        ),
     log:
         "results/logs/model_card/{model}.log",
     localrule: True

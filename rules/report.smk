@@ -10,7 +10,7 @@ rule provenance:
         report(
             "results/report/provenance.html",
             caption="../resources/report/provenance.rst",
-            category="Provenance",
+            category=PROVENANCE,
         ),
     log:
         "results/logs/provenance.log",

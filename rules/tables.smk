@@ -8,7 +8,7 @@ rule table:
         html=report(
             "results/tables/{table}.html",
             caption="../resources/report/table.rst",
-            category="Tables",
+            category=lambda w: report_section(w.table),
             labels={"name": "{table}"},
         ),
     log:

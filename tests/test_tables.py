@@ -264,3 +264,19 @@ def test_every_planned_cell_of_the_default_configuration_has_score_rows_feeding_
         "gemma3-270m": {"templates"},
         **{f"{m}-null": {"templates"} for m in transformers},  # the null models: templates
     }
+
+
+def test_the_report_sections_put_the_comparison_first_and_each_target_under_its_paper():
+    from biasbench.reports import catalog, delobelle2022, husse2022, synthesis
+
+    sections = sorted({catalog.report_section(t) for t in (*catalog.TABLES, *catalog.FIGURES)})
+    assert sections[0] == catalog.COMPARISON  # the report sorts its sections by name
+    assert sorted([*sections, catalog.MODELS, catalog.PROVENANCE])[-2:] == [
+        catalog.MODELS,
+        catalog.PROVENANCE,
+    ]
+    assert catalog.report_section(synthesis.FIGURES[0].name) == catalog.COMPARISON
+    assert catalog.report_section(husse2022.TABLES[0].name).endswith(husse2022.PAPER)
+    assert catalog.report_section(delobelle2022.FIGURES[0].name).endswith(delobelle2022.PAPER)
+    with pytest.raises(KeyError, match="nosuch"):
+        catalog.report_section("nosuch")

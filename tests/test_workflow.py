@@ -489,18 +489,25 @@ def browser():
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
 
 
-def test_the_report_opens_in_a_browser_with_every_table_and_figure(workdir):
-    """`snakemake --report` writes one HTML file; in Chromium its Tables and Figures list every
-    table and figure target, and a figure renders (the screenshot is kept beside the report)."""
+def check_report(html: Path, shots: Path) -> None:
+    """Open a report in Chromium: its front page describes the four papers and the comparison,
+    its sections (the comparison first, each paper, the models, the provenance) list every
+    table and figure target under its own section, and a figure renders.
+    Screenshots of the front page and of that figure are written to ``shots``."""
     from selenium.webdriver.common.by import By
 
-    from biasbench.reports.catalog import FIGURES, TABLES
+    from biasbench.reports.catalog import (
+        COMPARISON,
+        FIGURES,
+        MODELS,
+        PROVENANCE,
+        TABLES,
+        report_section,
+    )
 
-    run = snakemake(workdir, "--report", "results/report.html")
-    assert run.returncode == 0, run.stderr[-3000:]
     driver = browser()
     try:
-        driver.get((workdir / "results/report.html").as_uri())
+        driver.get(html.as_uri())
         driver.implicitly_wait(10)
 
         def open_(text):
@@ -510,19 +517,51 @@ def test_the_report_opens_in_a_browser_with_every_table_and_figure(workdir):
             cells = driver.find_elements(By.XPATH, "//tr/td[1]")
             return {c.text for c in cells if c.text}
 
+        front = driver.find_element(By.TAG_NAME, "body").text
+        for words in ("four papers", "The comparison across papers comes first", "Models"):
+            assert words in front, front[:2000]
+        driver.save_screenshot(str(shots / "report_front.png"))
+        targets = {*TABLES, *FIGURES}
+        sections = sorted({report_section(t) for t in targets})
         open_("Results")
-        assert {"Tables", "Figures", "Provenance"} <= set(
-            driver.find_element(By.TAG_NAME, "body").text.split("\n")
-        )
-        open_("Tables")
-        assert listed() == set(TABLES)
+        shown = set(driver.find_element(By.TAG_NAME, "body").text.split("\n"))
+        assert {COMPARISON, MODELS, PROVENANCE} <= shown
+        assert sections[0] == COMPARISON
+        seen = set()
+        for section in sections:
+            open_("Results")
+            open_(section)
+            found = listed()
+            assert found and all(report_section(t) == section for t in found), (section, found)
+            seen |= found
+        assert seen == targets
         open_("Results")
-        open_("Figures")
-        assert listed() == set(FIGURES)
+        open_(report_section("figure5_scatter"))
         row = driver.find_element(By.XPATH, "//td[text()='figure5_scatter']/ancestor::tr[1]")
         row.find_element(By.XPATH, ".//a[@iconname='eye']").click()
         image = driver.find_element(By.XPATH, "//img[contains(@src, 'figure5_scatter')]")
         assert driver.execute_script("return arguments[0].naturalWidth", image) > 500
-        driver.save_screenshot(str(workdir / "results/report_screenshot.png"))
+        driver.save_screenshot(str(shots / "report_screenshot.png"))
     finally:
         driver.quit()
+
+
+def test_the_report_opens_in_a_browser_with_every_table_and_figure(workdir):
+    """`snakemake --report` writes one HTML file; in Chromium it opens on the comparison and
+    lists every table and figure under its paper (``check_report``)."""
+    from biasbench.reports.catalog import FIGURES, TABLES, report_section
+
+    run = snakemake(workdir, "--report", "results/report.html")
+    assert run.returncode == 0, run.stderr[-3000:]
+    check_report(workdir / "results/report.html", workdir / "results")
+    assert {report_section(t) for t in (*TABLES, *FIGURES)}  # every target has its section
+
+
+@pytest.mark.skipif(
+    not os.environ.get("BIAS_REPORT"),
+    reason="BIAS_REPORT names no report (a default run's: snakemake --report results/report.html)",
+)
+def test_a_default_runs_report_opens_in_a_browser():
+    """The same check on a report built elsewhere (the default run's): BIAS_REPORT=<html>."""
+    html = Path(os.environ["BIAS_REPORT"]).resolve()
+    check_report(html, html.parent)
