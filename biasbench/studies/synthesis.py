@@ -161,6 +161,19 @@ def clopper_pearson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]
     return float(ci.low), float(ci.high)
 
 
+def shares_below(values: np.ndarray, alphas: Iterable[float], level: float, prefix: str) -> dict:
+    """The share of ``values`` below each alpha, ``<prefix>_<alpha>``, with its exact interval
+    ``<prefix>_low_<alpha>`` / ``<prefix>_high_<alpha>`` (no value: NaN)."""
+    out = {}
+    for a in alphas:
+        k = int((values < a).sum())
+        low, high = clopper_pearson(k, len(values), level)
+        out[f"{prefix}_{a:g}"] = k / len(values) if len(values) else np.nan
+        out[f"{prefix}_low_{a:g}"] = low
+        out[f"{prefix}_high_{a:g}"] = high
+    return out
+
+
 def calibrated(alpha: float, low: float, high: float, n: int) -> str:
     """yes: alpha lies inside the share's interval; no: outside; too few cells: fewer than
     MIN_CELLS null cells; n/a: no null cell with this p-value."""
@@ -200,12 +213,9 @@ def calibration(
                 "p": column,
                 "cells_null": len(on_null),
             }
+            row |= shares_below(on_null, alphas, level, "null")
             for a in alphas:
-                k = int((on_null < a).sum())
-                low, high = clopper_pearson(k, len(on_null), level)
-                row[f"null_{a:g}"] = k / len(on_null) if len(on_null) else np.nan
-                row[f"null_low_{a:g}"] = low
-                row[f"null_high_{a:g}"] = high
+                low, high = row[f"null_low_{a:g}"], row[f"null_high_{a:g}"]
                 row[f"calibrated_{a:g}"] = calibrated(a, low, high, len(on_null))
             row["cells_real"] = len(on_real)
             for a in alphas:
@@ -346,13 +356,7 @@ def tokenization(
             "pieces": row.pieces,
             "cells_word": len(values),
         }
-        for a in alphas:
-            k = int((values < a).sum())
-            low, high = clopper_pearson(k, len(values), level)
-            out[f"word_{a:g}"] = k / len(values) if len(values) else np.nan
-            out[f"word_low_{a:g}"] = low
-            out[f"word_high_{a:g}"] = high
-        rows.append(out)
+        rows.append(out | shares_below(values, alphas, level, "word"))
     columns = ["test", "descriptor", "tokenizer", "dXY", "dAB", "multi_X", "multi_Y"]
     columns += ["words_X", "words_Y", "pieces", "cells_word"]
     columns += [f"word{c}_{a:g}" for a in alphas for c in ("", "_low", "_high")]
