@@ -8,7 +8,8 @@ install:
 run: install
 	.venv/bin/snakemake --cores 2
 
-test: install
+# lints first: a finding fails before the tests run
+test: lint
 	.venv/bin/python -m pytest
 
 # the workflow's lint and format (snakemake --lint, snakefmt) and the Python's (ruff): seconds

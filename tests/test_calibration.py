@@ -296,12 +296,18 @@ def test_piece_gaps_by_hand():
     assert gaps[["words_X", "words_Y"]].values.tolist() == [[2, 2], [2, 2], [2, 2]]
 
 
-def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
+def _render_with_pieces(tmp_path, table: str) -> tuple[str, str]:
+    """A synthesis table rendered from the hand cells and the tokenizer's piece table."""
     write_tsv(tmp_path / "all.tsv", _piece_cells())
     (tmp_path / "tokenization").mkdir()
     write_tsv(tmp_path / "tokenization" / "m.tsv", PIECES)
     inputs = [str(tmp_path / "all.tsv"), str(tmp_path / "tokenization" / "m.tsv")]
-    csv, md, _ = render_table(TABLES["synthesis_null"], inputs, PIECE_SETTINGS)
+    csv, md, _ = render_table(TABLES[table], inputs, PIECE_SETTINGS)
+    return csv, md
+
+
+def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
+    csv, md = _render_with_pieces(tmp_path, "synthesis_null")
     null = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
     word = null.loc[("w-SEAT", "word")]
     # every null cell as before (the static copy's too): 3 of 7 below 0.01
@@ -321,18 +327,14 @@ def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
     assert paper["cells_balanced"] == 2 and paper["balanced_0.05"] == 0
     assert "cells_balanced / balanced_<alpha>" in md
     # without the tokenization table no cell is in either group
-    alone = render_table(TABLES["synthesis_null"], inputs[:1], PIECE_SETTINGS)[0]
+    alone = render_table(TABLES["synthesis_null"], [str(tmp_path / "all.tsv")], PIECE_SETTINGS)[0]
     alone = pd.read_csv(pd.io.common.StringIO(alone)).set_index(["method", "design"])
     assert alone.loc[("w-SEAT", "word"), "cells_balanced"] == 0
     assert alone.loc[("w-SEAT", "word"), "cells_null"] == 7
 
 
 def test_the_tokenization_table_by_hand(tmp_path):
-    write_tsv(tmp_path / "all.tsv", _piece_cells())
-    (tmp_path / "tokenization").mkdir()
-    write_tsv(tmp_path / "tokenization" / "m.tsv", PIECES)
-    inputs = [str(tmp_path / "all.tsv"), str(tmp_path / "tokenization" / "m.tsv")]
-    csv, md, _ = render_table(TABLES["synthesis_tokenization"], inputs, PIECE_SETTINGS)
+    csv, md = _render_with_pieces(tmp_path, "synthesis_tokenization")
     table = pd.read_csv(pd.io.common.StringIO(csv)).set_index("test")
     assert table["tokenizer"].tolist() == ["m"] * 3
     assert table["cells_word"].tolist() == [2, 2, 2]  # neither the static copy nor the real m
