@@ -208,3 +208,33 @@ def test_the_embeddings_record_the_device_and_dtype(tiny):
     }
     assert records["float32"]["dtype"] == "float32"
     assert records["float32"] != records["bfloat16"]  # a cached float32 entry is not reused
+
+
+def _job(device, dtype="float32", threads=3):
+    """A hand-built stand-in for the Snakemake job a workflow script is given."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(params=SimpleNamespace(device=device, dtype=dtype), threads=threads)
+
+
+def test_a_model_job_starts_with_its_threads_and_its_load_settings(monkeypatch, capsys):
+    _no_accelerator(monkeypatch)
+    calls = []
+    monkeypatch.setattr(torch, "set_num_threads", calls.append)
+    assert dev.start_model_job(_job("cpu", "bfloat16")) == {"device": "cpu", "dtype": "bfloat16"}
+    assert calls == [3]
+    # auto is passed on as it is: the loader resolves it again, the same way
+    assert dev.start_model_job(_job("auto", threads=5)) == {"device": "auto", "dtype": "float32"}
+    assert calls == [3, 5]
+    dev.log_model(torch.nn.Linear(2, 2).to(torch.bfloat16))
+    assert capsys.readouterr().err == "model: device cpu, dtype bfloat16\n"
+
+
+@pytest.mark.parametrize("setting", ["cuda", "mps"])
+def test_a_model_job_on_an_absent_accelerator_fails_before_any_thread_is_set(monkeypatch, setting):
+    _no_accelerator(monkeypatch)
+    calls = []
+    monkeypatch.setattr(torch, "set_num_threads", calls.append)
+    with pytest.raises(InputError, match=r"compute\.device is " + setting):
+        dev.start_model_job(_job(setting))
+    assert calls == []

@@ -1,11 +1,10 @@
 """Adapter: rule dataset_scores -> biasbench.models.logprobs.Engine + biasbench.scoring.datasets."""
 
-import sys
 from pathlib import Path
 
 from biasbench.io import signature_of, write_json, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import describe, resolve_device, set_threads
+from biasbench.models.device import log_model, start_model_job
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
 from biasbench.models.specs import ModelSpec
@@ -14,12 +13,10 @@ from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(
-    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
-)
-print(f"model: {describe(model)}", file=sys.stderr)
+model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
+log_model(model)
 frame, coverage = score_dataset(
     Engine(model, tokenizer, masked, batch=sm.params.batch),
     sm.wildcards.dataset,

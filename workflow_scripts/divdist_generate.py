@@ -1,13 +1,12 @@
 """Adapter: rule divdist_generate -> biasbench.models.generate.sample_texts."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import describe, resolve_device, set_threads
+from biasbench.models.device import log_model, start_model_job
 from biasbench.models.generate import sample_texts
 from biasbench.models.load import load_language_model
 from biasbench.models.specs import ModelSpec
@@ -15,12 +14,10 @@ from biasbench.stats import derived_seed
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(
-    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
-)
-print(f"model: {describe(model)}", file=sys.stderr)
+model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
+log_model(model)
 if masked:
     raise ValueError(
         f"divdist_generate: {sm.wildcards.model} is a masked LM; sampling needs a causal LM"

@@ -4,14 +4,14 @@ from pathlib import Path
 
 from biasbench.io import save_tensors, write_json
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import start_model_job
 from biasbench.studies.groundtruth.data import StudySettings, grid, read_data
 from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.states import load_states
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 i = sm.input
 study = sm.params.study
 settings = StudySettings(
@@ -29,8 +29,7 @@ records, weights = run_grid(
     grid([float(sm.wildcards.mu)], study["sigma"], study["repeats"]),
     settings,
     load_states(i.states),
-    device=sm.params.device,
-    dtype=sm.params.dtype,
+    **compute,
 )
 save_tensors(sm.output.weights, weights)
 write_json(sm.output.records, {"settings": study, "models": records})

@@ -1,7 +1,6 @@
 """Adapter: rule injected_methods -> biasbench.studies.groundtruth.every_method, for every study
 model of one mean (the frozen lower layers computed once for all of them)."""
 
-import sys
 from pathlib import Path
 
 from tqdm.auto import tqdm
@@ -9,7 +8,7 @@ from tqdm.auto import tqdm
 from biasbench.data.templates import load_templates
 from biasbench.io import load_tensors, read_json, signature_of, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import describe, resolve_device, set_threads
+from biasbench.models.device import log_model, start_model_job
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth.data import read_data
 from biasbench.studies.groundtruth.every_method import score_study_models
@@ -18,12 +17,10 @@ from biasbench.studies.groundtruth.surgery import study_models
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 i = sm.input
-base, tokenizer = load_study_lm(
-    str(Path(i.model).parent), device=sm.params.device, dtype=sm.params.dtype
-)
-print(f"model: {describe(base)}", file=sys.stderr)
+base, tokenizer = load_study_lm(str(Path(i.model).parent), **compute)
+log_model(base)
 weights = load_tensors(i.weights)
 # the models that learned the bias (Schröder et al.'s R² bar): the only ones the league reads
 names = [r["name"] for r in read_json(i.records)["models"] if r["kept"]]

@@ -3,7 +3,6 @@ data-set scorers, for every study model of one mean that learned the bias (the f
 layers computed once for all, each data set read and sampled once for all), and again on
 random halves of the items (the league's robustness; the engine remembers every item)."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -13,7 +12,7 @@ from biasbench import rows
 from biasbench.data.datasets import dataset_items
 from biasbench.io import load_tensors, read_json, signature_of, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import describe, resolve_device, set_threads
+from biasbench.models.device import log_model, start_model_job
 from biasbench.models.logprobs import Engine
 from biasbench.models.logprobs.engine import RememberingEngine
 from biasbench.scoring.datasets import SCORERS
@@ -24,11 +23,9 @@ from biasbench.studies.groundtruth.surgery import study_models
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
-base, tokenizer = load_study_lm(
-    str(Path(sm.input.model).parent), device=sm.params.device, dtype=sm.params.dtype
-)
-print(f"model: {describe(base)}", file=sys.stderr)
+compute = start_model_job(sm)
+base, tokenizer = load_study_lm(str(Path(sm.input.model).parent), **compute)
+log_model(base)
 weights = load_tensors(sm.input.weights)
 records = read_json(sm.input.records)["models"]
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")

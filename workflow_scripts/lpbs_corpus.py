@@ -1,6 +1,5 @@
 """Adapter: rule lpbs_corpus -> biasbench.models.logprobs + biasbench.scoring.corpus."""
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +8,7 @@ from biasbench.data.sampling import pair_list
 from biasbench.data.wordsets import check_distinct_after, read_wordset_files
 from biasbench.io import read_tsv, signature_of, write_npz, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import describe, resolve_device, set_threads
+from biasbench.models.device import log_model, start_model_job
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -23,7 +22,7 @@ from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 lpbs = sm.params.lpbs
 wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}
 pairs = read_tsv(sm.input.pairs)
@@ -31,10 +30,8 @@ wanted = {pair for ws in wordsets.values() for pair in pair_list(ws.sets)}
 contexts = pairs[[p in wanted for p in zip(pairs["target"], pairs["attribute"], strict=True)]]
 contexts = contexts.reset_index(drop=True)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(
-    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
-)
-print(f"model: {describe(model)}", file=sys.stderr)
+model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
+log_model(model)
 for ws in wordsets.values():  # stimuli the model cannot tell apart fail before any scoring
     check_distinct_after(
         ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"

@@ -1,6 +1,5 @@
 """Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.templates."""
 
-import sys
 from functools import partial
 from pathlib import Path
 
@@ -8,7 +7,7 @@ from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
 from biasbench.io import read_sealed, signature_of, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import describe, resolve_device, set_threads
+from biasbench.models.device import log_model, start_model_job
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -22,12 +21,10 @@ from biasbench.scoring.templates import lpbs_rows
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(
-    spec, Path(sm.input.model).parent, device=sm.params.device, dtype=sm.params.dtype
-)
-print(f"model: {describe(model)}", file=sys.stderr)
+model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
+log_model(model)
 if masked:
     log_probs = partial(mlm_log_probs, model, tokenizer)
 else:

@@ -8,7 +8,7 @@ from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
 from biasbench.io import read_sealed, signature_of, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import start_model_job
 from biasbench.models.load import load_static
 from biasbench.models.specs import ModelSpec
 from biasbench.rows import sort_rows
@@ -17,7 +17,7 @@ from biasbench.studies import null_calibration as nc
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 prepared = Path(sm.input.model).parent
 settings = nc.capped(ScoreSettings(seed=sm.params.seed, **sm.params.scoring), sm.params.partitions)
@@ -72,8 +72,7 @@ else:
         datasets=datasets,
         batch=sm.params.batch,
         lpbs_batch=sm.params.lpbs_batch,
-        device=sm.params.device,
-        dtype=sm.params.dtype,
+        **compute,
         log=log,
     )
 write_tsv(sm.output[0], sort_rows(frame))

@@ -6,7 +6,7 @@ from pathlib import Path
 from biasbench.data.corpora import iter_corpus_parts
 from biasbench.data.sampling import sentence_spans
 from biasbench.jobs import start_job
-from biasbench.models.device import resolve_device, set_threads
+from biasbench.models.device import start_model_job
 from biasbench.models.load import transformer_location
 from biasbench.models.mlm_head import HeadSettings, train_mlm_head
 from biasbench.models.prepare import write_provenance
@@ -14,7 +14,7 @@ from biasbench.models.specs import ModelSpec
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-set_threads(resolve_device(sm.params.device), sm.threads)
+compute = start_model_job(sm)
 base_name = Path(sm.input.base).parent.name
 base = ModelSpec.from_config(base_name, dict(sm.params.base))
 sentences = [
@@ -30,8 +30,7 @@ report = train_mlm_head(
     sentences,
     out,
     settings,
-    device=sm.params.device,
-    dtype=sm.params.dtype,
+    **compute,
 )
 print(json.dumps(report, indent=1))
 layers = settings.trainable_layers

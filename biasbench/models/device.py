@@ -3,9 +3,13 @@
 Every job that loads a model resolves its device here (:func:`resolve_device`), loads the
 weights in the stage's dtype (:func:`torch_dtype`), moves its inputs to the model's device
 and brings its outputs back to the CPU (``.cpu()`` before ``.numpy()``, :func:`to_numpy`).
-torch is imported only when a model is loaded, never when a module is imported."""
+A workflow job starts through :func:`start_model_job` and logs what it loaded with
+:func:`log_model`. torch is imported only when a model is loaded, never when a module is
+imported."""
 
 from __future__ import annotations
+
+import sys
 
 from biasbench.errors import InputError
 
@@ -53,6 +57,15 @@ def set_threads(device: str, threads: int) -> None:
         torch.set_num_threads(threads)
 
 
+def start_model_job(job) -> dict[str, str]:
+    """Start a model job (a Snakemake job's ``params.device``, ``params.dtype`` and ``threads``):
+    resolve its device, so an absent accelerator fails before any input is read, and give torch
+    the job's threads on the CPU. Returns the settings to load with (``device=``, ``dtype=``):
+    the configured device, which every loader resolves again in the same way."""
+    set_threads(resolve_device(job.params.device), job.threads)
+    return {"device": job.params.device, "dtype": job.params.dtype}
+
+
 def model_device(model):
     """The torch device of a loaded model's weights (where its inputs are built): its
     ``device`` (a transformers model's, a study model's), else its first parameter's."""
@@ -86,3 +99,9 @@ def describe(model) -> str:
     """The compute record as a log line: ``device cpu, dtype float32``."""
     record = compute_record(model)
     return f"device {record['device']}, dtype {record['dtype']}"
+
+
+def log_model(model) -> None:
+    """Write where the loaded model runs to the job's log (stderr): ``model: device cpu, dtype
+    float32``, so a run on an unexpected device or precision shows there."""
+    print(f"model: {describe(model)}", file=sys.stderr)
