@@ -65,7 +65,7 @@ rule all:
     default_target: True
     input:
         [] if config["only_models"] else PAPER_TARGETS,
-        "results/report/provenance.html",
+        PROVENANCE_PAGE,
         expand(
             "results/cards/models/{model}.md",
             model=config["only_models"] or config["models"],

@@ -17,6 +17,7 @@ from typing import Any
 from biasbench.data.pins import package_root
 from biasbench.data.wordsets import descriptors, read_yaml
 from biasbench.errors import InputError
+from biasbench.models.load import is_language_model
 from biasbench.models.specs import ModelSpec, check_known_model
 
 BUILTIN_SOURCES = ("templates", "words")
@@ -179,8 +180,7 @@ class Plan:
 
     def model_score_files(self, model: str) -> list[str]:
         """The score rows of one model (its embedding methods, LPBS, data sets; not the
-        DivDist study's, one file over all models): a model's card then reruns for its own
-        inputs only, never because another model changed."""
+        DivDist study's, one file over all models): what its card reads as its own."""
         return [
             f
             for f in self.score_files() + self.lpbs_files() + self.dataset_score_files()
@@ -364,9 +364,10 @@ def restrict_to_models(config: dict[str, Any]) -> None:
 
     Every other model leaves ``models`` and every model list (``lpbs``, ``datasets``, the
     studies'); a model an audited one is built from (``mlm-head:``, ``random:``) stays,
-    running no test. A study or calibration that names no audited model (the ground-truth
-    study, the template study, DivDist, the null-model calibration) becomes null: not run. A
-    second call changes nothing. Null ``only_models``: every configured model runs."""
+    running no test. An audited model runs every family that applies to it, with its null
+    copies (:func:`_audit_every_family`). A study or calibration that names no audited model
+    (the ground-truth study, the template study, DivDist) becomes null: not run. A second call
+    changes nothing. Null ``only_models``: every configured model runs."""
     only = config.get("only_models")
     if only is None:
         return
@@ -385,6 +386,7 @@ def restrict_to_models(config: dict[str, Any]) -> None:
             kept[base] = {**models[base], "tests": []}
             todo.append(base)
     config["models"] = kept
+    _audit_every_family(config, only)
     wanted = set(only)
     lpbs = config.get("lpbs")
     if lpbs:
@@ -413,6 +415,51 @@ def restrict_to_models(config: dict[str, Any]) -> None:
     bommasani = config.get("bommasani")
     if bommasani and bommasani["generation"] and bommasani["generation"]["model"] not in wanted:
         bommasani["generation"] = None
+
+
+def _audit_every_family(config: dict[str, Any], only: list[str]) -> None:
+    """An audited model runs every method family that applies to it: a language model (known
+    before any job: :func:`is_language_model`) joins LPBS and every data set where the
+    configuration does not list it, and a model with its own weights gets the null-model
+    control of its architecture (``null_calibration.audit``, per kind) where
+    ``null_calibration.models`` does not list it."""
+    models = config["models"]
+    lpbs, datasets, null = (
+        config.get("lpbs"),
+        config.get("datasets"),
+        config.get("null_calibration"),
+    )
+    for name in only:
+        spec = ModelSpec.from_config(name, models[name])
+        language_model = spec.kind == "transformer" and is_language_model(spec)
+        if language_model and lpbs and name not in lpbs["models"]:
+            lpbs["models"] = [*lpbs["models"], name]
+        if language_model and datasets and name not in datasets["models"]:
+            datasets["models"] = {**datasets["models"], name: "all"}
+        copies = (null or {}).get("audit") or {}
+        own_weights = spec.scheme not in ("mlm-head", "random")
+        if own_weights and spec.kind in copies and name not in null["models"]:
+            entry = copies[spec.kind]
+            entry = dict(entry) if isinstance(entry, dict) else {"seeds": entry}
+            # the copies read the tests the model runs (of the entry's, where it names some)
+            runs = _tests_run(models[name]["tests"], config["tests"])
+            named = entry.get("tests", "all")
+            entry["tests"] = [
+                t for t in (runs if named == "all" else named) if t.partition("/")[0] in runs
+            ]
+            if not language_model:  # its copies' probabilities would stand beside no score
+                entry |= {"lpbs_tests": [], "datasets": {}}
+            if entry["tests"] or entry.get("lpbs_tests", null["lpbs_tests"]):
+                null["models"] = {**null["models"], name: entry}
+
+
+def _tests_run(tests: Any, configured: list[str]) -> list[str]:
+    """The tests a model entry's ``tests`` runs on any context source, in configured order."""
+    lists = tests.values() if isinstance(tests, dict) else [tests]
+    named = set()
+    for chosen in lists:
+        named |= set(configured) if chosen == "all" else {t.partition("/")[0] for t in chosen}
+    return [t for t in configured if t in named]
 
 
 def make_plan(config: dict[str, Any], root: str | Path) -> Plan:

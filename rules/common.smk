@@ -1,16 +1,22 @@
 """Helpers shared by the rules: the workflow's constants drawn from the config and its plan,
 the wildcards' patterns, and the input and params functions more than one rule calls."""
 
+import os
+
 from biasbench.config import section_defaults
 from biasbench.data.external import load_manifest
 from biasbench.data.wordsets import external_ids
 from biasbench.errors import InputError
+from biasbench.io import sha256_of
 from biasbench.methods.registry import REGISTRY
+from biasbench.models.null import copy_names, null_file
 from biasbench.models.prepare import source_files
 from biasbench.models.specs import model_spec
 from biasbench.plan import names_except, names_only
 from biasbench.reports.cards import slug
 from biasbench.reports.catalog import MODELS, PROVENANCE, report_section
+from biasbench.reports.model_cards import COMPARISON
+from biasbench.reports.targets import SCORES
 from biasbench.reports.tables import report_settings as plan_report_settings
 
 ENV = "../envs/biasbench.yaml"
@@ -19,6 +25,11 @@ LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 #: what every table and figure is drawn with: the configuration and its plan
 REPORT_SETTINGS = plan_report_settings(config, PLAN)
 CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
+#: an audit (only_models) collects its scores and provenance apart from a default run's, so
+#: auditing in a checkout that holds one rewrites none of its files
+AUDIT = config["only_models"] is not None
+SCORES_TABLE = "results/scores/audit.tsv" if AUDIT else SCORES
+PROVENANCE_PAGE = f"results/report/{'audit_' if AUDIT else ''}provenance.html"
 #: the model names each rule that builds or embeds some models differently claims (the plan's
 #: model classes: ELMo, trained masked-LM heads, null models); a name no rule claims (a typo
 #: in a target) still reaches the ordinary rules, which name the models
@@ -223,3 +234,31 @@ def divdist_scores(model):
     """Whether the DivDist study scores ``model`` (in one file over all its models)."""
     study = config["bommasani"]
     return bool(study) and model in study["static_models"] + study["contextual_models"]
+
+
+def model_card_inputs(wildcards):
+    """A model's own score rows and prepared model, its null copies' rows where the null-model
+    calibration scores it, and, in a default run, the comparison across the zoo (an audit reads
+    a finished default run's comparison where it finds one: comparison_found)."""
+    model = wildcards.model
+    return {
+        "scores": PLAN.model_score_files(model),
+        "model": f"results/models/{model}/biasbench_model.json",
+        "null": [null_file(model)] if model in PLAN.null_seeds else [],
+        "comparison": [] if AUDIT else list(COMPARISON),
+    }
+
+
+def null_copy_names(wildcards):
+    """The names of a model's null copies (none where the calibration does not score it)."""
+    model = wildcards.model
+    return copy_names(model, PLAN.null_seeds[model]) if model in PLAN.null_seeds else []
+
+
+def comparison_found(wildcards):
+    """An audit's comparison: a finished default run's tables in this checkout, each with its
+    sha256 (a changed table changes this param, so the card is rebuilt, and the card's job
+    reads only what was planned); none in a default run, whose cards read its own."""
+    if not AUDIT or not all(os.path.isfile(f) for f in COMPARISON):
+        return {}
+    return {f: sha256_of(f) for f in COMPARISON}

@@ -1,9 +1,10 @@
 rule model_card:
-    """One Markdown page per model: every method's score on every test it ran, the method
-    families that apply to it and why each other does not, and its caveats."""
+    """One Markdown page per model: every method's score on every test it ran beside the zoo's,
+    the method families that apply to it and why each other does not, its caveats, each
+    method's validity from the comparison and its own null copies' false-positive shares.
+    """
     input:
-        scores=lambda w: PLAN.model_score_files(w.model),
-        model="results/models/{model}/biasbench_model.json",
+        unpack(model_card_inputs),
     output:
         report(
             "results/cards/models/{model}.md",
@@ -23,6 +24,9 @@ rule model_card:
         datasets=lambda w: [d for m, d in PLAN.dataset_jobs if m == w.model],
         divdist=lambda w: divdist_scores(w.model),
         divdist_files=PLAN.study_score_files(),
-        audit=config["only_models"] is not None,
+        audit=AUDIT,
+        alpha=config["alpha"],
+        copies=null_copy_names,
+        comparison=comparison_found,
     script:
         "../workflow_scripts/model_card.py"

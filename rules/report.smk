@@ -2,13 +2,13 @@ rule provenance:
     """The report's provenance page: the config, each model's source and version, and every
     score's seed and input signature."""
     input:
-        scores="results/scores/all.tsv",
+        scores=SCORES_TABLE,
         models=expand(
             "results/models/{model}/biasbench_model.json", model=config["models"]
         ),
     output:
         report(
-            "results/report/provenance.html",
+            PROVENANCE_PAGE,
             caption="../resources/report/provenance.rst",
             category=PROVENANCE,
         ),

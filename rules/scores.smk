@@ -38,7 +38,7 @@ rule collect_scores:
         + PLAN.dataset_score_files()
         + PLAN.study_score_files(),
     output:
-        "results/scores/all.tsv",
+        SCORES_TABLE,
     log:
         "results/logs/collect_scores.log",
     conda:

@@ -2,6 +2,7 @@
 into config.yaml, so it cannot remove the zoo), and its card says what was measured and why
 each other method family does not apply."""
 
+import json
 import os
 import struct
 import subprocess
@@ -14,6 +15,7 @@ import yaml
 from biasbench.config import validate_config
 from biasbench.errors import InputError
 from biasbench.io import read_tsv
+from biasbench.models.load import lm_head_of
 from biasbench.plan import make_plan
 from biasbench.reports.model_cards import ModelFacts, model_card
 
@@ -65,7 +67,7 @@ def test_a_transformer_of_ones_own_alone(tmp_path):
     model = tiny_bert(tmp_path / "my-bert", tuple(c6_words()))  # a body without its head
     entry = {"kind": "transformer", "source": f"path:{model}", "tests": {"templates": ["C6"]}}
     work = audit(tmp_path, "my-bert", entry)
-    scores = read_tsv(work / "results/scores/all.tsv")
+    scores = read_tsv(work / "results/scores/audit.tsv")
     assert set(scores["model"]) == {"my-bert"}  # nothing of the zoo ran
     assert not (work / "results/tables").exists()  # nor its paper tables
     card = (work / "results/cards/models/my-bert.md").read_text(encoding="utf-8")
@@ -85,7 +87,7 @@ def test_static_vectors_of_ones_own_alone(tmp_path):
     entry = {"kind": "static", "source": f"w2v-path:{vectors}", "lowercase": True}
     entry["tests"] = ["C6"]
     work = audit(tmp_path, "my-vectors", entry)
-    assert set(read_tsv(work / "results/scores/all.tsv")["model"]) == {"my-vectors"}
+    assert set(read_tsv(work / "results/scores/audit.tsv")["model"]) == {"my-vectors"}
     card = (work / "results/cards/models/my-vectors.md").read_text(encoding="utf-8")
     assert "* **embedding** applies" in card and "| WEAT | words | C6 |" in card
     for family in ("probability", "extrinsic"):
@@ -160,8 +162,7 @@ def test_a_card_without_rows_says_why_for_every_family():
 
 
 def test_a_card_points_to_the_divdist_study_that_scores_the_model():
-    """DivDist's rows live in one file over all the study's models: the card names it rather
-    than reading it, so that another model's change never reruns this card."""
+    """DivDist's rows live in one file over all the study's models: the card names it."""
     import pandas as pd
 
     from biasbench.rows import COLUMNS
@@ -180,3 +181,130 @@ def test_a_card_reads_its_own_models_rows_only():
     files = plan.model_score_files("glove-6b-50d")
     assert files and all(f.split("/")[2] == "glove-6b-50d" for f in files)
     assert not set(files) & set(plan.study_score_files())
+
+
+def local_model(path, **config):
+    """A directory as save_pretrained leaves it, as far as planning reads it: config.json
+    (``config``), a weights file and a tokenizer file."""
+    path.mkdir()
+    (path / "config.json").write_text(json.dumps(config))
+    (path / "model.safetensors").write_bytes(b"")
+    (path / "tokenizer.json").write_text("{}")
+    return {"kind": "transformer", "source": f"path:{path}"}
+
+
+@pytest.mark.parametrize(
+    "config, head",
+    [
+        ({"architectures": ["LlamaForCausalLM"], "model_type": "llama"}, True),
+        ({"architectures": ["BertForMaskedLM"], "model_type": "bert"}, True),
+        ({"architectures": ["BertModel"], "model_type": "bert"}, False),
+        ({"model_type": "llama"}, True),  # a decoder: its head tied to its embeddings
+        ({"model_type": "bert"}, None),  # an encoder saved without its classes: not known
+    ],
+)
+def test_a_language_model_head_is_read_from_config_json(config, head):
+    assert lm_head_of(config) is head
+
+
+def test_an_audited_language_model_runs_lpbs_the_data_sets_and_its_null_copies(tmp_path):
+    entry = local_model(tmp_path / "lm", model_type="llama")
+    plan, config = audit_plan(["my-lm"], {"my-lm": entry})
+    assert config["lpbs"]["models"] == ["my-lm"]
+    assert config["datasets"]["models"] == {"my-lm": "all"}
+    assert {m for m, _t in plan.lpbs_jobs} == {"my-lm"}
+    section = config["null_calibration"]
+    assert plan.null_seeds == {"my-lm": section["audit"]["transformer"]["seeds"]}
+    assert {t for t, _d in plan.null_tests["my-lm"]} == {"C6", "C9"}
+    assert plan.null_lpbs["my-lm"] == tuple(section["lpbs_tests"])
+    assert plan.null_datasets["my-lm"] == section["datasets"]
+    assert make_plan(config, ROOT).null_seeds == plan.null_seeds  # a second call: the same
+
+
+def test_an_audited_encoder_without_a_head_runs_no_probability_on_its_copies(tmp_path):
+    entry = local_model(tmp_path / "enc", architectures=["BertModel"], model_type="bert")
+    entry["tests"] = {"templates": ["C6"]}
+    plan, config = audit_plan(["my-enc"], {"my-enc": entry})
+    assert config["lpbs"]["models"] == [] and config["datasets"]["models"] == {}
+    # its copies read the tests it runs, of the audit entry's (C6 and C9)
+    assert {t for t, _d in plan.null_tests["my-enc"]} == {"C6"}
+    assert plan.null_lpbs["my-enc"] == () and plan.null_datasets["my-enc"] == {}
+
+
+def test_an_audited_model_the_calibration_lists_keeps_its_entry_and_static_vectors_get_theirs(
+    tmp_path,
+):
+    plan, _config = audit_plan(["minilm-l6"])
+    configured = default_config()["null_calibration"]["models"]["minilm-l6"]
+    assert plan.null_seeds == {"minilm-l6": configured}
+    vectors = word2vec_binary(tmp_path / "v.bin", ["he", "she"])
+    entry = {"kind": "static", "source": f"w2v-path:{vectors}", "tests": ["C6", "C9"]}
+    plan, config = audit_plan(["my-vectors"], {"my-vectors": entry})
+    assert plan.null_seeds == {"my-vectors": config["null_calibration"]["audit"]["static"]}
+    assert {t for t, _d in plan.null_tests["my-vectors"]} == {"C6", "C9"}
+
+
+def test_no_null_control_where_the_audit_entry_is_null(tmp_path):
+    entry = local_model(tmp_path / "lm", model_type="llama")
+    config = default_config()
+    config["models"]["my-lm"] = entry
+    config["only_models"] = ["my-lm"]
+    config["null_calibration"]["audit"] = None
+    plan = make_plan(validate_config(config), ROOT)
+    assert plan.null_seeds == {} and config["null_calibration"] is None
+
+
+def test_a_card_sets_the_zoos_real_models_beside_each_score():
+    """The zoo's spread in the model's cell, computed by hand: the model itself and the null
+    models are left out, another cell does not count."""
+    import pandas as pd
+
+    from biasbench.reports.model_cards import zoo_scale
+
+    key = {"method": "s-SEAT", "source": "templates", "test": "C6", "descriptor": "names"}
+    mine = pd.DataFrame([{**key, "effect_size": 0.5}])
+    cells = pd.DataFrame(
+        [
+            {**key, "model": m, "null model": null, "effect_size": e}
+            for m, null, e in [("m", False, 0.5), ("a", False, 0.1), ("b", False, 0.3)]
+            + [("c", False, 0.9), ("n", True, 5.0)]
+        ]
+        + [{**key, "test": "C9", "model": "a", "null model": False, "effect_size": 9.0}]
+    )
+    assert zoo_scale(mine, cells, "m").tolist() == ["0.3 [0.1, 0.9] (3)"]
+    assert zoo_scale(mine, cells[cells["model"].isin(["m", "n"])], "m").tolist() == [""]
+
+
+def test_a_card_counts_its_own_null_copies_significant_cells():
+    """One of four s-SEAT cells of two copies below 0.01 under the paper's test, none under
+    the word test: 1/4 with the exact interval [0.0063, 0.806], which holds 0.01."""
+    import pandas as pd
+
+    from biasbench.reports.model_cards import own_null_lines
+
+    rows = pd.DataFrame(
+        {
+            "method": "s-SEAT",
+            "model": ["m-null-s0", "m-null-s0", "m-null-s1", "m-null-s1", "m-null-s1"],
+            "test": ["C6", "C9", "C6", "C9", "C9"],
+            "primary": [True, True, True, True, False],
+            "effect_size": [0.4, 0.1, 0.2, 0.3, 0.9],
+            "p_value": [0.001, 0.5, 0.2, 0.03, 0.0001],  # the last: not a primary row
+            "p_word": 0.5,
+        }
+    )
+    lines = own_null_lines(rows, ["m-null-s0", "m-null-s1"], 0.01)
+    assert lines[2:] == [
+        "| s-SEAT | paper | 4 | 0.25 [0.01, 0.81] | yes |",
+        "| s-SEAT | word | 4 | 0.00 [0.00, 0.60] | yes |",
+    ]
+
+
+def test_a_card_without_a_comparison_says_how_to_get_one():
+    import pandas as pd
+
+    from biasbench.rows import COLUMNS
+
+    card = model_card(pd.DataFrame(columns=COLUMNS), ModelFacts("m", "static", "pkg:x"))
+    assert "No comparison beside this card: no finished default run in this checkout" in card
+    assert "No null control of this model" in card

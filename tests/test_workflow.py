@@ -428,12 +428,81 @@ def test_replaced_weights_of_a_local_model_rerun_exactly_its_jobs(workdir):
         weights.write_bytes(original)
         os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert run.returncode == 0, run.stderr[-3000:]
-    jobs = [line.strip() for line in run.stdout.splitlines() if "wildcards:" in line]
-    assert any("model=tiny-bert" in job for job in jobs)
+    jobs = planned_jobs(run.stdout)
+    assert any("model=tiny-bert" in wildcards for _rule, wildcards in jobs)
     assert "rule prepare_model:" in run.stdout
-    assert not [job for job in jobs if "model=glove-6b-50d" in job]
+    # another model's card shows the zoo beside it (the comparison): it alone is rebuilt
+    assert ("model_card", "model=glove-6b-50d") in jobs
+    assert not [j for j in jobs if "model=glove-6b-50d" in j[1] and j[0] != "model_card"]
     restored = snakemake(workdir, "-n")
     assert "Nothing to be done" in restored.stdout + restored.stderr
+
+
+def planned_jobs(dry_run: str) -> list[tuple[str, str]]:
+    """(rule, wildcards) of each job a dry run lists."""
+    jobs, rule = [], None
+    for line in dry_run.splitlines():
+        if line.startswith(("rule ", "localrule ")):
+            rule = line.split()[1].rstrip(":")
+        elif line.strip().startswith("wildcards:"):
+            jobs.append((rule, line.strip().removeprefix("wildcards:").strip()))
+    return jobs
+
+
+def test_an_audit_beside_the_default_run_rewrites_none_of_its_files(workdir, tmp_path):
+    """Auditing one's own model in a checkout that holds a finished default run: the run's
+    collected scores, provenance and tables stay as they were, byte for byte, its default
+    target plans the same jobs after it, and the audited model's card sets the zoo's scores
+    and the methods' validity beside its own, naming the tables it read."""
+    work = tmp_path / "checkout"
+    shutil.copytree(workdir, work, symlinks=True)
+    kept = [
+        work / "results/scores/all.tsv",
+        work / "results/report/provenance.html",
+        *sorted((work / "results/tables").glob("*.csv")),
+    ]
+    before = {p: p.read_bytes() for p in kept}
+    default_jobs = sorted(planned_jobs(snakemake(work, "-n").stdout))
+    words = yaml.safe_load((ROOT / "resources/wordsets/C6.yaml").read_text())
+    groups = [*words["targets"].values(), {k: words["attributes"][k] for k in "AB"}]
+    model = tiny_bert(
+        tmp_path / "my-bert", tuple(w for g in groups for s in g.values() for w in s["words"])
+    )
+    mine = {
+        "models": {
+            "my-bert": {
+                "kind": "transformer",
+                "source": f"path:{model}",
+                "tests": {"templates": ["C6"]},
+            }
+        },
+        "only_models": ["my-bert"],
+    }
+    (work / "my.yaml").write_text(yaml.safe_dump(mine))
+    run = snakemake(work, "--configfile", "my.yaml")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert [str(p) for p in kept if p.read_bytes() != before[p]] == []
+    assert set(read_tsv(work / "results/scores/audit.tsv")["model"]) == {"my-bert"}
+    assert (work / "results/report/audit_provenance.html").is_file()
+    card = (work / "results/cards/models/my-bert.md").read_text()
+    assert "From the finished default run in this checkout (results/tables/synthesis_scores" in card
+    assert "| s-SEAT | " in card.split("## Comparison")[1].split("### Its own null copies")[0]
+    assert "2 seeded copies with its architecture" in card  # its own null control ran
+    zoo = pd.read_csv(work / "results/tables/synthesis_scores.csv")
+    theirs = zoo[
+        (zoo["model"] == "tiny-bert") & (zoo["method"] == "s-SEAT") & (zoo["test"] == "C6")
+    ]
+    theirs = theirs[(theirs["source"] == "templates") & (theirs["descriptor"] == "names")]
+    effect = float(theirs["effect_size"].iloc[0])
+    row = next(
+        line for line in card.splitlines() if line.startswith("| s-SEAT | templates | C6 | names |")
+    )
+    assert (
+        row.split(" | ")[7] == f"{effect:.3g} [{effect:.3g}, {effect:.3g}] (1)"
+    )  # tiny-bert alone
+    # the default target plans what it planned before (a copied checkout reruns the jobs
+    # whose params name its resources/ by absolute path: the same ones before and after)
+    assert sorted(planned_jobs(snakemake(work, "-n").stdout)) == default_jobs
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasbench.io import read_tsv, write_text
+from biasbench.errors import InputError
+from biasbench.io import read_tsv, sha256_of, write_text
 from biasbench.jobs import start_job
+from biasbench.models.load import lm_head_of
 from biasbench.models.prepare import weights_directory
 from biasbench.models.specs import ModelSpec
-from biasbench.reports.model_cards import ModelFacts, has_lm_head, model_card
+from biasbench.reports.model_cards import Comparison, ModelFacts, model_card
 from biasbench.rows import COLUMNS
 
 sm = snakemake  # noqa: F821
@@ -18,8 +20,8 @@ start_job(sm)
 name, spec = sm.wildcards.model, dict(sm.params.spec)
 
 
-def architectures() -> tuple[str, ...] | None:
-    """The architectures in the config.json of a transformer's weights (None: none found)."""
+def weights_config() -> dict | None:
+    """The config.json of a transformer's weights (None: none found)."""
     if spec["kind"] != "transformer":
         return None
     prepared = Path(sm.input.model).parent
@@ -29,11 +31,11 @@ def architectures() -> tuple[str, ...] | None:
         places.insert(0, weights_directory(ModelSpec.from_config(name, spec), prepared))
     for place in places:
         if place is not None and (place / "config.json").is_file():
-            return tuple(json.loads((place / "config.json").read_text()).get("architectures") or ())
+            return json.loads((place / "config.json").read_text())
     return None
 
 
-found = architectures()
+found = weights_config()
 facts = ModelFacts(
     name=name,
     kind=spec["kind"],
@@ -45,10 +47,39 @@ facts = ModelFacts(
     datasets=tuple(sm.params.datasets),
     divdist=sm.params.divdist,
     divdist_files=tuple(sm.params.divdist_files),
-    lm_head=None if found is None else has_lm_head(found),
-    architectures=found or (),
+    lm_head=None if found is None else lm_head_of(found),
+    architectures=tuple((found or {}).get("architectures") or ()),
     audit=sm.params.audit,
+    alpha=sm.params.alpha,
 )
+
+
+def comparison() -> Comparison | None:
+    """This run's comparison, or (an audit) the one found in the checkout when it was planned,
+    checked to be the same bytes."""
+    if sm.input.comparison:
+        cells, league = sm.input.comparison
+        return Comparison(pd.read_csv(cells), pd.read_csv(league), "this run's comparison")
+    found = dict(sm.params.comparison)
+    if not found:
+        return None
+    for path, planned in found.items():
+        if sha256_of(path) != planned:
+            raise InputError(
+                f"{path} changed after this audit was planned (sha256 {planned[:12]}): a "
+                "default run is writing it; rerun the audit when it ends"
+            )
+    cells, league = found
+    origin = (
+        "the finished default run in this checkout ("
+        + ", ".join(f"{path} sha256 {digest[:12]}" for path, digest in found.items())
+        + ")"
+    )
+    return Comparison(pd.read_csv(cells), pd.read_csv(league), origin)
+
+
 rows = [read_tsv(p) for p in sm.input.scores]
 scores = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=COLUMNS)
-write_text(sm.output[0], model_card(scores, facts))
+null_rows = read_tsv(sm.input.null[0]) if sm.input.null else None
+card = model_card(scores, facts, comparison(), null_rows, list(sm.params.copies))
+write_text(sm.output[0], card)

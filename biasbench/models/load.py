@@ -3,6 +3,7 @@ and language models with their head for probabilities."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,33 @@ def is_decoder_type(model_type: str) -> bool:
     if model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
         return False
     return model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or model_type.endswith("_text")
+
+
+#: the classes of a transformer's weights that carry a language-model head
+LM_HEAD_SUFFIXES = ("ForMaskedLM", "ForCausalLM", "LMHeadModel", "ForPreTraining")
+
+
+def lm_head_of(model_config: dict) -> bool | None:
+    """Whether a transformer's config.json describes weights with a language-model head: the
+    classes its ``architectures`` name, else a decoder's ``model_type`` (a causal LM, its head
+    tied to its input embeddings); None where it cannot tell (an encoder saved without its
+    architectures)."""
+    architectures = tuple(model_config.get("architectures") or ())
+    if architectures:
+        return any(a.endswith(LM_HEAD_SUFFIXES) for a in architectures)
+    return True if is_decoder_type(str(model_config.get("model_type", ""))) else None
+
+
+def is_language_model(spec: ModelSpec) -> bool:
+    """Whether a model is known before any job to assign probabilities to text: a GGUF file
+    (a causal LM), an encoder given a masked-LM head here, a ``path:`` directory whose
+    config.json says it has a language-model head (:func:`lm_head_of`). A hub id or a
+    package's directory: not known before its files are fetched, so False."""
+    if spec.scheme in ("gguf-pkg", "gguf-asm", "mlm-head"):
+        return True
+    if spec.scheme != "path":
+        return False
+    return bool(lm_head_of(json.loads((Path(spec.location) / "config.json").read_text())))
 
 
 def tokenizer_vocabulary_test(tokenizer) -> Callable[[str], bool]:

@@ -14,6 +14,10 @@ import pandas as pd
 
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
+from biasbench.studies import synthesis as syn
+
+#: the comparison's tables a card reads: the zoo's primary cells and each method's validity
+COMPARISON = ("results/tables/synthesis_scores.csv", "results/tables/synthesis_league.csv")
 
 #: what each family reads, in a line (for the families a model runs no method of)
 FAMILY_READS = {
@@ -42,19 +46,21 @@ class ModelFacts:
     lm_head: bool | None = None
     architectures: tuple[str, ...] = ()
     audit: bool = False  # the run measured only some models (only_models)
+    alpha: float = 0.01  # the significance level of the tables (config alpha)
 
     @property
     def scheme(self) -> str:
         return self.source.partition(":")[0]
 
 
-#: the classes of a transformer's weights that carry a language-model head
-LM_HEAD_SUFFIXES = ("ForMaskedLM", "ForCausalLM", "LMHeadModel", "ForPreTraining")
+@dataclass(frozen=True)
+class Comparison:
+    """What the comparison across the zoo says beside one model: every model's primary cells
+    (``synthesis_scores``) and each method's validity (``synthesis_league``)."""
 
-
-def has_lm_head(architectures: tuple[str, ...]) -> bool:
-    """Whether a config.json's ``architectures`` name a model with a language-model head."""
-    return any(a.endswith(LM_HEAD_SUFFIXES) for a in architectures)
+    cells: pd.DataFrame
+    league: pd.DataFrame
+    origin: str  # where the tables come from, said on the card
 
 
 def _number(value: float) -> str:
@@ -143,23 +149,140 @@ def caveats(facts: ModelFacts, rows: pd.DataFrame) -> list[str]:
         )
     if facts.audit:
         out.append(
-            "Measured alone (only_models): no null model or other model beside it for scale, "
-            "and no method validity from the comparison; the paper tables are not built."
+            "Measured alone (only_models): the paper tables are not built; the zoo and the "
+            "methods' validity beside it come from the comparison named under Comparison."
         )
     return out
 
 
-def _score_table(rows: pd.DataFrame) -> list[str]:
+CELL_KEYS = ["method", "source", "test", "descriptor"]
+
+
+def zoo_scale(mine: pd.DataFrame, cells: pd.DataFrame, model: str) -> pd.Series:
+    """Per row of ``mine``: the effect sizes of the zoo's other real models (no null model) in
+    the same cell, as "median [min, max] (n)"; blank where none scored it."""
+    zoo = cells[(cells["model"] != model) & ~cells["null model"].astype(bool)]
+    zoo = zoo[zoo["effect_size"].notna()].copy()
+    zoo[CELL_KEYS] = zoo[CELL_KEYS].astype(str)
+    spread = zoo.groupby(CELL_KEYS)["effect_size"].agg(["median", "min", "max", "count"])
+    keys = mine[CELL_KEYS].astype(str).fillna("")
+
+    def scale(key) -> str:
+        if key not in spread.index:
+            return ""
+        row = spread.loc[key]
+        return (
+            f"{_number(row['median'])} [{_number(row['min'])}, {_number(row['max'])}] "
+            f"({int(row['count'])})"
+        )
+
+    return pd.Series([scale(tuple(k)) for k in keys.itertuples(index=False)], index=mine.index)
+
+
+def _interval(value, low, high) -> str:
+    if value is None or not math.isfinite(float(value)):
+        return "n/a"
+    return f"{float(value):.2f} [{float(low):.2f}, {float(high):.2f}]"
+
+
+def _share(value) -> str:
+    return "n/a" if value is None or not math.isfinite(float(value)) else f"{float(value):.1%}"
+
+
+def validity_lines(league: pd.DataFrame, methods: list[str], alpha: float) -> list[str]:
+    """Each of the model's methods as the comparison rates it (synthesis_league)."""
     lines = [
-        "| method | source | test | descriptor | effect | p | p (word) | note |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| method | ground truth rho [95% CI] | census rho | null cells p < {alpha:g}: paper "
+        "test | word test | calibrated: paper | word |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for row in rows.itertuples(index=False):
+    for row in league[league["method"].isin(methods)].itertuples(index=False):
+        lines.append(
+            f"| {row.method} | {_interval(row.truth_spearman, row.truth_ci_low, row.truth_ci_high)}"
+            f" | {_number(row.census_spearman) or 'n/a'} | {_share(row.significant_null)} | "
+            f"{_share(row.significant_null_word)} | {row.calibrated_paper} | "
+            f"{row.calibrated_word} |"
+        )
+    return lines
+
+
+def own_null_lines(null_rows: pd.DataFrame, copies: list[str], alpha: float) -> list[str]:
+    """The model's own null copies (its architecture and tokenizer, random weights): per
+    method the share of their primary cells each test calls significant, with its exact
+    interval; at most alpha is what a calibrated test gives."""
+    cells = null_rows[_primary(null_rows) & null_rows["effect_size"].notna()]
+    table = syn.calibration(cells, copies, (alpha,))
+    lines = [
+        f"| method | test | null cells | share p < {alpha:g} [95% CI] | calibrated |",
+        "|---|---|---|---|---|",
+    ]
+    for row in table[table["cells_null"] > 0].to_dict("records"):
+        share = _interval(
+            row[f"null_{alpha:g}"], row[f"null_low_{alpha:g}"], row[f"null_high_{alpha:g}"]
+        )
+        lines.append(
+            f"| {row['method']} | {row['design']} | {row['cells_null']} | {share} | "
+            f"{row[f'calibrated_{alpha:g}']} |"
+        )
+    return lines
+
+
+def comparison_lines(
+    mine: pd.DataFrame,
+    facts: ModelFacts,
+    comparison: Comparison | None,
+    null_rows: pd.DataFrame | None,
+    copies: list[str],
+) -> list[str]:
+    """The card's section on how far its scores can be trusted: each method's validity from
+    the comparison and the model's own null copies."""
+    lines = ["", "## Comparison", ""]
+    methods = sorted(set(mine["method"]))
+    if comparison is None:
+        lines.append(
+            "No comparison beside this card: no finished default run in this checkout "
+            f"({', '.join(COMPARISON)}). Run `snakemake --cores 2` once (about an hour) for "
+            "the zoo and the methods' validity; the card is rebuilt when they change."
+        )
+    else:
+        lines += [
+            f"From {comparison.origin}. How far each of its methods can be trusted: Spearman "
+            "rho with the bias injected into the ground-truth study's models, with the 2010 "
+            "census (static models), and the share of null-model cells each test calls "
+            f"significant at {facts.alpha:g} (calibrated: alpha inside its exact 95% interval; "
+            "docs/comparison.md). The zoo's models are beside each score under Scores.",
+            "",
+            *validity_lines(comparison.league, methods, facts.alpha),
+        ]
+    lines += ["", "### Its own null copies", ""]
+    if null_rows is None or not copies:
+        lines.append(
+            "No null control of this model (null_calibration.models does not list it, and it "
+            "has no weights of its own to copy, or the section is null)."
+        )
+    else:
+        lines += [
+            f"{len(copies)} seeded copies with its architecture and tokenizer and random "
+            f"weights ({', '.join(copies)}): a test that calls many of their cells significant "
+            "reads something else than learned associations (the tokenizer, the templates).",
+            "",
+            *own_null_lines(null_rows, copies, facts.alpha),
+        ]
+    return lines
+
+
+def _score_table(rows: pd.DataFrame, zoo: pd.Series) -> list[str]:
+    lines = [
+        "| method | source | test | descriptor | effect | p | p (word) | zoo: median [min, max] "
+        "(models) | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (_, row), scale in zip(rows.iterrows(), zoo, strict=True):
         effect = _number(row.effect_size) or "n/a"
         note = str(row.note if isinstance(row.note, str) else "").replace("|", "/")
         lines.append(
             f"| {row.method} | {row.source} | {row.test} | {row.descriptor} | {effect} | "
-            f"{_number(row.p_value)} | {_number(row.p_word)} | {note} |"
+            f"{_number(row.p_value)} | {_number(row.p_word)} | {scale} | {note} |"
         )
     return lines
 
@@ -167,13 +290,24 @@ def _score_table(rows: pd.DataFrame) -> list[str]:
 def primary_rows(rows: pd.DataFrame, model: str) -> pd.DataFrame:
     """A model's rows of each method's primary encoding and variant, in a stable order."""
     mine = rows[rows["model"] == model]
-    primary = mine["primary"].astype(str).str.lower().isin(("true", "1", "1.0"))
     keys = ["family", "method", "source", "test", "descriptor"]
-    return mine[primary].sort_values(keys, kind="stable").reset_index(drop=True)
+    return mine[_primary(mine)].sort_values(keys, kind="stable").reset_index(drop=True)
 
 
-def model_card(rows: pd.DataFrame, facts: ModelFacts) -> str:
-    """The card of one model (Markdown) from the score rows of a run (all models' or its own)."""
+def _primary(rows: pd.DataFrame) -> pd.Series:
+    """The rows of each method's primary encoding and variant (read as text or as bool)."""
+    return rows["primary"].astype(str).str.lower().isin(("true", "1", "1.0"))
+
+
+def model_card(
+    rows: pd.DataFrame,
+    facts: ModelFacts,
+    comparison: Comparison | None = None,
+    null_rows: pd.DataFrame | None = None,
+    copies: list[str] = (),
+) -> str:
+    """The card of one model (Markdown) from the score rows of a run (all models' or its own),
+    beside the comparison across the zoo and its own null copies' rows where there are."""
     mine = primary_rows(rows, facts.name)
     head = f"# Model card: {facts.name}\n\n{facts.kind} model, source `{facts.source}`"
     if facts.paper_model:
@@ -185,8 +319,8 @@ def model_card(rows: pd.DataFrame, facts: ModelFacts) -> str:
         if not ran and family == "distribution" and facts.divdist:
             lines.append(
                 f"* **{family}** applies: DivDist scores it in the study across models "
-                f"({', '.join(f'`{f}`' for f in facts.divdist_files)}; not copied here, so "
-                "that this card reruns only when this model's own scores change)."
+                f"({', '.join(f'`{f}`' for f in facts.divdist_files)}: its rows are that "
+                "study's, one file over all its models)."
             )
         elif ran:
             line = f"* **{family}** applies (it reads {FAMILY_READS[family]}): "
@@ -202,17 +336,24 @@ def model_card(rows: pd.DataFrame, facts: ModelFacts) -> str:
             lines.append(f"* **{family}** does not apply: {why_not(family, facts)}.")
     found = caveats(facts, mine)
     lines += ["", "## Caveats", "", *([f"* {c}" for c in found] or ["* None recorded."])]
+    lines += comparison_lines(mine, facts, comparison, null_rows, list(copies))
     lines += [
         "",
         "## Scores",
         "",
         "Each method's primary encoding and variant (what the paper tables show): the effect "
         "size, the paper's p-value and the word-level p-value (the stimulus word as the "
-        "exchangeable unit; blank where the method has none). Every other encoding and "
-        "variant is in results/scores/all.tsv.",
+        "exchangeable unit; blank where the method has none), and the zoo's other real models "
+        "in the same cell (the comparison's; blank: none, or no comparison). Every other "
+        "encoding and variant is in the run's collected scores.",
     ]
+    zoo = (
+        zoo_scale(mine, comparison.cells, facts.name)
+        if comparison is not None
+        else pd.Series("", index=mine.index)
+    )
     for family in FAMILIES:
-        part = mine[mine["family"] == family]
-        if len(part):
-            lines += ["", f"### {family}", "", *_score_table(part)]
+        part = mine["family"] == family
+        if part.any():
+            lines += ["", f"### {family}", "", *_score_table(mine[part], zoo[part])]
     return "\n".join(lines) + "\n"
