@@ -308,3 +308,42 @@ def test_a_card_without_a_comparison_says_how_to_get_one():
     card = model_card(pd.DataFrame(columns=COLUMNS), ModelFacts("m", "static", "pkg:x"))
     assert "No comparison beside this card: no finished default run in this checkout" in card
     assert "No null control of this model" in card
+
+
+def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
+    """The league's row of each method the model ran, as printed: rho with its interval, the
+    null shares of both tests and whether each is calibrated; another method's row is left out."""
+    import pandas as pd
+
+    from biasbench.reports.model_cards import validity_lines
+
+    league = pd.DataFrame(
+        [
+            {
+                "method": "RND",
+                "truth_spearman": 0.6123,
+                "truth_ci_low": 0.1196,
+                "truth_ci_high": 0.8744,
+                "census_spearman": 0.2907,
+                "significant_null": 0.08604,
+                "significant_null_word": 0.03977,
+                "calibrated_paper": "no",
+                "calibrated_word": "no",
+            },
+            {
+                "method": "MAC",
+                "truth_spearman": 0.23,
+                "truth_ci_low": -0.26,
+                "truth_ci_high": 0.71,
+                "census_spearman": float("nan"),
+                "significant_null": float("nan"),
+                "significant_null_word": float("nan"),
+                "calibrated_paper": "n/a",
+                "calibrated_word": "n/a",
+            },
+        ]
+    )
+    lines = validity_lines(league, ["RND"], 0.01)
+    assert lines[2:] == ["| RND | 0.61 [0.12, 0.87] | 0.291 | 8.6% | 4.0% | no | no |"]
+    mac = validity_lines(league, ["MAC"], 0.01)[2]
+    assert mac == "| MAC | 0.23 [-0.26, 0.71] | n/a | n/a | n/a | n/a | n/a |"
