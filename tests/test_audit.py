@@ -307,7 +307,7 @@ def test_a_card_without_a_comparison_says_how_to_get_one():
 
     card = model_card(pd.DataFrame(columns=COLUMNS), ModelFacts("m", "static", "pkg:x"))
     assert "No comparison beside this card: no finished default run in this checkout" in card
-    assert "No null control of this model" in card
+    assert "No null copies of this model: null_calibration.models does not list it" in card
 
 
 def test_a_card_rates_each_of_its_methods_as_the_comparison_does():

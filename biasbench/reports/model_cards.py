@@ -257,8 +257,9 @@ def comparison_lines(
     lines += ["", "### Its own null copies", ""]
     if null_rows is None or not copies:
         lines.append(
-            "No null control of this model (null_calibration.models does not list it, and it "
-            "has no weights of its own to copy, or the section is null)."
+            "No null copies of this model: null_calibration.models does not list it (an "
+            "audit adds its model there, unless null_calibration.audit is null; a model built "
+            "from another, mlm-head: or random:, has no weights of its own to copy)."
         )
     else:
         lines += [
