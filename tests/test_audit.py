@@ -295,8 +295,8 @@ def test_a_card_counts_its_own_null_copies_significant_cells():
     )
     lines = own_null_lines(rows, ["m-null-s0", "m-null-s1"], 0.01)
     assert lines[2:] == [
-        "| s-SEAT | paper | 4 | 0.25 [0.01, 0.81] | yes |",
-        "| s-SEAT | word | 4 | 0.00 [0.00, 0.60] | yes |",
+        "| s-SEAT | paper | 4 | 25.0% [0.6%, 80.6%] | yes |",
+        "| s-SEAT | word | 4 | 0.0% [0.0%, 60.2%] | yes |",
     ]
 
 

@@ -12,7 +12,7 @@ from biasbench.jobs import start_job
 from biasbench.models.load import lm_head_of
 from biasbench.models.prepare import weights_directory
 from biasbench.models.specs import ModelSpec
-from biasbench.reports.model_cards import Comparison, ModelFacts, model_card
+from biasbench.reports.model_cards import Comparison, ModelFacts, model_card, read_table
 from biasbench.rows import COLUMNS
 
 sm = snakemake  # noqa: F821
@@ -59,7 +59,7 @@ def comparison() -> Comparison | None:
     checked to be the same bytes."""
     if sm.input.comparison:
         cells, league = sm.input.comparison
-        return Comparison(pd.read_csv(cells), pd.read_csv(league), "this run's comparison")
+        return Comparison(read_table(cells), read_table(league), "this run's comparison")
     found = dict(sm.params.comparison)
     if not found:
         return None
@@ -75,7 +75,7 @@ def comparison() -> Comparison | None:
         + ", ".join(f"{path} sha256 {digest[:12]}" for path, digest in found.items())
         + ")"
     )
-    return Comparison(pd.read_csv(cells), pd.read_csv(league), origin)
+    return Comparison(read_table(cells), read_table(league), origin)
 
 
 rows = [read_tsv(p) for p in sm.input.scores]

@@ -53,6 +53,11 @@ class ModelFacts:
         return self.source.partition(":")[0]
 
 
+def read_table(path) -> pd.DataFrame:
+    """A comparison table's CSV: a blank cell is missing, "n/a" is text (what the table says)."""
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
 @dataclass(frozen=True)
 class Comparison:
     """What the comparison across the zoo says beside one model: every model's primary cells
@@ -165,7 +170,7 @@ def zoo_scale(mine: pd.DataFrame, cells: pd.DataFrame, model: str) -> pd.Series:
     zoo = zoo[zoo["effect_size"].notna()].copy()
     zoo[CELL_KEYS] = zoo[CELL_KEYS].astype(str)
     spread = zoo.groupby(CELL_KEYS)["effect_size"].agg(["median", "min", "max", "count"])
-    keys = mine[CELL_KEYS].astype(str).fillna("")
+    keys = mine[CELL_KEYS].astype(str)  # a blank descriptor reads "nan" on both sides
 
     def scale(key) -> str:
         if key not in spread.index:
@@ -217,8 +222,9 @@ def own_null_lines(null_rows: pd.DataFrame, copies: list[str], alpha: float) -> 
         "|---|---|---|---|---|",
     ]
     for row in table[table["cells_null"] > 0].to_dict("records"):
-        share = _interval(
-            row[f"null_{alpha:g}"], row[f"null_low_{alpha:g}"], row[f"null_high_{alpha:g}"]
+        share = (
+            f"{row[f'null_{alpha:g}']:.1%} [{row[f'null_low_{alpha:g}']:.1%}, "
+            f"{row[f'null_high_{alpha:g}']:.1%}]"
         )
         lines.append(
             f"| {row['method']} | {row['design']} | {row['cells_null']} | {share} | "
