@@ -16,10 +16,10 @@ rule embed_group:
         "results/logs/embed_group/{model}/{source}.log",
     benchmark:
         "results/benchmarks/embed_group/{model}/{source}.tsv"
-    # an audit's longest job, which every score job waits for: first (EMBED_PRIORITY)
-    priority: EMBED_PRIORITY
     wildcard_constraints:
         model=OTHER_MODELS,
+    # an audit's longest job, which every score job waits for: first (EMBED_PRIORITY)
+    priority: EMBED_PRIORITY
     conda:
         ENV
     threads: 1
