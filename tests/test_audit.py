@@ -347,3 +347,26 @@ def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
     assert lines[2:] == ["| RND | 0.61 [0.12, 0.87] | 0.291 | 8.6% | 4.0% | no | no |"]
     mac = validity_lines(league, ["MAC"], 0.01)[2]
     assert mac == "| MAC | 0.23 [-0.26, 0.71] | n/a | n/a | n/a | n/a | n/a |"
+
+
+def test_a_card_says_why_a_method_that_ran_has_no_primary_score():
+    """A masked-LM measure run on a causal LM writes only n/a rows, none primary: the card
+    gives their note, not "not planned"."""
+    import pandas as pd
+
+    from biasbench.rows import COLUMNS
+
+    row = dict.fromkeys(COLUMNS, float("nan"))  # as read back: a blank cell is missing
+    row |= {"method": "AUL", "family": "probability", "model": "m", "primary": False}
+    row |= {"source": "dataset", "test": "CrowS-Pairs", "descriptor": "all"}
+    row |= {"note": "masked LMs only; more"}
+    crows = row | {"method": "CrowS-Pairs", "primary": True, "effect_size": 55.0}
+    crows["note"] = float("nan")
+    rows = pd.DataFrame([row, crows], columns=COLUMNS)
+    card = model_card(rows, ModelFacts("m", "transformer", "hf:x", lm_head=True))
+    line = next(x for x in card.splitlines() if x.startswith("* **probability** applies"))
+    assert "; n/a for it: AUL (masked LMs only)" in line
+    assert (
+        "not planned for it by the configuration" in line
+        and "AUL" not in line.split("not planned")[1]
+    )

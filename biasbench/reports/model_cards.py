@@ -301,6 +301,14 @@ def primary_rows(rows: pd.DataFrame, model: str) -> pd.DataFrame:
     return mine[_primary(mine)].sort_values(keys, kind="stable").reset_index(drop=True)
 
 
+def _first_note(rows: pd.DataFrame, model: str, method: str) -> str:
+    """Why a method the model ran has no primary score: the note of its first row (e.g. a
+    masked-LM measure on a causal LM); empty where it has no row."""
+    notes = rows.loc[(rows["model"] == model) & (rows["method"] == method), "note"].dropna()
+    notes = notes[notes.astype(str).str.strip() != ""]
+    return str(notes.iloc[0]).split(";")[0].strip() if len(notes) else ""
+
+
 def _primary(rows: pd.DataFrame) -> pd.Series:
     """The rows of each method's primary encoding and variant (read as text or as bool)."""
     return rows["primary"].astype(str).str.lower().isin(("true", "1", "1.0"))
@@ -334,8 +342,13 @@ def model_card(
             line += ", ".join(m.name for m in ran)
             other_kind = [m.name for m in methods if facts.kind not in m.model_kinds]
             unplanned = [m.name for m in methods if m not in ran and m.name not in other_kind]
+            scored_na = {m: _first_note(rows, facts.name, m) for m in unplanned}
+            scored_na = {m: note for m, note in scored_na.items() if note}
+            unplanned = [m for m in unplanned if m not in scored_na]
             if other_kind:
                 line += f"; not for a {facts.kind} model: {', '.join(other_kind)}"
+            if scored_na:
+                line += "; n/a for it: " + ", ".join(f"{m} ({n})" for m, n in scored_na.items())
             if unplanned:
                 line += f"; not planned for it by the configuration: {', '.join(unplanned)}"
             lines.append(line + ".")
