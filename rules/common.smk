@@ -34,6 +34,15 @@ PROVENANCE_PAGE = f"results/report/{'audit_' if AUDIT else ''}provenance.html"
 #: for: it goes before the LPBS and data-set jobs (measured: a 135M causal LM's audit ran 10
 #: min with it last, its embedding started 6 min in); a default run keeps its measured packing
 EMBED_PRIORITY = 15 if AUDIT else 0
+#: an audit's comparison: a finished default run's tables in this checkout, each with its
+#: sha256, read once when the workflow is planned (a changed table changes this param of every
+#: card, so they are rebuilt, and a card's job reads only what was planned); none in a
+#: default run, whose cards take its own tables as inputs
+COMPARISON_FOUND = (
+    {f: sha256_of(f) for f in COMPARISON}
+    if AUDIT and all(os.path.isfile(f) for f in COMPARISON)
+    else {}
+)
 #: the model names each rule that builds or embeds some models differently claims (the plan's
 #: model classes: ELMo, trained masked-LM heads, null models); a name no rule claims (a typo
 #: in a target) still reaches the ordinary rules, which name the models
@@ -243,7 +252,7 @@ def divdist_scores(model):
 def model_card_inputs(wildcards):
     """A model's own score rows and prepared model, its null copies' rows where the null-model
     calibration scores it, and, in a default run, the comparison across the zoo (an audit reads
-    a finished default run's comparison where it finds one: comparison_found)."""
+    a finished default run's comparison where it finds one: COMPARISON_FOUND)."""
     model = wildcards.model
     return {
         "scores": PLAN.model_score_files(model),
@@ -257,12 +266,3 @@ def null_copy_names(wildcards):
     """The names of a model's null copies (none where the calibration does not score it)."""
     model = wildcards.model
     return copy_names(model, PLAN.null_seeds[model]) if model in PLAN.null_seeds else []
-
-
-def comparison_found(wildcards):
-    """An audit's comparison: a finished default run's tables in this checkout, each with its
-    sha256 (a changed table changes this param, so the card is rebuilt, and the card's job
-    reads only what was planned); none in a default run, whose cards read its own."""
-    if not AUDIT or not all(os.path.isfile(f) for f in COMPARISON):
-        return {}
-    return {f: sha256_of(f) for f in COMPARISON}

@@ -27,6 +27,6 @@ rule model_card:
         audit=AUDIT,
         alpha=config["alpha"],
         copies=null_copy_names,
-        comparison=comparison_found,
+        comparison=COMPARISON_FOUND,
     script:
         "../workflow_scripts/model_card.py"

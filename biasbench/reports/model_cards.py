@@ -184,10 +184,11 @@ def zoo_scale(mine: pd.DataFrame, cells: pd.DataFrame, model: str) -> pd.Series:
     return pd.Series([scale(tuple(k)) for k in keys.itertuples(index=False)], index=mine.index)
 
 
-def _interval(value, low, high) -> str:
+def _interval(value, low, high, spec: str = ".2f") -> str:
+    """A value with its interval, "v [low, high]" in ``spec``; "n/a" without a value."""
     if value is None or not math.isfinite(float(value)):
         return "n/a"
-    return f"{float(value):.2f} [{float(low):.2f}, {float(high):.2f}]"
+    return f"{float(value):{spec}} [{float(low):{spec}}, {float(high):{spec}}]"
 
 
 def _share(value) -> str:
@@ -222,10 +223,8 @@ def own_null_lines(null_rows: pd.DataFrame, copies: list[str], alpha: float) -> 
         "|---|---|---|---|---|",
     ]
     for row in table[table["cells_null"] > 0].to_dict("records"):
-        share = (
-            f"{row[f'null_{alpha:g}']:.1%} [{row[f'null_low_{alpha:g}']:.1%}, "
-            f"{row[f'null_high_{alpha:g}']:.1%}]"
-        )
+        a = f"{alpha:g}"
+        share = _interval(row[f"null_{a}"], row[f"null_low_{a}"], row[f"null_high_{a}"], ".1%")
         lines.append(
             f"| {row['method']} | {row['design']} | {row['cells_null']} | {share} | "
             f"{row[f'calibrated_{alpha:g}']} |"
