@@ -3,7 +3,7 @@
 .PHONY: run test lint install lock
 
 install:
-	bash scripts/install.sh
+	TORCH=$(TORCH) bash scripts/install.sh
 
 run: install
 	.venv/bin/snakemake --cores 2
@@ -20,25 +20,31 @@ lint: install
 	.venv/bin/ruff format --check .
 
 # `make lock` regenerates requirements/lock.txt, every package that `make install` installs
-# (pip --require-hashes --no-deps), each at one version with its sha256 hashes. Its inputs:
-# pyproject.toml's dependencies with the workflow and dev extras, resolved with their own
-# dependencies by pip-compile (which reads pip's configuration, so torch is the CPU build that
-# `pip install torch==2.13.0` takes on this machine), then requirements/zoo.txt, pinned
-# without dependencies by uv (pip-compile has no --no-deps). Pins already in the lock are kept
-# where the inputs still allow them; `make lock UPGRADE=1` moves every package to its newest
-# allowed release. Either is a deliberate update of the environment: regenerate, run the
-# tests, rerun the default DAG and compare its outputs before committing (docs/environment.md,
-# "Updating the pinned environment"). The tools live in a scratch venv outside the repository.
+# (pip --require-hashes --no-deps), each at one version with the sha256 of every file the
+# public index (PyPI) holds for it: one universal lock, resolved by uv for Python 3.11-3.13
+# on Linux and macOS (markers choose per platform; torch is the public index's build, which
+# uses a GPU on Linux where there is one). Its inputs: pyproject.toml's dependencies with the
+# workflow and dev extras, resolved with their own dependencies, then requirements/zoo.txt,
+# pinned without dependencies. uv reads no pip configuration (a machine's local wheels and
+# indexes never enter the lock). Then scripts/cpu_lock.py writes requirements/lock-cpu.txt
+# (`make install TORCH=cpu`): the same pins with PyTorch's CPU build on Linux, its hashes
+# from PyTorch's CPU index, or from the wheels given as CPU_WHEELS where that index cannot be
+# reached. Pins already in the lock are kept where the inputs still allow them;
+# `make lock UPGRADE=1` moves every package to its newest allowed release. Either is a
+# deliberate update of the environment (docs/environment.md). The tools live in a scratch
+# venv outside the repository.
 LOCKTOOL ?= /tmp/biasbench-locktool
-LOCKPYTHON ?= python3.11
+LOCKPYTHON ?= python3
+UV = env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(LOCKTOOL)/bin/uv
+UV_COMPILE = $(UV) pip compile --quiet --no-config --default-index https://pypi.org/simple \
+    --universal --generate-hashes --python-version 3.11
 lock:
 	[ -x $(LOCKTOOL)/bin/uv ] || { $(LOCKPYTHON) -m venv $(LOCKTOOL) && \
-	    $(LOCKTOOL)/bin/python -m pip install --quiet pip-tools==7.6.2 uv==0.13.9; }
+	    $(LOCKTOOL)/bin/python -m pip install --quiet uv==0.13.9; }
 	set -e; tmp=$$(mktemp); cp requirements/lock.txt $$tmp 2>/dev/null || :; \
-	CUSTOM_COMPILE_COMMAND="make lock" $(LOCKTOOL)/bin/pip-compile --quiet --generate-hashes \
-	    --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
-	    $(if $(UPGRADE),--upgrade) --extra workflow --extra dev --output-file $$tmp pyproject.toml; \
+	$(UV_COMPILE) $(if $(UPGRADE),--upgrade) --custom-compile-command "make lock" \
+	    --extra workflow --extra dev --output-file $$tmp pyproject.toml; \
 	echo "# the model zoo (requirements/zoo.txt), pinned without its dependencies" >> $$tmp; \
-	$(LOCKTOOL)/bin/uv pip compile --quiet --no-deps --generate-hashes --no-header \
-	    --python-version 3.11 requirements/zoo.txt >> $$tmp; \
+	$(UV_COMPILE) --no-deps --no-header requirements/zoo.txt >> $$tmp; \
 	mv $$tmp requirements/lock.txt && chmod 644 requirements/lock.txt
+	$(LOCKTOOL)/bin/python scripts/cpu_lock.py $(foreach w,$(CPU_WHEELS),--wheel $(w))

@@ -1,9 +1,37 @@
-"""The pinned environment: the lock file's packages against what is installed, as the
-provenance page shows them."""
+"""The pinned environment: every pin of the lock servable by the public index for every
+Python and platform the lock claims, the CPU lock derived from it, and the lock's packages
+against what is installed, as the provenance page shows them."""
 
+import importlib.util
+import json
+import re
+import tomllib
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import version
+from pathlib import Path
 
-from biasbench.reports.provenance import LOCK_FILE, locked_packages, packages_section
+import pytest
+from packaging import tags
+from packaging.markers import Marker
+from packaging.specifiers import SpecifierSet
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import Version
+
+from biasbench.reports.provenance import (
+    LOCK_FILE,
+    ROOT,
+    installed_lock,
+    locked_packages,
+    packages_section,
+    torch_build,
+)
 
 LOCK = """\
 #    make lock
@@ -12,6 +40,10 @@ numpy==2.4.6 \\
     # via biasbench (pyproject.toml)
 Typing_Extensions==4.16.0 \\
     --hash=sha256:0000000000000000000000000000000000000000000000000000000000000000
+colorama==0.4.6 ; sys_platform == 'win32' \\
+    --hash=sha256:2222222222222222222222222222222222222222222222222222222222222222
+nvidia-cublas==13.1.1.3 ; sys_platform == 'linux' \\
+    --hash=sha256:3333333333333333333333333333333333333333333333333333333333333333
 torch==2.13.0+cpu \\
     --hash=sha256:6746dbcbeb526eb61330b76b41ff1b4eb848951103a892eeb080dfa2b264667b
 # the model zoo (requirements/zoo.txt), pinned without its dependencies
@@ -19,11 +51,209 @@ gensim==4.4.0 \\
     --hash=sha256:1111111111111111111111111111111111111111111111111111111111111111
 """
 
+#: the platforms the lock claims (README, docs/environment.md): Linux with glibc >= 2.28 on
+#: x86_64 and aarch64, macOS 14 or newer on Apple silicon
+PLATFORMS = {
+    "linux-x86_64": ("linux", "Linux", "x86_64"),
+    "linux-aarch64": ("linux", "Linux", "aarch64"),
+    "macos-arm64": ("darwin", "Darwin", "arm64"),
+}
 
-def test_an_installed_version_other_than_the_locked_one_is_flagged():
+
+def claimed_pythons() -> list[tuple[int, int]]:
+    """The CPython versions pyproject's requires-python admits, of 3.8-3.19."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    spec = SpecifierSet(project["project"]["requires-python"])
+    return [(3, minor) for minor in range(8, 20) if f"3.{minor}.0" in spec]
+
+
+def target_tags(python: tuple[int, int], platform: str) -> set[tags.Tag]:
+    """The wheel tags pip accepts for CPython ``python`` on ``platform``."""
+    machine = PLATFORMS[platform][2]
+    if platform == "macos-arm64":
+        platforms = list(tags.mac_platforms((14, 0), "arm64"))
+    else:
+        platforms = [f"manylinux_2_{glibc}_{machine}" for glibc in range(28, 4, -1)]
+        platforms += [f"manylinux2014_{machine}"]
+        platforms += [f"manylinux2010_{machine}", f"manylinux1_{machine}"] * (machine == "x86_64")
+    abi = f"cp{python[0]}{python[1]}"
+    return {
+        *tags.cpython_tags(python, abis=[abi], platforms=platforms),
+        *tags.compatible_tags(python, interpreter=abi, platforms=platforms),
+    }
+
+
+def marker_environment(python: tuple[int, int], platform: str) -> dict[str, str]:
+    sys_platform, system, machine = PLATFORMS[platform]
+    return {
+        "python_version": f"{python[0]}.{python[1]}",
+        "python_full_version": f"{python[0]}.{python[1]}.0",
+        "sys_platform": sys_platform,
+        "platform_system": system,
+        "platform_machine": machine,
+        "os_name": "posix",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "extra": "",
+    }
+
+
+def pins(lock_text: str) -> list[tuple[str, str, str, set[str]]]:
+    """(name, version, marker, hashes) of each pin of a requirements file."""
+    found = []
+    for block in re.split(r"^(?=[A-Za-z0-9])", lock_text, flags=re.MULTILINE)[1:]:
+        head = re.match(r"([A-Za-z0-9._-]+)==([^\s;\\]+)[ \t]*(?:;([^\\\n]*))?", block)
+        digests = set(re.findall(r"--hash=sha256:([0-9a-f]{64})", block))
+        found.append((head.group(1).lower(), head.group(2), (head.group(3) or "").strip(), digests))
+    return found
+
+
+def unservable(lock_text: str, index_files, pythons, platforms=tuple(PLATFORMS)) -> list[str]:
+    """What the public index cannot serve of a lock: a local version (``+cpu``), a hash of a
+    file the index does not hold, and a pin with no hashed file for a Python and platform
+    where its marker holds. ``index_files(name, version)`` lists the index's files of a
+    release as (file name, sha256)."""
+    problems = []
+    releases = list(pins(lock_text))
+    with ThreadPoolExecutor(16) as pool:
+        files = list(pool.map(lambda p: index_files(p[0], p[1]), releases))
+    for (name, release, marker, digests), listed in zip(releases, files, strict=True):
+        if "+" in release:
+            problems.append(f"{name}=={release}: a local version, which no public index serves")
+            continue
+        stray = digests - {digest for _, digest in listed}
+        if stray:
+            problems.append(f"{name}=={release}: {len(stray)} hash(es) of no file on the index")
+        for python in pythons:
+            for platform in platforms:
+                environment = marker_environment(python, platform)
+                if marker and not Marker(marker).evaluate(environment):
+                    continue
+                accepted = target_tags(python, platform)
+                usable = [
+                    digest
+                    for filename, digest in listed
+                    if digest in digests
+                    and (
+                        not filename.endswith(".whl")
+                        or accepted & parse_wheel_filename(filename)[3]
+                    )
+                ]
+                if not usable:
+                    problems.append(
+                        f"{name}=={release}: no hashed file for Python"
+                        f" {python[0]}.{python[1]} on {platform}"
+                    )
+    return problems
+
+
+def pypi_files(name: str, release: str) -> list[tuple[str, str]]:
+    """The public index's files of a release, from its simple API (PEP 691)."""
+    request = urllib.request.Request(
+        f"https://pypi.org/simple/{canonicalize_name(name)}/",
+        headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        listing = json.load(response)["files"]
+    wanted = Version(release) if "+" not in release else None
+    found = []
+    for entry in listing:
+        filename = entry["filename"]
+        try:
+            parsed = (
+                parse_wheel_filename(filename)
+                if filename.endswith(".whl")
+                else parse_sdist_filename(filename)
+            )
+        except (InvalidWheelFilename, InvalidSdistFilename):
+            continue
+        if parsed[1] == wanted and "sha256" in entry["hashes"]:
+            found.append((filename, entry["hashes"]["sha256"]))
+    return found
+
+
+def test_the_lock_claims_python_311_to_313():
+    assert claimed_pythons() == [(3, 11), (3, 12), (3, 13)]
+
+
+def test_a_local_version_and_a_one_platform_hash_are_unservable():
+    """A hand-built index: numpy with a Linux x86_64 wheel for 3.11 only, six pure Python,
+    torch's +cpu build, which the public index never holds."""
+    index = {
+        ("numpy", "2.4.6"): [
+            ("numpy-2.4.6-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl", "a" * 64),
+            ("numpy-2.4.6-cp313-cp313-macosx_14_0_arm64.whl", "b" * 64),
+        ],
+        ("six", "1.17.0"): [("six-1.17.0-py2.py3-none-any.whl", "c" * 64)],
+        ("nvidia-nccl-cu13", "2.29.7"): [
+            ("nvidia_nccl_cu13-2.29.7-py3-none-manylinux_2_18_x86_64.whl", "d" * 64),
+            ("nvidia_nccl_cu13-2.29.7-py3-none-manylinux_2_18_aarch64.whl", "e" * 64),
+        ],
+    }
+    lock = (
+        f"numpy==2.4.6 \\\n    --hash=sha256:{'a' * 64}\n"
+        f"six==1.17.0 \\\n    --hash=sha256:{'c' * 64}\n"
+        f"nvidia-nccl-cu13==2.29.7 ; sys_platform == 'linux' \\\n"
+        f"    --hash=sha256:{'d' * 64} \\\n    --hash=sha256:{'e' * 64}\n"
+    )
+    files = lambda name, release: index.get((name, release), [])  # noqa: E731
+    pythons = [(3, 11), (3, 13)]
+    assert unservable(lock, files, pythons) == [
+        "numpy==2.4.6: no hashed file for Python 3.11 on linux-aarch64",
+        "numpy==2.4.6: no hashed file for Python 3.11 on macos-arm64",
+        "numpy==2.4.6: no hashed file for Python 3.13 on linux-x86_64",
+        "numpy==2.4.6: no hashed file for Python 3.13 on linux-aarch64",
+        "numpy==2.4.6: no hashed file for Python 3.13 on macos-arm64",
+    ]
+    both = lock.replace(f"{'a' * 64}\n", f"{'a' * 64} \\\n    --hash=sha256:{'b' * 64}\n", 1)
+    assert "numpy==2.4.6: no hashed file for Python 3.13 on macos-arm64" not in unservable(
+        both, files, pythons
+    )
+    local = lock + f"torch==2.13.0+cpu \\\n    --hash=sha256:{'f' * 64}\n"
+    assert unservable(local, files, [(3, 11)], ["linux-x86_64"]) == [
+        "torch==2.13.0+cpu: a local version, which no public index serves"
+    ]
+    stray = lock.replace(f"{'c' * 64}\n", f"{'c' * 64} \\\n    --hash=sha256:{'9' * 64}\n")
+    assert "six==1.17.0: 1 hash(es) of no file on the index" in unservable(
+        stray, files, [(3, 11)], ["linux-x86_64"]
+    )
+
+
+def test_the_public_index_serves_every_pin_for_every_claimed_python_and_platform():
+    """requirements/lock.txt against PyPI itself (no pip configuration, no local wheels)."""
+    try:
+        urllib.request.urlopen("https://pypi.org/simple/", timeout=20).close()
+    except OSError as error:
+        pytest.skip(f"the public index is not reachable here: {error}")
+    lock = LOCK_FILE.read_text(encoding="utf-8")
+    assert unservable(lock, pypi_files, claimed_pythons()) == []
+
+
+def test_the_cpu_lock_is_the_lock_with_pytorchs_cpu_build():
+    """requirements/lock-cpu.txt is what scripts/cpu_lock.py makes of the current lock: the
+    same pins without the CUDA stack, torch's CPU build on Linux, the public build on macOS."""
+    spec = importlib.util.spec_from_file_location("cpu_lock", ROOT / "scripts" / "cpu_lock.py")
+    cpu_lock = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cpu_lock)
+    text = (ROOT / "requirements" / "lock-cpu.txt").read_text(encoding="utf-8")
+    linux_torch = re.search(r"^torch==\S+ ; sys_platform == 'linux'.*?(?=^\S)", text, re.M | re.S)
+    digests = re.findall(r"sha256:([0-9a-f]{64})", linux_torch.group(0))
+    wheels = re.findall(r"#   wheel (\S+)", linux_torch.group(0))
+    assert len(wheels) == len(digests) > 0
+    lock = LOCK_FILE.read_text(encoding="utf-8")
+    assert text == cpu_lock.cpu_lock(lock, dict(zip(wheels, digests, strict=True)))
+    names = {p[0] for p in pins(text)}
+    assert "torch" in names and not {n for n in names if cpu_lock.CUDA_STACK.match(n)}
+    assert {(n, v, frozenset(h)) for n, v, _, h in pins(text) if n != "torch"} <= {
+        (n, v, frozenset(h)) for n, v, _, h in pins(lock)
+    }
+
+
+def test_pins_of_other_platforms_are_left_out_and_installed_versions_compared():
     installed = {"numpy": "2.4.6", "typing-extensions": "4.16.0", "torch": "2.13.0+cu130"}
-    table = locked_packages(LOCK, installed).set_index("package")
-    assert list(table.index) == ["numpy", "typing-extensions", "torch", "gensim"]
+    linux = marker_environment((3, 11), "linux-x86_64")
+    table = locked_packages(LOCK, installed, linux).set_index("package")
+    assert list(table.index) == ["numpy", "typing-extensions", "nvidia-cublas", "torch", "gensim"]
     assert table.loc["torch", ["locked", "installed", "differs"]].tolist() == [
         "2.13.0+cpu",
         "2.13.0+cu130",
@@ -31,6 +261,8 @@ def test_an_installed_version_other_than_the_locked_one_is_flagged():
     ]
     assert table.loc["gensim", ["installed", "differs"]].tolist() == ["", "yes"]
     assert table.loc[["numpy", "typing-extensions"], "differs"].tolist() == ["", ""]
+    mac = locked_packages(LOCK, installed, marker_environment((3, 13), "macos-arm64"))
+    assert "nvidia-cublas" not in set(mac["package"]) and "colorama" not in set(mac["package"])
 
 
 def test_the_section_names_the_lock_and_puts_the_differing_packages_first(tmp_path):
@@ -43,8 +275,17 @@ def test_the_section_names_the_lock_and_puts_the_differing_packages_first(tmp_pa
     assert html.index("<td>pytest</td>") < html.index("<td>numpy</td>")
 
 
+def test_torch_build_in_words():
+    assert torch_build("2.13.0+cpu", None) == "2.13.0+cpu (CPU)"
+    assert torch_build("2.13.0", "13.0") == "2.13.0 (CUDA 13.0)"
+
+
 def test_the_environment_is_the_locked_one():
-    """What `make install` installed: every package at the version the lock pins."""
-    table = locked_packages(LOCK_FILE.read_text(encoding="utf-8"))
+    """What `make install` installed: every package at the version the lock it installed
+    pins (requirements/lock.txt, or lock-cpu.txt with TORCH=cpu)."""
+    lock = installed_lock()
+    assert lock.parent == ROOT / "requirements" and lock.is_file()
+    table = locked_packages(lock.read_text(encoding="utf-8"))
     assert len(table) > 100 and "torch" in set(table["package"])
     assert table[table["differs"] == "yes"].empty, table[table["differs"] == "yes"]
+    assert Path(lock).name in packages_section()

@@ -4,6 +4,7 @@ each score's seed, settings and signature, and the versions of the locked packag
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from html import escape
 from importlib import metadata
@@ -18,35 +19,59 @@ STYLE = (
     "<style>body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse}"
     " td,th{border:1px solid #ccc;padding:2px 6px} pre{background:#f6f6f6;padding:8px}</style>"
 )
+ROOT = Path(__file__).resolve().parents[2]
 #: the pinned environment of the checkout the library is installed from (editable, as
 #: scripts/install.sh installs it); `make lock` writes it
-LOCK_FILE = Path(__file__).resolve().parents[2] / "requirements" / "lock.txt"
-PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)", re.MULTILINE)
+LOCK_FILE = ROOT / "requirements" / "lock.txt"
+#: a pin ``name==version`` and its environment marker (``; sys_platform == 'linux'``), if any
+PIN = re.compile(
+    r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)[ \t]*(?:;([^\\\n]*))?",
+    re.MULTILINE,
+)
+
+
+def installed_lock() -> Path:
+    """The lock scripts/install.sh installed into the running environment (it records the
+    file's path in the venv: requirements/lock.txt, or lock-cpu.txt with TORCH=cpu); the
+    universal lock where nothing was recorded."""
+    record = Path(sys.prefix) / "biasbench-lock"
+    return ROOT / record.read_text().strip() if record.is_file() else LOCK_FILE
 
 
 def _name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def locked_packages(lock_text: str, installed: Mapping[str, str] | None = None) -> pd.DataFrame:
+def locked_packages(
+    lock_text: str,
+    installed: Mapping[str, str] | None = None,
+    environment: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """Each package that ``lock_text`` (a pip requirements file of ``name==version`` pins)
-    pins: the locked version, the installed one (``installed``, name -> version, by default
-    what importlib.metadata finds; "" where it is missing) and ``differs``, "yes" where the
-    two are not the same."""
+    pins for ``environment`` (marker variables; by default this interpreter's and platform's:
+    a pin whose marker does not hold, such as another platform's, is left out): the locked
+    version, the installed one (``installed``, name -> version, by default what
+    importlib.metadata finds; "" where it is missing) and ``differs``, "yes" where the two
+    are not the same."""
+    from packaging.markers import Marker
+
     if installed is None:
         installed = {d.metadata["Name"]: d.version for d in metadata.distributions()}
     found = {_name(name): version for name, version in installed.items()}
     rows = [
-        (_name(name), locked, found.get(_name(name), "")) for name, locked in PIN.findall(lock_text)
+        (_name(name), locked, found.get(_name(name), ""))
+        for name, locked, marker in PIN.findall(lock_text)
+        if not marker.strip() or Marker(marker).evaluate(environment)
     ]
     table = pd.DataFrame(rows, columns=["package", "locked", "installed"])
     table["differs"] = (table["locked"] != table["installed"]).map({True: "yes", False: ""})
     return table
 
 
-def packages_section(lock: Path = LOCK_FILE) -> str:
+def packages_section(lock: Path | None = None) -> str:
     """The page's section on the software environment: the locked packages, those whose
-    installed version differs from the lock first."""
+    installed version differs from the lock first (``lock``: by default the installed one)."""
+    lock = installed_lock() if lock is None else lock
     name = escape(f"{lock.parent.name}/{lock.name}")
     if not lock.is_file():
         return f"<h2>Packages</h2><p>No {name} beside the installed library.</p>"
@@ -56,6 +81,35 @@ def packages_section(lock: Path = LOCK_FILE) -> str:
     return (
         f"<h2>Packages: {len(table)} locked in {name}, {differ} installed at another"
         " version</h2>" + table.to_html(index=False, na_rep="", border=0)
+    )
+
+
+def torch_build(version: str, cuda: str | None) -> str:
+    """PyTorch's build in words: ``2.13.0+cpu (CPU)``, ``2.13.0 (CUDA 13.0)``; a build
+    without CUDA is the CPU build (on macOS, with the MPS backend)."""
+    return f"{version} ({f'CUDA {cuda}' if cuda else 'CPU'})"
+
+
+def compute_section(config: Mapping) -> str:
+    """The page's section on where the run computed: the torch build installed, the lock it
+    came from, and the device ``compute.device`` resolves to on the machine that wrote the
+    page (every embedding file records the device its own job used)."""
+    import torch
+
+    from biasbench.models.device import resolve_device
+
+    setting = config.get("compute", {}).get("device", "auto")
+    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    rows = {
+        "torch": torch_build(torch.__version__, torch.version.cuda),
+        "lock": installed_lock().relative_to(ROOT).as_posix(),
+        "compute.device": f"{setting}, resolved to {resolve_device(setting)}",
+        "GPUs": ", ".join(gpus) or "none",
+    }
+    return (
+        "<h2>Compute</h2><table>"
+        + "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows.items())
+        + "</table>"
     )
 
 
@@ -76,7 +130,9 @@ def provenance_page(scores: pd.DataFrame, models: list[dict], config: dict) -> s
         + STYLE
         + "<h2>Configuration</h2><pre>"
         + escape(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
-        + "</pre><h2>Models</h2>"
+        + "</pre>"
+        + compute_section(config)
+        + "<h2>Models</h2>"
         + model_table.to_html(index=False, na_rep="", border=0)
         + f"<h2>Scores ({len(rows)} rows): seed, settings and signature</h2>"
         + rows.to_html(index=False, na_rep="", border=0)
