@@ -2,6 +2,7 @@
 Python and platform the lock claims, the CPU lock derived from it, and the lock's packages
 against what is installed, as the provenance page shows them."""
 
+import hashlib
 import importlib.util
 import json
 import re
@@ -12,6 +13,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+import yaml
 from packaging import tags
 from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
@@ -289,3 +291,14 @@ def test_the_environment_is_the_locked_one():
     assert len(table) > 100 and "torch" in set(table["package"])
     assert table[table["differs"] == "yes"].empty, table[table["differs"] == "yes"]
     assert Path(lock).name in packages_section()
+
+
+def test_the_conda_route_installs_the_same_pins():
+    """envs/biasbench.yaml brings only Python and pip; its post-deploy script installs
+    requirements/lock.txt and names the lock's sha256 (so a new lock is a new environment)."""
+    environment = yaml.safe_load((ROOT / "envs" / "biasbench.yaml").read_text(encoding="utf-8"))
+    assert all(isinstance(d, str) for d in environment["dependencies"])  # no pip: section
+    script = (ROOT / "envs" / "biasbench.post-deploy.sh").read_text(encoding="utf-8")
+    named = re.search(r"^LOCK_SHA256=([0-9a-f]{64})$", script, re.MULTILINE).group(1)
+    assert named == hashlib.sha256(LOCK_FILE.read_bytes()).hexdigest()
+    assert "--require-hashes --no-deps -r requirements/lock.txt" in script
