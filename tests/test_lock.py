@@ -26,13 +26,14 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
+from biasbench.models.device import compute_environment, torch_build
 from biasbench.reports.provenance import (
     LOCK_FILE,
     ROOT,
+    compute_section,
     installed_lock,
     locked_packages,
     packages_section,
-    torch_build,
 )
 
 LOCK = """\
@@ -277,9 +278,16 @@ def test_the_section_names_the_lock_and_puts_the_differing_packages_first(tmp_pa
     assert html.index("<td>pytest</td>") < html.index("<td>numpy</td>")
 
 
-def test_torch_build_in_words():
+def test_torch_build_in_words_and_the_device_auto_takes_here():
     assert torch_build("2.13.0+cpu", None) == "2.13.0+cpu (CPU)"
     assert torch_build("2.13.0", "13.0") == "2.13.0 (CUDA 13.0)"
+    import torch
+
+    here = compute_environment("auto")
+    on = "cuda" if torch.cuda.is_available() else "cpu"  # this machine: no GPU, so cpu
+    assert here["compute.device"] == f"auto, resolved to {on}"
+    assert here["torch"].startswith(torch.__version__)
+    assert compute_section(here).count("<tr>") == 4
 
 
 def test_the_environment_is_the_locked_one():

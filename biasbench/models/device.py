@@ -39,6 +39,26 @@ def resolve_device(setting: str, field: str = "compute.device") -> str:
     return setting
 
 
+def torch_build(version: str, cuda: str | None) -> str:
+    """PyTorch's build in words: ``2.13.0+cpu (CPU)``, ``2.13.0 (CUDA 13.0)``; a build
+    without CUDA is the CPU build (on macOS, with the MPS backend)."""
+    return f"{version} ({f'CUDA {cuda}' if cuda else 'CPU'})"
+
+
+def compute_environment(setting: str) -> dict[str, str]:
+    """What the provenance page records of where a run computed: the torch build installed,
+    the GPUs torch sees, and the device ``compute.device`` (``setting``) resolves to on this
+    machine (every embedding file also records the device its own job used)."""
+    import torch
+
+    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    return {
+        "torch": torch_build(torch.__version__, torch.version.cuda),
+        "GPUs": ", ".join(gpus) or "none",
+        "compute.device": f"{setting}, resolved to {resolve_device(setting)}",
+    }
+
+
 def torch_dtype(name: str, field: str = "compute.dtype"):
     """The torch dtype of a configured name (float32, float16, bfloat16)."""
     import torch

@@ -84,28 +84,11 @@ def packages_section(lock: Path | None = None) -> str:
     )
 
 
-def torch_build(version: str, cuda: str | None) -> str:
-    """PyTorch's build in words: ``2.13.0+cpu (CPU)``, ``2.13.0 (CUDA 13.0)``; a build
-    without CUDA is the CPU build (on macOS, with the MPS backend)."""
-    return f"{version} ({f'CUDA {cuda}' if cuda else 'CPU'})"
-
-
-def compute_section(config: Mapping) -> str:
-    """The page's section on where the run computed: the torch build installed, the lock it
-    came from, and the device ``compute.device`` resolves to on the machine that wrote the
-    page (every embedding file records the device its own job used)."""
-    import torch
-
-    from biasbench.models.device import resolve_device
-
-    setting = config.get("compute", {}).get("device", "auto")
-    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
-    rows = {
-        "torch": torch_build(torch.__version__, torch.version.cuda),
-        "lock": installed_lock().relative_to(ROOT).as_posix(),
-        "compute.device": f"{setting}, resolved to {resolve_device(setting)}",
-        "GPUs": ", ".join(gpus) or "none",
-    }
+def compute_section(compute: Mapping[str, str]) -> str:
+    """The page's section on where the run computed: ``compute`` (the torch build, the GPUs
+    and the resolved device, :func:`biasbench.models.device.compute_environment`) and the
+    lock the environment was installed from."""
+    rows = {**compute, "lock": installed_lock().relative_to(ROOT).as_posix()}
     return (
         "<h2>Compute</h2><table>"
         + "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows.items())
@@ -113,7 +96,9 @@ def compute_section(config: Mapping) -> str:
     )
 
 
-def provenance_page(scores: pd.DataFrame, models: list[dict], config: dict) -> str:
+def provenance_page(
+    scores: pd.DataFrame, models: list[dict], config: dict, compute: Mapping[str, str]
+) -> str:
     """One HTML page: the configuration as run, each model's source and version, per score
     row the seed of its random stream, the settings it was computed with and the signature
     of its inputs and settings, and the locked packages with their installed versions."""
@@ -131,7 +116,7 @@ def provenance_page(scores: pd.DataFrame, models: list[dict], config: dict) -> s
         + "<h2>Configuration</h2><pre>"
         + escape(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
         + "</pre>"
-        + compute_section(config)
+        + compute_section(compute)
         + "<h2>Models</h2>"
         + model_table.to_html(index=False, na_rep="", border=0)
         + f"<h2>Scores ({len(rows)} rows): seed, settings and signature</h2>"
