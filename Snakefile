@@ -7,7 +7,7 @@ import os
 
 from snakemake.utils import min_version
 
-from biasbench.config import validate_config
+from biasbench.config import check_config_files, validate_config
 from biasbench.plan import make_plan
 from biasbench.reports.catalog import FIGURES, TABLES
 from biasbench.reports.tables import coverage_lines
@@ -19,6 +19,11 @@ patch_job_scheduler()
 
 
 report: "resources/report/workflow.rst"
+
+
+# a duplicate key or a Python tag in config.yaml or a --configfile is an error naming the file
+# and the key (Snakemake keeps a repeated key's last value), before config.yaml is loaded
+check_config_files(["config.yaml", *workflow.overwrite_configfiles])
 
 
 configfile: "config.yaml"
@@ -73,11 +78,12 @@ rule all:
 
 
 onsuccess:
-    # the completeness guard: every table whose planned cells are not all filled, one line
+    # the completeness guard: every table whose planned cells are not all filled, one line;
+    # it reads only the tables the configuration builds (none in an audit, only_models)
     for line in coverage_lines(
         [
             f"results/tables/{t}.csv"
-            for t in TABLES
+            for t in ([] if config["only_models"] else TABLES)
             if os.path.exists(f"results/tables/{t}.csv")
         ]
     ):

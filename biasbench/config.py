@@ -59,6 +59,77 @@ def validate_config(
     return config
 
 
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Refused(yaml.YAMLError):
+    """What the strict loader refuses, its message complete but for the file."""
+
+
+class StrictLoader(YAML_LOADER):
+    """Safe YAML that refuses what would change a document's meaning unseen: a key given twice
+    in one mapping (YAML lets the last value win, silently) and a Python tag
+    (``!!python/object``), which a safe loader cannot build and plain YAML never needs."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _value in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # ``<<: *anchor``: its keys may be overridden, by design
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+            except TypeError:
+                continue  # an unhashable key: the constructor says so
+            if first is not None:
+                raise _Refused(
+                    f"line {line}: duplicate key {key!r} (first at line {first}): a mapping "
+                    "holds each key once, and the second value would silently replace the first"
+                )
+            seen[key] = line
+        return super().construct_mapping(node, deep)
+
+
+def _python_tag(loader, suffix, node):
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+    raise _Refused(
+        f"line {node.start_mark.line + 1}: {tag} is a Python tag, which is not allowed: the "
+        "file must hold plain YAML values (strings, numbers, lists, mappings)"
+    )
+
+
+StrictLoader.add_multi_constructor("tag:yaml.org,2002:python/", _python_tag)
+
+
+def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
+    """A YAML mapping (a configuration, word set or template file), read by
+    :class:`StrictLoader`: every problem is an InputError naming the file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.load(fh, Loader=StrictLoader)
+    except _Refused as exc:
+        raise InputError(f"{path}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def check_config_files(paths: list[str | os.PathLike]) -> None:
+    """Read each configuration file that exists with the project's YAML loader
+    (``read_yaml``): a duplicate key (Snakemake's loader keeps the last value, silently) or
+    a Python tag (Snakemake: "not valid JSON or YAML") is an InputError naming the file, key
+    and line. Snakemake has loaded a ``--configfile`` before the Snakefile runs, so a Python
+    tag there still gets its message; config.yaml is checked before Snakemake loads it."""
+    for path in paths:
+        if os.path.isfile(path):
+            read_yaml(path)
+
+
 def section_defaults(section: str, schema_path: str | os.PathLike = SCHEMA) -> dict[str, Any]:
     """The schema's defaults of one section (e.g. ``scoring``): library dataclasses take their
     field defaults from here, so a number is never written twice."""

@@ -4,8 +4,9 @@ that every reader verifies, so a truncated or edited intermediate is an error na
 never a silently different score.
 
 One mechanism for every format: text files (TSV, JSON) end with a ``# sha256 <hex>`` line
-over the bytes before it; array files (NPZ, safetensors, HDF5 datasets) store the sha256 of
-each array's dtype, shape and bytes beside it."""
+over the bytes before it; table CSVs, which people open in spreadsheets, keep theirs in a
+``<file>.sha256`` beside them; array files (NPZ, safetensors, HDF5 datasets) store the sha256
+of each array's dtype, shape and bytes beside it."""
 
 from __future__ import annotations
 
@@ -101,6 +102,42 @@ def write_tsv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
     """Tab-separated, fixed float format, sealed: the same frame always gives the same bytes."""
     text = frame.to_csv(sep="\t", index=False, float_format="%.10g", lineterminator="\n")
     write_sealed(path, text)
+
+
+def checksum_file(path: str | os.PathLike) -> Path:
+    """Where a table CSV's sha256 lies: ``<file>.sha256`` beside it."""
+    return Path(f"{path}.sha256")
+
+
+def write_table_csv(path: str | os.PathLike, text: str) -> None:
+    """A table CSV with its sha256 beside it (:func:`checksum_file`, as ``sha256sum`` writes
+    it): the model cards and the run's coverage guard read the tables back, and the CSV stays
+    plain for pandas and spreadsheets (a seal line would read as a row there)."""
+    body = text.encode("utf-8")
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(body)
+    write_text(checksum_file(path), f"{hashlib.sha256(body).hexdigest()}  {Path(path).name}\n")
+
+
+def read_table_csv(path: str | os.PathLike, **options: Any) -> pd.DataFrame:
+    """What :func:`write_table_csv` wrote, after checking it against the sha256 beside it
+    (``options`` go to ``pandas.read_csv``)."""
+    data = Path(path).read_bytes()
+    sidecar = checksum_file(path)
+    if not sidecar.is_file():
+        raise InputError(
+            f"{path}: no checksum file {sidecar} beside it: not written by the workflow, or by "
+            f"an older version; {_fix(path)}"
+        )
+    expected = sidecar.read_bytes().partition(b" ")[0].decode("ascii", "replace").strip()
+    found = hashlib.sha256(data).hexdigest()
+    if expected != found:
+        raise InputError(
+            f"{path}: contents do not match the checksum written with them in {sidecar} "
+            f"(expected sha256 {expected}, found {found}): the file was damaged or edited; "
+            f"{_fix(path)}"
+        )
+    return pd.read_csv(io.BytesIO(data), **options)
 
 
 def array_checksum(data: np.ndarray) -> str:

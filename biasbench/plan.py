@@ -14,13 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from biasbench.data.pins import package_root
+from biasbench.data.pins import external_pins, inside_package, package_root
 from biasbench.data.wordsets import descriptors, read_yaml
 from biasbench.errors import InputError
 from biasbench.models.load import is_language_model
 from biasbench.models.specs import ModelSpec, check_known_model
 
 BUILTIN_SOURCES = ("templates", "words")
+#: model sources that are the user's own files, identified by content (Plan.source_digests)
+LOCAL_SCHEMES = ("path", "w2v-path")
+#: model sources prepared from no file here (a hub download, another configured model, ELMo)
+FILELESS_SCHEMES = ("hf", "mlm-head", "random", "elmo")
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,8 @@ class Plan:
     null_datasets: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
     template_set: str | None = None  # the single-slot templates' set (``template_set``)
     lpbs_templates: str | None = None  # LPBS's double-slot templates' set (``lpbs.templates``)
+    #: model -> the files its preparation reads, resolved when planning (:func:`model_sources`)
+    model_sources: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
     @property
     def template_file(self) -> str:
@@ -96,6 +102,23 @@ class Plan:
         """Every method's scores on the ground-truth study's models and their spread over
         halves of the words and templates, two files per mean."""
         return [f.replace(".json", s) for f in self.groundtruth for s in INJECTED_METHOD_FILES]
+
+    def source_files(self, model: str) -> list[str]:
+        """The files preparing a model reads: its rule's inputs, resolved when planning, so
+        the input function cannot fail (Snakemake drops a job whose input function raises and,
+        in a finished directory, keeps the old outputs)."""
+        check_known_model(model, self.specs)
+        return self.model_sources[model]
+
+    def source_digests(self, model: str) -> dict[str, str]:
+        """File -> sha256 of a model's local files (``path:``, ``w2v-path:``): a param of its
+        preparation. A file replaced with its modification time kept (``cp -p``, ``rsync -a``)
+        passes Snakemake's mtime trigger; a changed param reruns the job. Package files are
+        pinned and checked by every job; a hub snapshot is fixed by its revision."""
+        from biasbench.models.weights import content_digests
+
+        files = self.source_files(model)
+        return content_digests(files) if self.specs[model].scheme in LOCAL_SCHEMES else {}
 
     def corpus_files(self, corpus: str) -> list[str]:
         return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
@@ -546,7 +569,31 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         null.get("datasets", {}),
         template_set=config["template_set"],
         lpbs_templates=lpbs.get("templates"),
+        model_sources=model_sources(specs),
     )
+
+
+def model_sources(specs: dict[str, ModelSpec]) -> dict[str, list[str]]:
+    """Model -> the files preparing it reads, each existing: a source that cannot be prepared
+    (a package not installed, a file gone) stops planning naming the field, in a finished
+    directory as in a fresh one (where the rule's input function failed instead, Snakemake
+    dropped the preparation and the run finished on the old prepared model)."""
+    from biasbench.models.prepare import source_files
+
+    out = {}
+    for name, spec in specs.items():
+        field = f"config: models.{name}.source {spec.scheme}:{spec.location}"
+        try:
+            files = source_files(spec)
+        except (InputError, ImportError) as exc:  # ImportError: a gguf-asm module
+            raise InputError(f"{field}: {exc}") from exc
+        missing = [f for f in files if not Path(f).is_file()]
+        if missing:
+            raise InputError(f"{field}: no file {missing[0]}")
+        if not files and spec.scheme not in FILELESS_SCHEMES:
+            raise InputError(f"{field}: no model files there")
+        out[name] = files
+    return out
 
 
 def _null_calibration(
@@ -767,25 +814,32 @@ def resolve_files(patterns: list[str], field: str, manifest: dict | None = None)
     """Paths of ``pkg:<package>/<glob>`` (inside an installed package), ``external:<id>``
     (a pinned file of the manifest, fetched by the workflow to results/external/) or a path
     glob; ``field`` names the config entry in errors."""
+    from biasbench.data.external import manifest_entry
+
     paths: list[str] = []
-    for pattern in patterns:
-        if pattern.startswith("external:"):
-            file_id = pattern.partition(":")[2]
-            if manifest is not None and file_id not in manifest:
-                raise InputError(f"config: {field}: {file_id!r} is not in resources/external.yaml")
+    for given in patterns:
+        if given.startswith("external:"):
+            file_id = given.partition(":")[2]
+            # an id of the manifest, never a path: ``..``, absolute or a file placed there
+            known = external_pins() if manifest is None else manifest
+            manifest_entry(known, file_id, f"config: {field}: {given}")
             paths.append(f"results/external/{file_id}")
             continue
-        if pattern.startswith("pkg:"):
-            package, _, pattern = pattern[4:].partition("/")
+        if given.startswith("pkg:"):
+            package, _, pattern = given[4:].partition("/")
             root = package_root(package)
             if root is None:
                 raise InputError(f"config: {field}: package {package!r} is not installed")
+            found = [
+                inside_package(p, root, f"config: {field}: {given}")
+                for p in glob.glob(str(root / pattern))
+            ]
         else:
-            root = Path()
-        found = sorted(str(Path(p).resolve()) for p in glob.glob(str(root / pattern)))
+            root, pattern = Path(), given
+            found = [Path(p).resolve() for p in glob.glob(pattern)]
         if not found:
             raise InputError(f"config: {field}: nothing matches {pattern!r} under {root}")
-        paths += found
+        paths += sorted(map(str, found))
     return paths
 
 

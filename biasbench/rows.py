@@ -174,6 +174,27 @@ def frame(rows: Iterable[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def p_floor_notes(scores: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """``scores`` with a note on each row whose permutation test enumerated all of its N
+    partitions while 1/N, the smallest p-value it can give, is above ``alpha``: that test
+    cannot be significant whatever the model, which a bare p-value hides. ``alpha`` is the
+    tables' setting, not a scoring one, so the notes are added where the rows are collected."""
+    n = pd.to_numeric(scores["n_partitions"], errors="coerce").fillna(0)
+    exact = scores["exact"].astype(str).eq("True") & scores["p_value"].notna() & (n > 0)
+    floored = exact & (1 / n.where(exact, np.inf) > alpha)
+    if not floored.any():
+        return scores
+    out = scores.copy()
+    notes = [
+        f"p-value floor: all {k} partitions enumerated, so no p-value is below 1/{k} = "
+        f"{1 / k:.3g}, above alpha {alpha:g}: this test cannot be significant"
+        for k in n[floored].astype(int)
+    ]
+    old = out.loc[floored, "note"].fillna("").astype(str)
+    out.loc[floored, "note"] = [f"{o}; {t}" if o else t for o, t in zip(old, notes, strict=True)]
+    return out
+
+
 def sort_rows(scores: pd.DataFrame) -> pd.DataFrame:
     """The canonical order of a score table (stable: equal keys keep their order)."""
     return scores.sort_values(KEY_COLUMNS, kind="stable").reset_index(drop=True)

@@ -14,7 +14,7 @@ import functools
 import hashlib
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -222,6 +222,20 @@ def effect_size(values_x: np.ndarray, values_y: np.ndarray, ddof: int) -> float:
     if not sd > 0:
         raise ValueError("all values are equal: the effect size is undefined")
     return float((np.mean(values_x) - np.mean(values_y)) / sd)
+
+
+def few_words_note(words: Mapping[str, int]) -> str:
+    """The note of an effect size over a pooled standard deviation whose sides (role ->
+    words) hold fewer than two words ("" if none): its spread is then one word's, not the
+    set's (one word a side gives WEAT's d = +-sqrt(2) whatever the words), so the number is
+    kept but must not stand bare."""
+    few = [f"set {role} has {n} word" for role, n in words.items() if n < 2]
+    if not few:
+        return ""
+    return (
+        f"too few words: {', '.join(few)}; an effect size over a standard deviation needs at "
+        "least two words a side (one a side gives +-sqrt(2) whatever the words)"
+    )
 
 
 def random_effects(d: np.ndarray, v: np.ndarray) -> tuple[float, float, float, float]:

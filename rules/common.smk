@@ -4,13 +4,12 @@ the wildcards' patterns, and the input and params functions more than one rule c
 import os
 
 from biasbench.config import section_defaults
-from biasbench.data.external import load_manifest
+from biasbench.data.external import load_manifest, manifest_entry
 from biasbench.data.wordsets import external_ids
 from biasbench.errors import InputError
 from biasbench.io import sha256_of
 from biasbench.methods.registry import REGISTRY
 from biasbench.models.null import copy_names, null_file
-from biasbench.models.prepare import source_files
 from biasbench.models.specs import model_spec
 from biasbench.plan import names_except, names_only
 from biasbench.reports.cards import slug
@@ -129,8 +128,17 @@ def corpus_parts(wildcards):
 
 
 def model_source_files(wildcards):
-    """The files preparing a model reads: replacing one prepares it again."""
-    return source_files(model_spec(config, wildcards.model))
+    """The files preparing a model reads: replacing one prepares it again. Resolved by the
+    planner, which names the field of a source that cannot be prepared: an input function
+    that raises only drops the job, and a finished directory kept its old model."""
+    return PLAN.source_files(wildcards.model)
+
+
+def prepared_model_settings(wildcards):
+    """What preparing a model depends on: its settings and, for a local source, its files'
+    sha256 (a file replaced with its mtime kept reruns the job: a params change)."""
+    digests = PLAN.source_digests(wildcards.model)
+    return model_settings(wildcards) | ({"sha256": digests} if digests else {})
 
 
 def external_inputs(resource):

@@ -20,7 +20,7 @@ rule prepare_model:
         mem_mb=6000,
         runtime=15,
     params:
-        spec=model_settings,
+        spec=prepared_model_settings,
     script:
         "../workflow_scripts/prepare_model.py"
 

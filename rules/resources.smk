@@ -10,7 +10,9 @@ rule fetch_external:
     conda:
         ENV
     params:
-        entry=lambda w: MANIFEST[w.file_id],
+        entry=lambda w: manifest_entry(
+            MANIFEST, w.file_id, f"results/external/{w.file_id}"
+        ),
     script:
         "../workflow_scripts/fetch_external.py"
 

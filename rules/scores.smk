@@ -43,5 +43,8 @@ rule collect_scores:
         "results/logs/collect_scores.log",
     conda:
         ENV
+    params:
+        # a row whose permutation test cannot reach alpha gets a note saying so
+        alpha=config["alpha"],
     script:
         "../workflow_scripts/collect_scores.py"

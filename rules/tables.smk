@@ -4,6 +4,8 @@ rule table:
         lambda w: TABLES[w.table].inputs(PLAN),
     output:
         csv="results/tables/{table}.csv",
+        # the CSV's checksum, which its readers check (biasbench.io.write_table_csv)
+        sha256="results/tables/{table}.csv.sha256",
         md="results/tables/{table}.md",
         html=report(
             "results/tables/{table}.html",

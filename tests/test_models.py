@@ -6,7 +6,7 @@ import pytest
 from biasbench.config import model_entry
 from biasbench.errors import InputError
 from biasbench.models.load import load_static
-from biasbench.models.prepare import _read_word2vec_binary, prepare_model
+from biasbench.models.prepare import prepare_model, read_static_vectors
 from biasbench.models.specs import ModelSpec, model_spec
 
 
@@ -45,7 +45,7 @@ def test_word2vec_reader_and_lookup_policy(tmp_path):
     words = ["he", "she", "New_York", "fried", "chicken", "he"]
     vectors = np.arange(12, dtype=np.float32).reshape(6, 2)
     _w2v_file(tmp_path / "v.bin", words, vectors)
-    got_words, got = _read_word2vec_binary(tmp_path / "v.bin")
+    got_words, got = read_static_vectors(tmp_path / "v.bin")
     assert got_words == words
     np.testing.assert_array_equal(got, vectors)
 
@@ -63,9 +63,9 @@ def test_word2vec_reader_and_lookup_policy(tmp_path):
 
 
 def test_truncated_word2vec_file(tmp_path):
-    (tmp_path / "v.bin").write_bytes(b"2 2\nhe")
-    with pytest.raises(InputError, match="truncated"):
-        _read_word2vec_binary(tmp_path / "v.bin")
+    (tmp_path / "v.bin").write_bytes(b"2 2\nhe " + struct.pack("f", 1.0))
+    with pytest.raises(InputError, match="entry 1 of 2 .* is truncated"):
+        read_static_vectors(tmp_path / "v.bin")
 
 
 def test_missing_package(tmp_path):
@@ -109,7 +109,7 @@ def test_a_local_model_directory_is_checked_where_it_is_configured(tmp_path):
     where = tiny_bert(tmp_path / "m")
     weights = where / "model.safetensors"
     weights.rename(tmp_path / "weights")
-    with pytest.raises(InputError, match=r"no weights \(\*.safetensors or pytorch_model\*.bin"):
+    with pytest.raises(InputError, match=r"no weights \(\*.safetensors; save the model"):
         spec(where)
     (tmp_path / "weights").rename(weights)
     for f in where.iterdir():

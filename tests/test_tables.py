@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasbench.io import write_table_csv
 from biasbench.reports.catalog import TABLES
 from biasbench.reports.husse2022 import PAPER_MODELS, table3, table5, table13
 from biasbench.reports.tables import (
@@ -207,9 +208,9 @@ def test_coverage_counts_filled_explained_and_missing(tmp_path):
     long = table3(context(pd.DataFrame(rows)))  # C6 is planned too and has no rows
     assert Coverage.of(long) == Coverage(planned=6, filled=2, explained=1, missing=3)
     assert "Coverage: 6 planned cells: 2 filled, 1 n/a" in to_markdown(long, "T3", "")
-    long.to_csv(tmp_path / "table3_seat.csv", index=False)
+    write_table_csv(tmp_path / "table3_seat.csv", long.to_csv(index=False))
     full = table3(context(pd.DataFrame(_rows("enc", "templates", "C1")), jobs=ENC_JOBS[:1]))
-    full.to_csv(tmp_path / "full.csv", index=False)
+    write_table_csv(tmp_path / "full.csv", full.to_csv(index=False))
     lines = coverage_lines([str(tmp_path / "table3_seat.csv"), str(tmp_path / "full.csv")])
     assert lines == [
         "table3_seat: 6 planned cells: 2 filled, 1 n/a with the reason in a footnote, 3 missing"

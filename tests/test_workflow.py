@@ -310,6 +310,7 @@ def _readers():
     from biasbench.io import load_tensors, read_json, read_npz, read_sealed
     from biasbench.models.extract import read_embeddings
     from biasbench.models.weights import check_weights
+    from biasbench.reports.model_cards import read_table
 
     def model_weights(path):
         check_weights(path.parent / "biasbench_model.json", path.parent)
@@ -332,6 +333,7 @@ def _readers():
         "model provenance": ("models/tiny-null/biasbench_model.json", read_json),
         "model weights": ("models/tiny-null/model.safetensors", model_weights),
         "static vectors": ("models/glove-6b-50d/vectors.npy", model_weights),
+        "table CSV": ("tables/synthesis_scores.csv", read_table),  # read by the model cards
     }
 
 
@@ -353,7 +355,8 @@ def test_every_kind_of_artifact_damaged_is_an_error_naming_it(workdir, tmp_path,
             shutil.copytree(original.parent, copy.parent, dirs_exist_ok=True)
         else:
             copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(original, copy)
+            for path in (original, *original.parent.glob(f"{original.name}.sha256")):
+                shutil.copy(path, copy.parent)  # a table CSV's checksum lies beside it
         read(copy)  # undamaged: accepted
         damage(copy)
         with pytest.raises(InputError) as error:
@@ -364,7 +367,7 @@ def test_every_kind_of_artifact_damaged_is_an_error_naming_it(workdir, tmp_path,
                 os.chdir(ROOT)
         assert str(copy.relative_to(tmp_path / damage.__name__)) in str(error.value), kind
         checked.append(kind)
-    assert len(checked) >= 11
+    assert len(checked) >= 12
 
 
 def _results(workdir):
@@ -382,7 +385,12 @@ def test_a_damaged_file_stops_the_run_naming_it_and_the_repaired_run_is_unchange
     """Through the workflow: each damage fails the job that reads the file, with one console
     line naming it; nothing scores a damaged input; once repaired, every result is the same."""
     before = _results(workdir)
-    cases = [("results/scores/all.tsv", _truncate, "no checksum line")]
+    cases = [
+        # a table CSV the model cards read: edited, its newer time reruns them, they refuse it
+        # (first: a failure below may remove the table until the repair)
+        ("results/tables/synthesis_scores.csv", _plausible, "contents do not match"),
+        ("results/scores/all.tsv", _truncate, "no checksum line"),
+    ]
     if MIRROR:  # edited after its download: DivDist's census
         cases.append(("results/external/garg_census_gender", _plausible, "it is pinned at"))
     for rel, damage, message in cases:

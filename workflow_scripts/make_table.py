@@ -1,6 +1,6 @@
 """Adapter: rule table -> biasbench.reports (the table's paper module builds it)."""
 
-from biasbench.io import write_text
+from biasbench.io import write_table_csv, write_text
 from biasbench.jobs import start_job
 from biasbench.reports.catalog import TABLES
 from biasbench.reports.tables import ReportSettings
@@ -10,6 +10,6 @@ sm = snakemake  # noqa: F821
 start_job(sm)
 table = TABLES[sm.wildcards.table]
 csv, md, html = render_table(table, list(sm.input), ReportSettings(**sm.params.settings))
-write_text(sm.output.csv, csv)
+write_table_csv(sm.output.csv, csv)  # and its sm.output.sha256
 write_text(sm.output.md, md)
 write_text(sm.output.html, html)

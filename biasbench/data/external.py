@@ -65,6 +65,17 @@ def load_manifest(path: str | os.PathLike) -> dict[str, ExternalFile]:
     return out
 
 
+def manifest_entry(manifest: dict, file_id: str, where: str):
+    """The manifest's entry of ``file_id``. Another id (a typo, a path, a file placed in
+    results/external/) is an error at ``where`` listing the pinned files, not a KeyError."""
+    if file_id not in manifest:
+        raise InputError(
+            f"{where}: {file_id!r} is not a file of resources/external.yaml "
+            f"(its files: {', '.join(manifest)})"
+        )
+    return manifest[file_id]
+
+
 def fetch(entry: ExternalFile, dest: str | os.PathLike, mirror: str | None = None) -> Path:
     """Place ``entry`` at ``dest`` (atomically), from the mirror if given, else its URL."""
     mirror = mirror if mirror is not None else os.environ.get(MIRROR_ENV)

@@ -48,12 +48,29 @@ def package_root(package: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
+def inside_package(path: str | os.PathLike, root: Path, named: str) -> Path:
+    """``path`` resolved (``..`` and symlinks followed), refused outside the package ``root``:
+    only a file inside its package is pinned, one outside was read unverified."""
+    resolved = Path(path).resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise InputError(
+            f"{named} resolves to {resolved}, outside its package {root}: only a file inside "
+            f"the package is pinned (resources/{PACKAGE_PINS.name}) and checked when read"
+        )
+    return resolved
+
+
 def package_key(path: str | os.PathLike) -> str | None:
-    """``<package>/<path inside it>`` of a file inside one of the pinned packages."""
+    """``<package>/<path inside it>`` of a file inside one of the pinned packages. A path into
+    a package that resolves outside it (a symlink) is refused: no pin applies there."""
     resolved = Path(path).resolve()
     for package in sorted({k.partition("/")[0] for k in package_pins()}):
         root = package_root(package)
-        if root is not None and resolved.is_relative_to(root):
+        if root is None:
+            continue
+        if Path(path).absolute().is_relative_to(root):  # named inside: must lie inside
+            inside_package(path, root, str(path))
+        if resolved.is_relative_to(root):
             return f"{package}/{resolved.relative_to(root).as_posix()}"
     return None
 

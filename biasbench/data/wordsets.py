@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from biasbench.config import read_yaml
 from biasbench.errors import InputError
 from biasbench.io import read_sealed
 
@@ -31,22 +30,6 @@ Resolver = Callable[[str], Path]
 
 
 #: the C loader where PyYAML has it (planning the DAG reads a hundred word-set files)
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.load(fh, Loader=YAML_LOADER)
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not valid YAML: {exc}") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from exc
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a mapping at the top level")
-    return data
-
-
 def _walk_specs(node: Any):
     """Yield every ``{external: ...}`` pointer inside a resource document."""
     if isinstance(node, dict):

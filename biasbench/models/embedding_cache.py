@@ -194,6 +194,7 @@ class Encoder:
         self.spec, self.extraction = spec, dict(extraction)
         if spec.kind == "static":
             self.vectors, self.tokenizer = load_static(prepared, spec), None
+            self.vocabulary = prepared / "vocab.txt"
             self.revision, self.is_decoder = None, False
             self.compute: dict[str, str] = {}
         else:
@@ -220,6 +221,20 @@ class Encoder:
             }
             where = f"{test}/{descriptor} on {self.spec.name} ({source})"
             check_distinct_after(sets, normalise, where)
+        if self.spec.kind == "static":
+            self.check_vocabulary(frames, source, test)
+
+    def check_vocabulary(self, frames: Mapping[str, pd.DataFrame], source: str, test: str) -> None:
+        """A test none of whose stimuli the vectors hold is a vocabulary read wrongly (or a
+        case setting that does not fit it), not a test of bias: an error, never a card of "n/a"
+        rows; a test some of whose stimuli are missing keeps its rows that count them."""
+        stimuli = {str(s) for frame in frames.values() for s in frame["stimulus"]}
+        if stimuli and all(self.vectors.lookup(s) is None for s in stimuli):
+            raise InputError(
+                f"{test} on {self.spec.name} ({source}): 0 of {len(stimuli)} stimuli found in a "
+                f"vocabulary of {len(self.vectors.words)} words ({self.vocabulary}, read from "
+                f"{self.spec.scheme}:{self.spec.location}; lowercase: {self.spec.lowercase})"
+            )
 
     def encode(self, contexts: pd.DataFrame) -> tuple[dict, dict]:
         """(encodings, the attributes the loaded model adds) of a test's contexts."""
@@ -230,7 +245,12 @@ class Encoder:
         from biasbench.models.load import tokenizer_vocabulary_test
 
         arrays = extract.encode_transformer(
-            self.model, self.tokenizer, contexts, layer=self.spec.layer, **self.extraction
+            self.model,
+            self.tokenizer,
+            contexts,
+            layer=self.spec.layer,
+            name=self.spec.name,
+            **self.extraction,
         )
         # the stimuli the tokenizer keeps as one token (CEAT's reduced sets): recorded here so
         # that scoring never loads the tokenizer (importing transformers costs ~6 s per job)

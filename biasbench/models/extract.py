@@ -94,6 +94,20 @@ def cut_after_stimuli(
     )
 
 
+def check_layer(model_config: Any, layer: int, name: str = "") -> None:
+    """A ``layer`` the model has, before any encoding (else a bare IndexError mid-job): the
+    hidden states are the embeddings' and each layer's, 0 to n, or counted from the top, -1
+    to -(n + 1)."""
+    depth = getattr(model_config, "num_hidden_layers", None)
+    if depth is None or -(depth + 1) <= layer <= depth:
+        return
+    field = f"config: models.{name}.layer" if name else "layer"
+    raise InputError(
+        f"{field} is {layer}, but the model has {depth} layers: layer takes 0 (the "
+        f"embeddings) to {depth}, or -1 (the top) to {-(depth + 1)}"
+    )
+
+
 def encode_transformer(
     model: Any,
     tokenizer: Any,
@@ -105,6 +119,7 @@ def encode_transformer(
     max_length: int = 512,
     progress: bool = True,
     prefix_only: bool = False,
+    name: str = "",
 ) -> dict[str, np.ndarray]:
     """All word and sentence encodings of every context row, plus a ``valid`` mask: False
     where no token covers the stimulus span (truncated away) or every token covering it is
@@ -113,10 +128,12 @@ def encode_transformer(
     ``prefix_only`` is for a causal LM, whose state at a token depends on the tokens up to it
     alone: each sentence is cut after its rows' stimuli (:func:`cut_after_stimuli`), which
     spares the work on the rest; the word encodings stay the same up to float rounding, the
-    sentence encodings become those of the cut sentences."""
+    sentence encodings become those of the cut sentences. ``name``: the configured model whose
+    ``layer`` this is (named in errors)."""
     import torch
     from tqdm.auto import tqdm
 
+    check_layer(model.config, layer, name)
     dev = model_device(model)
 
     dim = model.config.hidden_size

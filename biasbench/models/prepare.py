@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import mmap
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from biasbench.data.pins import inside_package
 from biasbench.errors import InputError
 from biasbench.io import atomic_path, write_json, write_text
 from biasbench.models.specs import ModelSpec
@@ -22,7 +26,8 @@ PROVENANCE = "biasbench_model.json"
 
 
 def package_file(location: str) -> tuple[Path, str]:
-    """``pkg/rel/path`` -> (absolute path inside the installed package, package version)."""
+    """``pkg/rel/path`` -> (absolute path inside the installed package, package version); a
+    path that resolves outside the package is refused (only a file inside it is pinned)."""
     package, _, rel = location.partition("/")
     spec = importlib.util.find_spec(package)
     if spec is None or spec.origin is None:
@@ -32,23 +37,143 @@ def package_file(location: str) -> tuple[Path, str]:
         version = importlib.metadata.version(package.replace("_", "-"))
     except importlib.metadata.PackageNotFoundError:
         version = "unknown"
-    return (root / rel if rel else root), version
+    path = root / rel if rel else root
+    inside_package(path, root, location)
+    return path, version
 
 
-def _read_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
+def read_static_vectors(path: Path) -> tuple[list[str], np.ndarray]:
+    """(words, float32 vectors) of a word2vec file, binary or text, or of GloVe's headerless
+    text, told apart by the content (a ``w2v-path:`` file is whatever its user saved: a text
+    file read as binary gave a vocabulary of garbage). The header's count and dimension are
+    checked against the file and every value must be finite; a bad entry is an error naming
+    the file and the line or entry."""
     with open(path, "rb") as fh:
-        n, dim = (int(v) for v in fh.readline().split())
-        words, vectors = [], np.empty((n, dim), dtype=np.float32)
-        for i in range(n):
-            chars = bytearray()
-            while (c := fh.read(1)) != b" ":
-                if not c:
-                    raise InputError(f"{path}: truncated word2vec file at entry {i}")
-                if c != b"\n":
-                    chars += c
-            words.append(chars.decode("utf-8", errors="replace"))
-            vectors[i] = np.frombuffer(fh.read(4 * dim), dtype=np.float32)
+        first = fh.readline()
+        head = first.split()
+        if len(head) == 2 and head[0].isdigit() and head[1].isdigit():
+            n, dim = int(head[0]), int(head[1])
+            if n == 0 or dim == 0:
+                raise InputError(f"{path}: line 1: the header declares {n} vectors of {dim} values")
+            start = fh.tell()
+            record = fh.read(1 << 16)
+            fh.seek(start)
+            if _text_values(record, 4 * dim, dim):
+                return _read_text(path, fh, 2, n, dim)
+            return _read_binary(path, start, n, dim)
+        if len(head) < 2 or not _text_values(first, len(first), 1):
+            raise InputError(
+                f"{path}: not static vectors: line 1 is neither a word2vec header ('<count> "
+                "<dimension>') nor a word and its values as text (GloVe's format)"
+            )
+        fh.seek(0)
+        return _read_text(path, fh, 1, None, len(first.rstrip(b"\r\n ").split(b" ")) - 1)
+
+
+def _text_values(record: bytes, width: int, least: int) -> bool:
+    """Does the first record hold its values as text, at least ``least`` printable ASCII
+    characters before its line ends? Its word may be in any encoding, but ``dim`` text values
+    take ``2 * dim - 1`` characters or more, while a binary record's ``width`` bytes of float32
+    almost never start with ``dim`` printable ones (1.0 holds two NUL bytes)."""
+    values = record.partition(b" ")[2][:width].partition(b"\n")[0]
+    return len(values) >= least and re.fullmatch(rb"[\x20-\x7e\t\r]+", values) is not None
+
+
+def _read_text(
+    path: Path, lines, first_line: int, n: int | None, dim: int
+) -> tuple[list[str], np.ndarray]:
+    """A word and ``dim`` space-separated numbers per line (``n`` lines where a header
+    declares them); blank lines only at the end."""
+    words: list[str] = []
+    rows: list[np.ndarray] = []
+    blank = None
+    for no, line in enumerate(lines, first_line):
+        if not line.strip():
+            blank = blank or no
+            continue
+        if blank is not None:
+            raise InputError(f"{path}: line {blank} is blank")
+        parts = line.rstrip(b"\r\n ").split(b" ")
+        word = parts[0].decode("utf-8", errors="replace")
+        if not word:
+            raise InputError(f"{path}: line {no}: no word before its values")
+        if len(parts) != dim + 1:
+            raise InputError(
+                f"{path}: line {no}: {len(parts) - 1} values after the word {word!r}, "
+                f"expected {dim} (a word and its {dim} values, separated by single spaces)"
+            )
+        if n is not None and len(words) == n:
+            raise InputError(f"{path}: line {no}: more vectors than the {n} the header declares")
+        try:
+            with np.errstate(over="ignore"):  # beyond float32: inf, refused below
+                rows.append(np.array(parts[1:], dtype=np.float32))
+        except ValueError:
+            bad = next(t for t in parts[1:] if not _is_number(t))
+            raise InputError(
+                f"{path}: line {no}: {bad.decode('utf-8', errors='replace')!r} is not a number"
+            ) from None
+        words.append(word)
+    if not words or (n is not None and len(words) < n):
+        declared = "" if n is None else f"; the header declares {n}"
+        raise InputError(f"{path}: {len(words)} vectors{declared}")
+    vectors = np.stack(rows)
+    _check_finite(path, vectors, lambda i: f"line {first_line + i} ({words[i]!r})")
     return words, vectors
+
+
+def _is_number(token: bytes) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_binary(path: Path, start: int, n: int, dim: int) -> tuple[list[str], np.ndarray]:
+    """``n`` records after the header: a word, a space and ``dim`` little-endian float32 (a
+    newline before a word is skipped); nothing but whitespace after the last."""
+    size, width = path.stat().st_size, 4 * dim
+    # each record takes at least a byte of word, a space and its values: a header declaring
+    # more than the file can hold allocates nothing and fails at the record that is cut short
+    fits = n * (width + 2) <= size - start
+    vectors = np.empty((n, dim), dtype=np.float32) if fits else None
+    words: list[str] = []
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        pos = start
+        for i in range(n):
+            while data[pos : pos + 1] == b"\n":
+                pos += 1
+            space = data.find(b" ", pos)
+            entry = f"{path}: entry {i + 1} of {n} (byte {pos})"
+            if space == -1:
+                raise InputError(f"{entry} is truncated: the file ends in its word")
+            if space == pos:
+                raise InputError(f"{entry} has no word")
+            word = data[pos:space].decode("utf-8", errors="replace")
+            pos = space + 1
+            if pos + width > size:
+                raise InputError(
+                    f"{entry}, {word!r}, is truncated: {(size - pos) // 4} of its {dim} "
+                    "values before the file ends"
+                )
+            if vectors is not None:
+                vectors[i] = np.frombuffer(data, dtype="<f4", count=dim, offset=pos)
+            words.append(word)
+            pos += width
+        if data[pos:].strip():
+            raise InputError(
+                f"{path}: more data after the {n} vectors the header declares (byte {pos})"
+            )
+    _check_finite(path, vectors, lambda i: f"entry {i + 1} of {n} ({words[i]!r})")
+    return words, vectors
+
+
+def _check_finite(path: Path, vectors: np.ndarray, where: Callable[[int], str]) -> None:
+    """inf or nan in a vector makes every score it enters meaningless."""
+    finite = np.isfinite(vectors).all(axis=1)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise InputError(f"{path}: {where(i)}: a value is not finite (inf or nan)")
 
 
 def _prepare_static(spec: ModelSpec, out: Path) -> dict[str, Any]:
@@ -65,7 +190,7 @@ def _prepare_static(spec: ModelSpec, out: Path) -> dict[str, Any]:
     else:
         local = spec.scheme == "w2v-path"
         path, version = (Path(spec.location), None) if local else package_file(spec.location)
-        words, vectors = _read_word2vec_binary(path)
+        words, vectors = read_static_vectors(path)
     with atomic_path(out / "vectors.npy") as tmp, open(tmp, "wb") as fh:
         np.save(fh, vectors)
     write_text(out / "vocab.txt", "\n".join(words) + "\n")

@@ -11,7 +11,8 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 ``gguf-asm:<pkg>``     a package that assembles its GGUF file from chunk packages
 ``glove-pkg:<pkg>``    GloVe as ``data/*_emb.npy`` + ``data/*_index.parquet``
 ``w2v-pkg:<pkg>/<f>``  word2vec binary format file inside an installed package
-``w2v-path:<file>``    a local word2vec binary format file (your own static vectors)
+``w2v-path:<file>``    a local file of static vectors (your own): word2vec binary or text, or
+                       GloVe's text, told apart by the content
 ``mlm-head:<model>``   a configured encoder with a masked-LM head trained here (its body frozen)
 ``random:<model>``     a null model: the configured model's architecture and tokenizer with
                        seeded random weights (an encoder gets a random masked-LM head too)
@@ -59,12 +60,18 @@ class ModelSpec:
                 f"config: models.{name}.source must be '<scheme>:<location>' with a scheme "
                 f"in {SCHEMES[kind]} for kind {kind}, got {cfg.get('source')!r}"
             )
+        if scheme != "hf" and cfg.get("revision") is not None:
+            raise InputError(
+                f"config: models.{name}.revision: only an hf: model has a revision (it is "
+                f"recorded as the weights' revision); a {scheme}: model's files are identified "
+                "by their sha256: remove revision"
+            )
         if scheme == "path":
             check_local_model(name, location)
         if scheme == "w2v-path" and not Path(location).is_file():
             raise InputError(
                 f"config: models.{name}.source w2v-path:{location}: no such file (static "
-                "vectors in word2vec's binary format: gensim's save_word2vec_format, binary=True)"
+                "vectors in word2vec's binary or text format, or GloVe's text format)"
             )
         case = cfg["case"]
         if case not in CASE_POLICIES:
@@ -104,10 +111,19 @@ def check_local_model(name: str, location: str) -> None:
         raise InputError(f"{field}: no such directory")
     if not (where / "config.json").is_file():
         raise InputError(f"{field}: no config.json (save the model with save_pretrained)")
-    if not any(where.glob("*.safetensors")) and not any(where.glob("pytorch_model*.bin")):
+    if not any(where.glob("*.safetensors")):
+        pickles = sorted(p.name for p in where.glob("pytorch_model*.bin"))
+        if pickles:  # unpickling can run code: weights are loaded from safetensors only
+            raise InputError(
+                f"{field}: weights only as a pickle ({', '.join(pickles)}); only safetensors "
+                "are loaded (unpickling can run code): convert a pickle you trust with "
+                f"python -c \"import transformers as t; d = '{location}'; "
+                "m = getattr(t, t.AutoConfig.from_pretrained(d).architectures[0])"
+                '.from_pretrained(d); m.save_pretrained(d, safe_serialization=True)", '
+                "then delete the .bin files"
+            )
         raise InputError(
-            f"{field}: no weights (*.safetensors or pytorch_model*.bin; save the model with "
-            "save_pretrained)"
+            f"{field}: no weights (*.safetensors; save the model with save_pretrained)"
         )
     if not any((where / f).is_file() for f in TOKENIZER_FILES):
         raise InputError(

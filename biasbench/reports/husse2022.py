@@ -445,6 +445,8 @@ def figure5(inputs: list[str], settings: ReportSettings) -> Figure:
     scores = read_scores(inputs)
     table = method_table(TableContext(scores, pd.DataFrame(), settings))
     methods = [m for m in METHODS if m in table.columns]
+    if not methods:  # a configuration of static vectors alone (tests/configs/cluster.yaml)
+        return no_data("no method of the figure has a score on a model of the configuration")
     models = list(dict.fromkeys(table.index.get_level_values("model")))
     n = len(methods)
     fig, axes = plt.subplots(n, n, figsize=(3 * n, 3 * n), squeeze=False)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from biasbench.io import read_table_csv
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
 from biasbench.studies import synthesis as syn
@@ -54,8 +55,9 @@ class ModelFacts:
 
 
 def read_table(path) -> pd.DataFrame:
-    """A comparison table's CSV: a blank cell is missing, "n/a" is text (what the table says)."""
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    """A comparison table's CSV, checked against its checksum (a card must not show an edited
+    table): a blank cell is missing, "n/a" is text (what the table says)."""
+    return read_table_csv(path, keep_default_na=False, na_values=[""])
 
 
 @dataclass(frozen=True)

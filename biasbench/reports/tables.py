@@ -358,7 +358,10 @@ def plain_table(frame: pd.DataFrame, title: str, note: str) -> tuple[str, str, s
     a property matrix): ``frame`` as it should print, ``note`` under the title."""
     from html import escape
 
-    csv = frame.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+    # a table without columns (a study the configuration does not run) is still a CSV that
+    # pandas reads, its one cell saying why: the run's completeness guard reads it back
+    shown = frame if len(frame.columns) else pd.DataFrame({"note": [note]})
+    csv = shown.to_csv(index=False, float_format="%.6g", lineterminator="\n")
     md = f"# {title}\n\n{note}\n\n{frame.to_markdown(index=False, floatfmt='.4g')}\n"
     html = (
         f"<!doctype html><meta charset='utf-8'><title>{escape(title)}</title>"
@@ -390,13 +393,21 @@ def study_table(title: str, load, not_run: str):
 
 
 def coverage_lines(paths: list[str]) -> list[str]:
-    """One line per table CSV whose planned cells are not all filled (the end of a run
-    prints them: an empty planned cell must never pass unseen)."""
+    """One line per table CSV whose planned cells are not all filled, or whose bytes do not
+    match their checksum (the end of a run prints them: an empty planned cell or an edited
+    table must never pass unseen)."""
     from pathlib import Path
+
+    from biasbench.errors import InputError
+    from biasbench.io import read_table_csv
 
     lines = []
     for path in paths:
-        long = pd.read_csv(path, dtype={"note": str}, keep_default_na=False, na_values=[""])
+        try:
+            long = read_table_csv(path, dtype={"note": str}, keep_default_na=False, na_values=[""])
+        except InputError as error:
+            lines.append(f"{Path(path).stem}: {error}")
+            continue
         coverage = Coverage.of(long) if {"origin", "planned"} <= set(long) else None
         if coverage and coverage.filled < coverage.planned:
             lines.append(f"{Path(path).stem}: {coverage.line()}")

@@ -242,6 +242,7 @@ def transformer_null_rows(
                 encoder,
                 tokenizer,
                 layer=base.layer,
+                name=base.name,
                 progress=False,
                 **extraction,
             ),

@@ -58,7 +58,13 @@ from biasbench.inference import _hits, _results, _splits
 from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import unit_rows
 from biasbench.rows import Score
-from biasbench.stats import TIE_RTOL, PermutationResult, derived_seed, random_effects
+from biasbench.stats import (
+    TIE_RTOL,
+    PermutationResult,
+    derived_seed,
+    few_words_note,
+    random_effects,
+)
 
 #: bytes of gathered vectors per block of samples: small enough for a core's L2 cache
 _BLOCK_BYTES = 1 << 19
@@ -210,6 +216,7 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         n_partitions=res.n_samples,
         sizes={r: len(inputs.groups[r]) for r in "XYAB"},
         samples=res.effect_sizes,
+        note=few_words_note({r: len(inputs.groups[r]) for r in "XY"}),
     )
 
 

@@ -29,7 +29,7 @@ from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import set_items, unit_rows, word_p
 from biasbench.rows import Score
-from biasbench.stats import effect_size, permutation_test_mean_difference
+from biasbench.stats import effect_size, few_words_note, permutation_test_mean_difference
 
 
 def association(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -106,6 +106,7 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={r: len(items[r]) for r in "XYAB"},
+        note=few_words_note({r: len(groups[r]) for r in "XY"}),
     )
 
 

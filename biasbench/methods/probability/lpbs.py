@@ -32,7 +32,7 @@ from scipy.special import logsumexp
 
 from biasbench.methods.contract import Method, Settings, TemplateLogProbs
 from biasbench.rows import Score
-from biasbench.stats import effect_size, permutation_test_mean_difference
+from biasbench.stats import effect_size, few_words_note, permutation_test_mean_difference
 
 
 def bias_scores(log_pt: np.ndarray, log_pp: np.ndarray, n_x: int) -> np.ndarray:
@@ -100,6 +100,7 @@ def score(inputs: TemplateLogProbs, settings: Settings, seed: int) -> Score:
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={"X": inputs.n_x, "Y": n_t - inputs.n_x, "A": inputs.n_a, "B": len(bs) - inputs.n_a},
+        note=few_words_note({"A": inputs.n_a, "B": len(bs) - inputs.n_a}),
     )
 
 

