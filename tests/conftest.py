@@ -1,4 +1,5 @@
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,16 @@ settings.register_profile("biasbench", deadline=None)
 settings.load_profile("biasbench")
 
 ROOT = Path(__file__).resolve().parents[1]
+#: what a test needs of the checkout to run the workflow in a folder of its own
+WORKFLOW = ("Snakefile", "rules", "workflow_scripts", "resources", "config", "profiles", "envs")
+
+
+def copy_workflow(dest: Path) -> Path:
+    """The workflow (:data:`WORKFLOW`) copied into ``dest``, which is returned."""
+    for name in WORKFLOW:
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
+    return dest
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from . import configs
-from .conftest import ROOT
+from .conftest import ROOT, copy_workflow
 
 CLUSTER = ROOT / "scripts" / "slurm_cluster.sh"
 #: SLURM's own executor plugin and what it needs beyond the workflow (pyproject: extra ``slurm``)
@@ -26,7 +26,6 @@ SLURM_PLUGIN = (
     "snakemake-executor-plugin-slurm-jobstep==0.6.1",
 )
 TARGET = "results/tables/weat_static.md"
-COPIED = ("Snakefile", "rules", "workflow_scripts", "resources", "config", "profiles", "envs")
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +58,7 @@ def slurm_plugin():
 def workdir(tmp_path, name):
     work = tmp_path / name
     work.mkdir()
-    for item in COPIED:
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / item)
+    copy_workflow(work)
     # GloVe on C6, every study off (tests/configs/cluster.yaml)
     (work / "config.yaml").write_text(yaml.safe_dump(configs.load("cluster")))
     return work

@@ -31,6 +31,7 @@ from packaging.version import Version
 from biasbench.models.device import compute_environment, torch_build
 from biasbench.reports.provenance import (
     LOCK_FILE,
+    PIN,
     ROOT,
     compute_section,
     installed_lock,
@@ -55,6 +56,11 @@ torch==2.13.0+cpu \\
 gensim==4.4.0 \\
     --hash=sha256:1111111111111111111111111111111111111111111111111111111111111111
 """
+
+#: scripts/cpu_lock.py, a script (the lock tool's Python runs it, without this library)
+_spec = importlib.util.spec_from_file_location("cpu_lock", ROOT / "scripts" / "cpu_lock.py")
+cpu_lock = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cpu_lock)
 
 #: the platforms the lock claims (README, docs/environment.md): Linux with glibc >= 2.28 on
 #: x86_64 and aarch64, macOS 14 or newer on Apple silicon
@@ -104,12 +110,13 @@ def marker_environment(python: tuple[int, int], platform: str) -> dict[str, str]
 
 
 def pins(lock_text: str) -> list[tuple[str, str, str, set[str]]]:
-    """(name, version, marker, hashes) of each pin of a requirements file."""
+    """(name, version, marker, hashes) of each pin of a requirements file: its blocks as
+    scripts/cpu_lock.py splits them, each block's pin as the provenance page reads it."""
     found = []
-    for block in re.split(r"^(?=[A-Za-z0-9])", lock_text, flags=re.MULTILINE)[1:]:
-        head = re.match(r"([A-Za-z0-9._-]+)==([^\s;\\]+)[ \t]*(?:;([^\\\n]*))?", block)
+    for block in cpu_lock.blocks(lock_text)[1]:
+        name, release, marker = PIN.match(block).groups()
         digests = set(re.findall(r"--hash=sha256:([0-9a-f]{64})", block))
-        found.append((head.group(1).lower(), head.group(2), (head.group(3) or "").strip(), digests))
+        found.append((name.lower(), release, (marker or "").strip(), digests))
     return found
 
 
@@ -257,9 +264,6 @@ def test_the_public_index_serves_every_pin_for_every_claimed_python_and_platform
 def test_the_cpu_lock_is_the_lock_with_pytorchs_cpu_build():
     """requirements/lock-cpu.txt is what scripts/cpu_lock.py makes of the current lock: the
     same pins without the CUDA stack, torch's CPU build on Linux, the public build on macOS."""
-    spec = importlib.util.spec_from_file_location("cpu_lock", ROOT / "scripts" / "cpu_lock.py")
-    cpu_lock = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cpu_lock)
     text = (ROOT / "requirements" / "lock-cpu.txt").read_text(encoding="utf-8")
     linux_torch = re.search(r"^torch==\S+ ; sys_platform == 'linux'.*?(?=^\S)", text, re.M | re.S)
     digests = re.findall(r"sha256:([0-9a-f]{64})", linux_torch.group(0))

@@ -4,9 +4,6 @@ finished run, a noted score row or an error naming the file, never a traceback o
 number."""
 
 import math
-import shutil
-import subprocess
-import sys
 from io import StringIO
 from pathlib import Path
 
@@ -27,11 +24,12 @@ from biasbench.reports.catalog import TABLES
 from biasbench.reports.tables import ReportSettings
 from biasbench.reports.targets import render_table
 from biasbench.rows import p_floor_notes
-from biasbench.scoring.embeddings import score_file
 from biasbench.scoring.settings import ScoreSettings
 
 from . import configs
-from .conftest import ROOT
+from .conftest import ROOT, copy_workflow
+from .test_scoring_embeddings import score
+from .test_workflow import snakemake
 
 #: the tables of the studies tests/configs/cluster.yaml sets to null
 NULL_STUDY_TABLES = ("bommasani2022_sources", "delobelle2022_table2", "schroeder2021_groundtruth")
@@ -39,21 +37,8 @@ NULL_STUDY_TABLES = ("bommasani2022_sources", "delobelle2022_table2", "schroeder
 
 def workdir(tmp_path: Path, config: str) -> Path:
     """A copy of the workflow with ``config`` as its config.yaml."""
-    for name in ("Snakefile", "rules", "workflow_scripts", "resources", "config", "envs"):
-        src = ROOT / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
-    (tmp_path / "config.yaml").write_text(config, encoding="utf-8")
+    (copy_workflow(tmp_path) / "config.yaml").write_text(config, encoding="utf-8")
     return tmp_path
-
-
-def snakemake(work, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "2", *args],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 # --- a finished run exits 0 whatever the configuration leaves out ---------------------------
@@ -107,18 +92,7 @@ def static_rows(n_words: int) -> pd.DataFrame:
         "word/mean": rng.normal(size=(len(contexts), 5)),
         "valid": np.ones(len(contexts), bool),
     }
-    rows = score_file(
-        contexts,
-        arrays,
-        model="m",
-        kind="static",
-        is_decoder=False,
-        source="words",
-        test="T",
-        descriptor="names",
-        settings=ScoreSettings(),
-        signature="sig",
-    )
+    rows = score(contexts, arrays)
     return p_floor_notes(rows, alpha=0.01).set_index("method")
 
 

@@ -17,7 +17,7 @@ from biasbench.io import read_tsv
 from biasbench.rows import COLUMNS
 
 from . import configs
-from .conftest import ROOT
+from .conftest import ROOT, copy_workflow
 from .tiny_models import tiny_bert
 
 #: the pinned upstream files (the ground-truth study's lists, DisCo's names, the salary file,
@@ -40,18 +40,7 @@ def snakemake(workdir, *args):
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
-    work = tmp_path_factory.mktemp("wf")
-    for name in (
-        "Snakefile",
-        "rules",
-        "workflow_scripts",
-        "resources",
-        "config",
-        "profiles",
-        "envs",
-    ):
-        src = ROOT / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, work / name)
+    work = copy_workflow(tmp_path_factory.mktemp("wf"))
     words = []
     for test in ("C6", "C9"):
         doc = yaml.safe_load((ROOT / f"resources/wordsets/{test}.yaml").read_text())
