@@ -35,7 +35,7 @@ of 50 words cost two gathers of (10,000, 25) numbers, whatever the contexts and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +47,7 @@ from biasbench.stats import (
     _sampled_subsets,
     _subset_sums,
     n_partitions,
+    permutation_result,
 )
 
 #: the alternatives a word-level test takes: ``greater`` (statistic large, WEAT and SEAT),
@@ -119,10 +120,15 @@ def _hits(stats: np.ndarray, observed: float, tol: float, alternative: str) -> i
     return int(np.count_nonzero(np.abs(stats) >= abs(observed) - tol))
 
 
-def _results(hits: Sequence[int], count: int, exact: bool) -> list[PermutationResult]:
-    if exact:
-        return [PermutationResult(h / count, count, True) for h in hits]
-    return [PermutationResult((1 + h) / (1 + count), count, False) for h in hits]
+def _results(
+    hits: Sequence[int], count: int, exact: bool, alternatives: Sequence[str], balanced: bool
+) -> list[PermutationResult]:
+    """One result per alternative; ``balanced``: each split's mirror (the sides swapped) is a
+    split too, so a two-sided test has a floor of 2 / count (:func:`permutation_result`)."""
+    return [
+        permutation_result(h, count, exact, balanced and a == "two-sided")
+        for h, a in zip(hits, alternatives, strict=True)
+    ]
 
 
 def word_permutation_tests_mean_difference(
@@ -170,7 +176,101 @@ def word_permutation_tests_mean_difference(
         stats = mean_diff(_subset_sums(sums, rows), _subset_sums(sizes, rows))
         for j, alternative in enumerate(alternatives):
             hits[j] += _hits(stats, observed, tol, alternative)
-    return _results(hits, len(subsets), exact)
+    return _results(hits, len(subsets), exact, alternatives, 2 * design.n_x == n_words)
+
+
+def _strata(strata: Sequence[Hashable], n_x: int) -> list[tuple[np.ndarray, int]]:
+    """Per stratum (in order of first appearance): its words' positions and how many of them
+    are on side X (the first ``n_x`` words)."""
+    groups: dict[Hashable, list[int]] = {}
+    for j, stratum in enumerate(strata):
+        groups.setdefault(stratum, []).append(j)
+    return [(np.array(g), sum(j < n_x for j in g)) for g in groups.values()]
+
+
+def stratified_splits(
+    strata: Sequence[Hashable],
+    n_x: int,
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+) -> tuple[np.ndarray, bool]:
+    """(X-word subsets as an (m, n_x) index array, exact) of splits that exchange words only
+    within their stratum: ``strata[j]`` is word j's stratum (its number of word pieces), the
+    first ``n_x`` words on side X; every split keeps each stratum's number of X words. All
+    ``prod_s C(n_s, k_s)`` of them when there are at most ``max(exact_max, n_samples)``, else
+    ``n_samples`` seeded ones (each stratum's X words drawn uniformly, independently); a
+    stratum of one side only is fixed."""
+    import itertools
+    import math
+
+    groups = _strata(strata, n_x)
+    count = math.prod(math.comb(len(g), k) for g, k in groups)
+    if count <= max(exact_max, n_samples):
+        per_stratum = [
+            [g[list(c)] for c in itertools.combinations(range(len(g)), k)] for g, k in groups
+        ]
+        rows = [np.sort(np.concatenate(c)) for c in itertools.product(*per_stratum)]
+        return np.array(rows, dtype=np.int32).reshape(len(rows), n_x), True
+    rng = np.random.default_rng(seed)
+    columns = [
+        g[np.argpartition(rng.random((n_samples, len(g))), k - 1, axis=1)[:, :k]]
+        for g, k in groups
+        if k
+    ]
+    return np.sort(np.concatenate(columns, axis=1), axis=1).astype(np.int32), False
+
+
+def stratified_word_tests_mean_difference(
+    values: np.ndarray,
+    words: Sequence[Hashable],
+    x_words: Collection[Hashable],
+    stratum_of: Mapping[Hashable, Hashable],
+    alternatives: Sequence[str] = ("greater",),
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+) -> list[PermutationResult]:
+    """:func:`word_permutation_tests_mean_difference` with the words exchanged only within
+    strata (``stratum_of``: word -> its stratum, e.g. its number of word pieces under the
+    model's tokenizer).
+
+    On random weights a word of two pieces is pooled from two token vectors and a word of one
+    from one: the words are not exchangeable across piece counts, and where X's words have
+    fewer pieces than Y's the plain word test rejects for the tokenizer's sake. Exchanging
+    only words of one piece count (a stratified, or restricted, randomisation: Edgington &
+    Onghena, 2007, ch. 6) needs only that words of the same count be exchangeable. A stratum
+    whose words are all on one side is fixed: where every stratum is, the design has the
+    observed split alone and p = 1 (its floor is 1: nothing to test)."""
+    _check(alternatives)
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 1 or len(values) != len(words):
+        raise ValueError(f"one value per item: {values.shape} values, {len(words)} words")
+    design = word_design(words, x_words)
+    missing = [w for w in design.words if w not in stratum_of]
+    if missing:
+        raise ValueError(f"words without a stratum: {sorted(map(str, missing))}")
+    n_words = len(design.words)
+    sums = np.bincount(design.word_of, weights=values, minlength=n_words)
+    sizes = design.sizes.astype(np.float64)
+    total, n_items = values.sum(), float(len(values))
+
+    def mean_diff(sum_x, n_x_items):
+        return sum_x / n_x_items - (total - sum_x) / (n_items - n_x_items)
+
+    observed = float(mean_diff(sums[: design.n_x].sum(), sizes[: design.n_x].sum()))
+    tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
+    strata = [stratum_of[w] for w in design.words]
+    subsets, exact = stratified_splits(
+        strata, design.n_x, exact_max=exact_max, n_samples=n_samples, seed=seed
+    )
+    stats = mean_diff(_subset_sums(sums, subsets), _subset_sums(sizes, subsets))
+    hits = [_hits(stats, observed, tol, a) for a in alternatives]
+    # each split's mirror is a split only where every stratum has as many X words as Y words
+    balanced = all(2 * k == len(g) for g, k in _strata(strata, design.n_x))
+    return _results(hits, len(subsets), exact, alternatives, balanced)
 
 
 def word_permutation_tests(
@@ -216,7 +316,7 @@ def word_permutation_tests(
     subsets, exact = _splits(n_words, design.n_x, exact_max, n_samples, seed)
     stats = np.fromiter((split_statistic(s) for s in subsets), np.float64, count=len(subsets))
     hits = [_hits(stats, observed, tol, a) for a in alternatives]
-    return _results(hits, len(subsets), exact)
+    return _results(hits, len(subsets), exact, alternatives, balanced=False)  # any statistic
 
 
 def weat_word_p(
@@ -278,15 +378,22 @@ def word_splits(n_words: int, n_x: int, *, exact_max: int, n_samples: int, seed:
 
 
 def split_p_values(
-    stats: np.ndarray, observed: float, alternatives: Sequence[str], exact: bool
+    stats: np.ndarray,
+    observed: float,
+    alternatives: Sequence[str],
+    exact: bool,
+    balanced: bool = False,
 ) -> list[PermutationResult]:
     """The p-values of an observed statistic against its values ``stats`` over the splits of
     :func:`word_splits`: ``hits / count`` when exact, ``(1 + hits) / (1 + count)`` when
-    sampled, ties up to ``TIE_RTOL`` relative to the observed statistic counting."""
+    sampled, ties up to ``TIE_RTOL`` relative to the observed statistic counting.
+    ``balanced``: the sides are of equal size and swapping them negates the statistic (each
+    split's mirror ties it in a two-sided test: the floor is 2 / count)."""
     _check(alternatives)
     stats = np.asarray(stats, np.float64)
     tol = TIE_RTOL * max(1.0, abs(observed))
-    return _results([_hits(stats, observed, tol, a) for a in alternatives], len(stats), exact)
+    hits = [_hits(stats, observed, tol, a) for a in alternatives]
+    return _results(hits, len(stats), exact, alternatives, balanced)
 
 
 def word_sign_flip_tests(
@@ -344,4 +451,4 @@ def word_sign_flip_tests(
         stats = signs @ sums
         for j, alternative in enumerate(alternatives):
             hits[j] += _hits(stats, observed, tol, alternative)
-    return _results(hits, total, exact)
+    return _results(hits, total, exact, alternatives, balanced=True)  # flipping every sign

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench.errors import InputError
-from biasbench.rows import KEY_COLUMNS
+from biasbench.rows import COLUMNS, KEY_COLUMNS
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -232,7 +232,18 @@ TEXT_COLUMNS = (*KEY_COLUMNS, "signature")
 #: columns that hold numbers wherever they appear (score rows, DivDist's strengths): a value
 #: that is not one means a damaged file, refused where it is read
 NUMBER_COLUMNS = frozenset(
-    {"effect_size", "p_value", "p_word", "se", "tau_squared", "n_partitions", "seed", "strength"}
+    {
+        "effect_size",
+        "p_value",
+        "p_word",
+        "p_floor",
+        "p_word_floor",
+        "se",
+        "tau_squared",
+        "n_partitions",
+        "seed",
+        "strength",
+    }
     | {f"{kind}_{role}" for kind in ("n", "dropped") for role in (*"xyab", *"XYAB")}
 )
 
@@ -303,3 +314,17 @@ def signature_of(paths: Iterable[str | os.PathLike], *checksums: str) -> str:
     for checksum in checksums:
         digest.update(checksum.encode())
     return digest.hexdigest()[:12]
+
+
+def read_rows(path: str | os.PathLike) -> pd.DataFrame:
+    """A score table, refused where its columns are not exactly the row schema's
+    (``biasbench.rows``): a file written before a column was added (a floor read as absent
+    would count a test as able to reject) or damaged, named with the columns that differ."""
+    frame = read_tsv(path)
+    if list(frame.columns) != COLUMNS:
+        odd = sorted(set(frame.columns) ^ set(COLUMNS)) or "their order"
+        raise ValueError(
+            f"{path}: the columns of a score table differ from the row schema's ({odd}); "
+            "it was written by another version or damaged: delete it and rerun"
+        )
+    return frame

@@ -50,6 +50,8 @@ COLUMNS = [
     "effect_size",
     "p_value",  # the paper's test
     "p_word",  # the same statistic's test with the stimulus word as the exchangeable unit
+    "p_floor",  # the smallest p_value the test's design can give, whatever the model
+    "p_word_floor",  # the smallest p_word its design can give
     "se",
     "tau_squared",
     *(f"n_{r.lower()}" for r in COUNTED_ROLES),
@@ -73,6 +75,10 @@ class Score:
     #: the word-level test (every context of a stimulus moves with it): NaN where the
     #: method has none; the paper's ``p_value`` where its items are already words
     p_word: float = math.nan
+    #: the smallest p_value and p_word the tests' designs can give (NaN: no test): a floor
+    #: above alpha and the test cannot reject at alpha, whatever the model
+    p_floor: float = math.nan
+    p_word_floor: float = math.nan
     se: float = math.nan
     tau_squared: float = math.nan
     n_partitions: int = 0
@@ -150,6 +156,8 @@ def make_row(
         "effect_size": score.effect_size if score else math.nan,
         "p_value": score.p_value if score else math.nan,
         "p_word": score.p_word if score else math.nan,
+        "p_floor": score.p_floor if score else math.nan,
+        "p_word_floor": score.p_word_floor if score else math.nan,
         "se": score.se if score else math.nan,
         "tau_squared": score.tau_squared if score else math.nan,
         **{f"n_{r.lower()}": int(sizes.get(r, 0)) for r in COUNTED_ROLES},
@@ -174,24 +182,42 @@ def frame(rows: Iterable[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def cannot_reject(p: pd.Series, floor: pd.Series, alpha: float) -> pd.Series:
+    """Per row: the test has a p-value but its design's floor is at or above ``alpha``, so
+    p < alpha is impossible whatever the model."""
+    floor = pd.to_numeric(floor, errors="coerce")
+    return pd.to_numeric(p, errors="coerce").notna() & (floor >= alpha)
+
+
 def p_floor_notes(scores: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """``scores`` with a note on each row whose permutation test enumerated all of its N
-    partitions while 1/N, the smallest p-value it can give, is above ``alpha``: that test
-    cannot be significant whatever the model, which a bare p-value hides. ``alpha`` is the
-    tables' setting, not a scoring one, so the notes are added where the rows are collected."""
-    n = pd.to_numeric(scores["n_partitions"], errors="coerce").fillna(0)
-    exact = scores["exact"].astype(str).eq("True") & scores["p_value"].notna() & (n > 0)
-    floored = exact & (1 / n.where(exact, np.inf) > alpha)
-    if not floored.any():
+    """``scores`` with a note on each row whose paper test (``p_floor``) or word-level test
+    (``p_word_floor``) cannot reach ``alpha``: that test cannot be significant whatever the
+    model, which a bare p-value hides. ``alpha`` is the tables' setting, not a scoring one,
+    so the notes are added where the rows are collected."""
+    tests = {"p_value": ("p_floor", "the test"), "p_word": ("p_word_floor", "the word-level test")}
+    notes = pd.Series("", index=scores.index)
+    for p, (floor, name) in tests.items():
+        floored = cannot_reject(scores[p], scores[floor], alpha)
+        if p == "p_word":  # the same test as the paper's: one note says it
+            floored &= ~pd.to_numeric(scores["p_word"], errors="coerce").eq(
+                pd.to_numeric(scores["p_value"], errors="coerce")
+            )
+        n = pd.to_numeric(scores.loc[floored, "n_partitions"], errors="coerce").fillna(0)
+        exact = scores.loc[floored, "exact"].astype(str).eq("True") & (p == "p_value")
+        text = [
+            f"p-value floor: {name} cannot give p below {f:.3g}"
+            + (f" (all {int(k)} partitions enumerated)" if e and k else "")
+            + f", not below alpha {alpha:g}: it cannot be significant"
+            for f, k, e in zip(pd.to_numeric(scores.loc[floored, floor]), n, exact, strict=True)
+        ]
+        notes[floored] = [
+            f"{o}; {t}" if o else t for o, t in zip(notes[floored], text, strict=True)
+        ]
+    if not notes.str.len().any():
         return scores
     out = scores.copy()
-    notes = [
-        f"p-value floor: all {k} partitions enumerated, so no p-value is below 1/{k} = "
-        f"{1 / k:.3g}, above alpha {alpha:g}: this test cannot be significant"
-        for k in n[floored].astype(int)
-    ]
-    old = out.loc[floored, "note"].fillna("").astype(str)
-    out.loc[floored, "note"] = [f"{o}; {t}" if o else t for o, t in zip(old, notes, strict=True)]
+    old = out["note"].fillna("").astype(str)
+    out["note"] = [f"{o}; {n}" if o and n else o or n for o, n in zip(old, notes, strict=True)]
     return out
 
 

@@ -36,6 +36,22 @@ class PermutationResult:
     p_value: float
     n_partitions: int  # partitions evaluated (all of them when exact)
     exact: bool
+    #: the smallest p-value the design can give, whatever the data: 1/N of N enumerated
+    #: partitions (2/N where every partition's mirror is among them and ties it), 1/(1 + n)
+    #: of n sampled ones. A floor above alpha: the test cannot reject at alpha
+    floor: float
+
+
+def permutation_result(hits: int, count: int, exact: bool, mirrored: bool) -> PermutationResult:
+    """The p-value of ``hits`` partitions at least as extreme as the observed one among
+    ``count``: ``hits / count`` when they are every partition (the observed one among them),
+    ``(1 + hits) / (1 + count)`` when sampled. ``mirrored``: every partition's mirror image is
+    a partition too and ties it (a two-sided test of a statistic that swapping the two groups
+    negates, with groups of equal size; a sign flip of every unit), so at least two partitions
+    are as extreme as the observed one."""
+    if exact:
+        return PermutationResult(hits / count, count, True, min(1.0, (1 + mirrored) / count))
+    return PermutationResult((1 + hits) / (1 + count), count, False, 1 / (1 + count))
 
 
 def n_partitions(n_x: int, n_y: int) -> int:
@@ -140,17 +156,18 @@ def permutation_test_mean_difference(
         raise ValueError(f"alternative must be 'greater' or 'two-sided', got {alternative!r}")
     fold = np.abs if alternative == "two-sided" else (lambda v: v)
     observed = fold(mean_diff(values[:n_x].sum()))
+    mirrored = alternative == "two-sided" and n_x == n_y
     tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
     count = n_partitions(n_x, n_y)
     if count <= max(exact_max, n_samples):  # fewer partitions than samples: enumerate them
         stats = fold(mean_diff(_subset_sums(values, _exact_subsets(n, n_x))))
         hits = int(np.count_nonzero(stats >= observed - tol))
-        return PermutationResult(hits / count, count, True)
+        return permutation_result(hits, count, True, mirrored)
     distinct = count < 1000 * n_samples**2  # else the expected number of repeats is < 1e-3
     subsets = _sampled_subsets(n, n_x, n_samples, seed, distinct)
     stats = fold(mean_diff(_subset_sums(values, subsets)))
     hits = int(np.count_nonzero(stats >= observed - tol))
-    return PermutationResult((1 + hits) / (1 + n_samples), n_samples, False)
+    return permutation_result(hits, n_samples, False, mirrored)
 
 
 def permutation_tests(
@@ -163,6 +180,7 @@ def permutation_tests(
     n_samples: int,
     seed: int,
     block: int = 4096,
+    mirror_ties: bool = False,
 ) -> list[PermutationResult]:
     """Permutation tests of any statistics of a split of ``n`` items into a first group of
     ``k`` and the rest, one per entry of ``alternatives``: ``statistics_of(subsets)`` maps an
@@ -170,7 +188,9 @@ def permutation_tests(
     is ``range(k)``. Statistics tested together share the work of a split (SAME and its skew:
     the targets' projections). Partitions as in :func:`permutation_test_mean_difference` (all
     when few, else seeded distinct samples; ``>=`` with the same tolerance; a sampled p counts
-    the observed split)."""
+    the observed split). ``mirror_ties``: swapping the groups leaves each statistic as
+    extreme under its alternative (SAME's magnitude is even in the swap, its skew odd and
+    tested two-sided), so with groups of equal size the floor is 2 / count, not 1 / count."""
     for alternative in alternatives:
         if alternative not in ("greater", "two-sided"):
             raise ValueError(f"alternative must be 'greater' or 'two-sided', got {alternative!r}")
@@ -191,9 +211,25 @@ def permutation_tests(
         stats = statistics_of(subsets[i : i + block])
         for j, (fold, bound) in enumerate(zip(folds, bounds, strict=True)):
             hits[j] += np.count_nonzero(fold(stats[:, j]) >= bound)
-    if exact:
-        return [PermutationResult(int(h) / count, count, True) for h in hits]
-    return [PermutationResult((1 + int(h)) / (1 + n_samples), n_samples, False) for h in hits]
+    total = count if exact else n_samples
+    return [permutation_result(int(h), total, exact, mirror_ties and 2 * k == n) for h in hits]
+
+
+def binomial_floor(n: int) -> float:
+    """The smallest two-sided binomial-test p (p0 = 1/2) of ``n`` trials: every trial on one
+    side (NaN without a trial)."""
+    from scipy.stats import binomtest  # lazily: planning the DAG imports the registry
+
+    return float(binomtest(n, n, 0.5).pvalue) if n > 0 else math.nan
+
+
+def wilcoxon_floor(n: int) -> float:
+    """The smallest two-sided Wilcoxon signed-rank p of ``n`` paired differences: all of one
+    sign, no ties (scipy's exact distribution up to 50, its normal approximation beyond, as
+    for the data)."""
+    from scipy.stats import wilcoxon
+
+    return float(wilcoxon(np.arange(1.0, n + 1)).pvalue) if n > 0 else math.nan
 
 
 def holm_bonferroni(p_values: np.ndarray) -> np.ndarray:

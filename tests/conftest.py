@@ -63,6 +63,7 @@ def score_row(**values):
         | {f"dropped_{r}": 0 for r in "XYAB"}
         | {"variant": "full", "primary": True, "effect_size": float("nan")}
         | {"p_value": float("nan"), "seed": 0, "exact": False, "n_partitions": 0}
+        | {"p_floor": float("nan"), "p_word_floor": float("nan")}
     )
     row.update(values)
     return row

@@ -276,17 +276,20 @@ def test_a_card_sets_the_zoos_real_models_beside_each_score():
 
 
 def test_a_card_counts_its_own_null_copies_significant_cells():
-    """One of four s-SEAT cells of two copies below 0.01 under the paper's test, none under
-    the word test: 1/4 with the exact interval [0.0063, 0.806], which holds 0.01."""
+    """Two copies on C6 and C9: two clusters. Under the paper's test C6 rejects in one copy
+    of two (share 1/2), C9 in none: 1/4, its interval over 2 clusters; none under the word
+    test. Two clusters are far from the 340 a verdict at 0.01 needs."""
     import pandas as pd
 
     from biasbench.reports.model_cards import own_null_lines
+    from biasbench.studies.synthesis import clopper_pearson
 
     rows = pd.DataFrame(
         {
             "method": "s-SEAT",
             "model": ["m-null-s0", "m-null-s0", "m-null-s1", "m-null-s1", "m-null-s1"],
             "test": ["C6", "C9", "C6", "C9", "C9"],
+            "descriptor": "",
             "primary": [True, True, True, True, False],
             "effect_size": [0.4, 0.1, 0.2, 0.3, 0.9],
             "p_value": [0.001, 0.5, 0.2, 0.03, 0.0001],  # the last: not a primary row
@@ -294,9 +297,12 @@ def test_a_card_counts_its_own_null_copies_significant_cells():
         }
     )
     lines = own_null_lines(rows, ["m-null-s0", "m-null-s1"], 0.01)
+    low, high = clopper_pearson(0.5, 2)
+    _, empty = clopper_pearson(0, 2)
+    undetermined = "undetermined (2 clusters; 340 needed)"
     assert lines[2:] == [
-        "| s-SEAT | paper | 4 | 25.0% [0.6%, 80.6%] | yes |",
-        "| s-SEAT | word | 4 | 0.0% [0.0%, 60.2%] | yes |",
+        f"| s-SEAT | paper | 4 (0) | 2 | 25.0% [{low:.1%}, {high:.1%}] | {undetermined} |",
+        f"| s-SEAT | word | 4 (0) | 2 | 0.0% [0.0%, {empty:.1%}] | {undetermined} |",
     ]
 
 
@@ -312,7 +318,7 @@ def test_a_card_without_a_comparison_says_how_to_get_one():
 
 def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
     """The league's row of each method the model ran, as printed: rho with its interval, the
-    null shares of both tests and whether each is calibrated; another method's row is left out."""
+    null shares of both tests and each one's verdict; another method's row is left out."""
     import pandas as pd
 
     from biasbench.reports.model_cards import validity_lines
@@ -327,8 +333,8 @@ def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
                 "census_spearman": 0.2907,
                 "significant_null": 0.08604,
                 "significant_null_word": 0.03977,
-                "calibrated_paper": "no",
-                "calibrated_word": "no",
+                "calibration_paper": "miscalibrated",
+                "calibration_word": "undetermined (40 clusters; 67 needed)",
             },
             {
                 "method": "MAC",
@@ -338,13 +344,16 @@ def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
                 "census_spearman": float("nan"),
                 "significant_null": float("nan"),
                 "significant_null_word": float("nan"),
-                "calibrated_paper": "n/a",
-                "calibrated_word": "n/a",
+                "calibration_paper": "n/a",
+                "calibration_word": "n/a",
             },
         ]
     )
     lines = validity_lines(league, ["RND"], 0.01)
-    assert lines[2:] == ["| RND | 0.61 [0.12, 0.87] | 0.291 | 8.6% | 4.0% | no | no |"]
+    assert lines[2:] == [
+        "| RND | 0.61 [0.12, 0.87] | 0.291 | 8.6% | 4.0% | miscalibrated | undetermined (40 "
+        "clusters; 67 needed) |"
+    ]
     mac = validity_lines(league, ["MAC"], 0.01)[2]
     assert mac == "| MAC | 0.23 [-0.26, 0.71] | n/a | n/a | n/a | n/a | n/a |"
 

@@ -1,7 +1,9 @@
 """Calibration of the paper's and the word-level tests on null models: the exact binomial
-interval and the false-positive shares by hand, the calibrated verdicts in the null table,
-the league and the method cards, the survival of significant cells under the word test, and
-the calibration figure on scores where some methods have no p_word."""
+interval and the false-positive shares by hand, the verdicts in the null table, the league
+and the method cards, the cells that cannot reject, the survival of significant cells under
+the word test, the split by word-piece balance, and the calibration figure on scores where
+some methods have no p_word. The interval's coverage, the floors and the verdict's rule:
+test_calibration_inference.py."""
 
 import numpy as np
 import pandas as pd
@@ -62,59 +64,98 @@ def test_clopper_pearson_by_hand():
     assert (round(low, 4), round(high, 4)) == (0.0062, 0.0852)
     assert syn.clopper_pearson(0, 10) == (0.0, pytest.approx(1 - 0.025 ** (1 / 10)))
     assert all(np.isnan(syn.clopper_pearson(0, 0)))
-    assert syn.calibrated(0.05, low, high, 100) == "yes"
-    assert syn.calibrated(0.1, low, high, 100) == "no"
-    assert syn.calibrated(0.05, 0.0, 0.9, 3) == "too few cells"
-    assert syn.calibrated(0.05, NAN, NAN, 0) == "n/a"
+    # a sum of shares reads between its integer neighbours
+    between = syn.clopper_pearson(2.5, 10)
+    assert syn.clopper_pearson(2, 10)[0] < between[0] < syn.clopper_pearson(3, 10)[0]
+    assert syn.clopper_pearson(2, 10)[1] < between[1] < syn.clopper_pearson(3, 10)[1]
 
 
 def test_shares_and_verdicts_by_hand():
-    table = syn.calibration(_null_frame(), [NULL]).set_index(["method", "design"])
+    # every cell its own cluster (tests T0..T99 on one null model)
+    table = syn.calibration(_null_frame(), [NULL], {}).set_index(["method", "design"])
     s_paper = table.loc[("s-SEAT", "paper")]
-    assert s_paper["cells_null"] == 100
+    assert s_paper["cells_null"] == 100 and s_paper["clusters_0.05"] == 100
     assert s_paper["null_0.05"] == pytest.approx(0.03)
     assert s_paper["null_0.01"] == pytest.approx(0.01)
     assert (s_paper["null_low_0.05"], s_paper["null_high_0.05"]) == pytest.approx(
         syn.clopper_pearson(3, 100)
     )
-    assert s_paper["calibrated_0.05"] == "yes" and s_paper["calibrated_0.01"] == "yes"
+    # 0.0852 <= 2 x 0.05 on 100 >= 67 clusters; at 0.01, 100 of the 340 clusters needed
+    assert s_paper["verdict_0.05"] == "calibrated" and s_paper["needed_0.05"] == 67
+    assert s_paper["verdict_0.01"] == "undetermined (100 clusters; 340 needed)"
     assert s_paper["cells_real"] == 0 and np.isnan(s_paper["real_0.05"])
     s_word = table.loc[("s-SEAT", "word")]  # no word test: a row that says so
-    assert s_word["cells_null"] == 0 and s_word["calibrated_0.05"] == "n/a"
-    # the paper's test anti-conservative, the word test calibrated
+    assert s_word["cells_null"] == 0 and s_word["verdict_0.05"] == "n/a"
+    # the paper's test anti-conservative; the word test's 2 of 50 on too few clusters
     c_paper, c_word = table.loc[("CEAT", "paper")], table.loc[("CEAT", "word")]
-    assert c_paper["null_0.01"] == pytest.approx(0.8) and c_paper["calibrated_0.01"] == "no"
-    assert c_paper["calibrated_0.05"] == "no" and c_paper["real_0.05"] == 1
-    assert c_word["null_0.05"] == pytest.approx(0.04) and c_word["calibrated_0.05"] == "yes"
-    assert c_word["null_0.01"] == 0 and c_word["calibrated_0.01"] == "yes"
+    assert c_paper["null_0.01"] == pytest.approx(0.8)
+    assert c_paper["verdict_0.01"] == c_paper["verdict_0.05"] == "miscalibrated"
+    assert c_paper["real_0.05"] == 1
+    assert c_word["null_0.05"] == pytest.approx(0.04)
+    assert c_word["verdict_0.05"] == "undetermined (50 clusters; 67 needed)"
+    assert c_word["null_0.01"] == 0
     assert c_word["cells_real"] == 4 and c_word["real_0.05"] == pytest.approx(0.5)
 
 
-def test_null_table_league_and_cards_say_which_test_is_calibrated(tmp_path):
+def test_copies_of_one_test_are_one_cluster_and_cells_that_cannot_reject_are_apart():
+    """Six copies of one test agreeing count once; a test whose floor is above alpha is
+    counted apart, named, and in no share."""
+    bases = {f"b-null-s{i}": "b" for i in range(6)}
+    rows = [
+        score_row(method="WEAT", model=m, test="C1", effect_size=0.1, p_value=0.001, p_floor=1e-4)
+        for m in bases
+    ]  # C1 rejects in every copy
+    rows += [
+        score_row(method="WEAT", model=m, test=f"T{i}", effect_size=0.1, p_value=0.5, p_floor=1e-4)
+        for m in bases
+        for i in range(3)
+    ]  # T0..T2 in none
+    rows += [
+        score_row(method="WEAT", model=m, test="C9", effect_size=0.1, p_value=1 / 6, p_floor=1 / 6)
+        for m in bases
+    ]  # C9: 2 words a side, 6 partitions: cannot reach 0.05
+    cells = syn.primary_cells(pd.DataFrame(rows), {})
+    row = syn.calibration(cells, list(bases), bases, (0.05,)).set_index("design").loc["paper"]
+    assert row["cells_null"] == 30 and row["cannot_0.05"] == 6 and row["cells_0.05"] == 24
+    assert row["clusters_0.05"] == 4 and row["null_0.05"] == pytest.approx(0.25)
+    assert (row["null_low_0.05"], row["null_high_0.05"]) == pytest.approx(syn.clopper_pearson(1, 4))
+    # the cell-level interval would read 6 of 24 as six confirmations
+    assert syn.clopper_pearson(6, 24)[1] < row["null_high_0.05"]
+    named = syn.cannot_reject_cells(cells, list(bases), bases, (0.05,))
+    assert named[["method", "design", "base", "test", "cells"]].values.tolist() == [
+        ["WEAT", "paper", "b", "C9", 6]
+    ]
+    assert named["floor"].iloc[0] == pytest.approx(1 / 6)
+
+
+def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
     write_tsv(tmp_path / "all.tsv", _null_frame())
     inputs = [str(tmp_path / "all.tsv")]
     csv, md, _ = render_table(TABLES["synthesis_null"], inputs, SETTINGS)
     null = pd.read_csv(pd.io.common.StringIO(csv))
     assert list(null["design"]) == ["paper", "word", "paper", "word"]  # CEAT, s-SEAT
-    assert "calibrated_0.01" in null and "null_low_0.05" in null and "real_0.05" in null
+    for column in ("verdict_0.01", "clusters_0.05", "cannot_0.05", "null_low_0.05", "real_0.05"):
+        assert column in null
+    assert "fixed in code before any run" in md and "67 at 0.05" in md
     league = report.league(inputs, SETTINGS).set_index("method")
-    assert league.loc["CEAT", "calibrated_paper"] == "no"
-    assert league.loc["CEAT", "calibrated_word"] == "yes"
+    assert league.loc["CEAT", "calibration_paper"] == "miscalibrated"
+    assert league.loc["CEAT", "calibration_word"] == "undetermined (50 clusters; 67 needed)"
     assert league.loc["CEAT", "significant_null"] == pytest.approx(0.8)
     assert league.loc["CEAT", "significant_null_word"] == pytest.approx(0.04)
-    assert league.loc["s-SEAT", "calibrated_paper"] == "yes"
-    assert league.loc["s-SEAT", "calibrated_word"] == "n/a"
+    assert league.loc["CEAT", "null_clusters"] == 50
+    assert league.loc["s-SEAT", "calibration_paper"] == "calibrated"
+    assert league.loc["s-SEAT", "calibration_word"] == "n/a"
     assert np.isnan(league.loc["s-SEAT", "significant_null_word"])
-    assert league.loc["MAC", "calibrated_paper"] == "n/a"  # no rows at all
+    assert league.loc["MAC", "calibration_paper"] == "n/a"  # no rows at all
     low, high = syn.clopper_pearson(40, 50)
     assert league.loc["CEAT", ["null_low", "null_high"]].tolist() == pytest.approx([low, high])
     pages = card_report.cards(inputs, SETTINGS)
     assert (
-        "- the paper's test (p_value) calibrated on null models: no (0.8 of the null cells at "
-        f"p < 0.05, exact 95% interval [{low:.3g}, {high:.3g}])"
+        "- the paper's test (p_value) on null models: miscalibrated (0.8 of the null cells at "
+        f"p < 0.05, 95% interval [{low:.3g}, {high:.3g}] over 50 clusters)"
     ) in pages["ceat"]
-    assert "- the word-level test (p_word) calibrated on null models: yes (0.04" in pages["ceat"]
-    assert "the word-level test (p_word) calibrated on null models: n/a" in pages["s-seat"]
+    assert "- the word-level test (p_word) on null models: undetermined (50" in pages["ceat"]
+    assert "the word-level test (p_word) on null models: n/a" in pages["s-seat"]
 
 
 def test_survival_by_hand(tmp_path):
@@ -136,22 +177,33 @@ def test_survival_by_hand(tmp_path):
     frame = pd.DataFrame(rows)
     by_method = syn.survival(syn.primary_cells(frame, {}), 0.05).set_index("method")
     # every s-SEAT cell, the null model's too: 6 tested, 5 significant, 4 with p_word, 2 stay
-    assert by_method.loc["s-SEAT"].tolist() == [6, 5, 4, 2, 0.5]
+    assert by_method.loc["s-SEAT"].tolist() == [6, 0, 5, 0, 4, 2, 0.5]
     write_tsv(tmp_path / "all.tsv", frame)
     table = report.survival([str(tmp_path / "all.tsv")], SETTINGS)
     husse = table[table["cells"].str.startswith("Table 3")].set_index("method")
-    assert husse.loc["s-SEAT", report.SURVIVAL].tolist() == [4, 3, 2, 1]
+    assert husse.loc["s-SEAT", report.SURVIVAL].tolist() == [4, 0, 3, 0, 2, 1]
     assert husse.loc["s-SEAT", "survival_share"] == pytest.approx(0.5)
     data = table[table["paper"] == "Delobelle et al. (2022)"].set_index("method")
-    assert data.loc["CrowS-Pairs", report.SURVIVAL].tolist() == [1, 1, 1, 1]
+    assert data.loc["CrowS-Pairs", report.SURVIVAL].tolist() == [1, 0, 1, 0, 1, 1]
     every = table[table["paper"] == "all papers"].set_index("method")
     # real models: s-SEAT's five cells (C1 terms too) and CrowS-Pairs'
-    assert every.loc["s-SEAT", report.SURVIVAL].tolist() == [5, 4, 3, 1]
-    assert every.loc["(all methods)", report.SURVIVAL].tolist() == [6, 5, 4, 2]
+    assert every.loc["s-SEAT", report.SURVIVAL].tolist() == [5, 0, 4, 0, 3, 1]
+    assert every.loc["(all methods)", report.SURVIVAL].tolist() == [6, 0, 5, 0, 4, 2]
     assert every.loc["(all methods)", "survival_share"] == pytest.approx(2 / 4)
     schroeder = table[table["paper"] == "Schröder et al. (2021)"]
     assert schroeder["method"].tolist() == ["(no tested cell)"]
     assert np.isnan(schroeder["survival_share"].iloc[0])
+
+
+def test_survival_leaves_out_the_cells_a_test_cannot_reject():
+    """C1 significant, its word test of 2 words a side (floor 1/6) cannot reach 0.05: not a
+    failure to survive; C3 cannot reach alpha under the paper's test at all."""
+    rows = _cells("WEAT", "m", [0.001, 0.2], [0.1667, 0.2], test="C")
+    rows[0] |= {"p_floor": 1e-4, "p_word_floor": 1 / 6}
+    rows[1] |= {"p_floor": 1 / 6, "p_word_floor": 1 / 6}
+    out = syn.survival(syn.primary_cells(pd.DataFrame(rows), {}), 0.05).set_index("method")
+    assert out.loc["WEAT", syn.SURVIVAL].tolist() == [2, 1, 1, 1, 0, 0]
+    assert np.isnan(out.loc["WEAT", "survival_share"])
 
 
 def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
@@ -168,7 +220,13 @@ def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
     paper, word = at_05.containers[0], at_05.containers[1]
     np.testing.assert_allclose(paper.lines[0].get_xdata(), [0.8, 0.03])
     np.testing.assert_allclose(word.lines[0].get_xdata(), [0.04])
-    assert [t.get_text() for t in at_05.texts] == ["word: n/a"]
+    texts = [t.get_text() for t in at_05.texts]
+    assert texts == [
+        "miscalibrated (50 clusters)",  # CEAT's paper test
+        "calibrated (100 clusters)",  # s-SEAT's
+        "word: n/a",  # s-SEAT has no word test
+        "undetermined (50 clusters)",  # CEAT's word test
+    ]
     assert at_05.lines[-1].get_xdata()[0] == 0.05  # the nominal alpha
     labels = qq.get_legend_handles_labels()[1]
     assert labels == ["CEAT (paper)", "CEAT (word)", "s-SEAT (paper)"]
@@ -212,14 +270,14 @@ def test_shares_lie_in_their_intervals_and_in_0_1(p):
             "p_word": [b for _, b, _ in p],
         }
     )
-    table = syn.calibration(frame, [NULL])
+    table = syn.calibration(frame.assign(test="T", descriptor=""), [NULL], {})
     for alpha in syn.ALPHAS:
         for r in table.to_dict("records"):
             share, low, high = (r[f"{c}_{alpha:g}"] for c in ("null", "null_low", "null_high"))
             if r["cells_null"]:
                 assert 0 <= low <= share <= high <= 1
             else:
-                assert np.isnan(share) and r[f"calibrated_{alpha:g}"] == "n/a"
+                assert np.isnan(share) and r[f"verdict_{alpha:g}"] == "n/a"
             real = r[f"real_{alpha:g}"]
             assert np.isnan(real) if r["cells_real"] == 0 else 0 <= real <= 1
 
@@ -307,30 +365,54 @@ def _render_with_pieces(tmp_path, table: str) -> tuple[str, str]:
 
 
 def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
-    csv, md = _render_with_pieces(tmp_path, "synthesis_null")
-    null = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
-    word = null.loc[("w-SEAT", "word")]
-    # every null cell as before (the static copy's too): 3 of 7 below 0.01
-    assert word["cells_null"] == 7 and word["null_0.01"] == pytest.approx(3 / 7)
-    # balanced: T1 of both m models (0.3, 0.04); imbalanced: T0 and T2 (0.001, 0.004, 0.02, 0.5)
-    assert word["cells_balanced"] == 2 and word["cells_imbalanced"] == 4
-    assert (word["balanced_0.01"], word["balanced_0.05"]) == (0, 0.5)
-    assert (word["imbalanced_0.01"], word["imbalanced_0.05"]) == (0.5, 0.75)
-    assert (word["imbalanced_low_0.01"], word["imbalanced_high_0.01"]) == pytest.approx(
-        syn.clopper_pearson(2, 4),
-        rel=1e-5,  # the CSV's six digits
-    )
-    assert (word["balanced_low_0.05"], word["balanced_high_0.05"]) == pytest.approx(
-        syn.clopper_pearson(1, 2), rel=1e-5
-    )
-    paper = null.loc[("w-SEAT", "paper")]
-    assert paper["cells_balanced"] == 2 and paper["balanced_0.05"] == 0
-    assert "cells_balanced / balanced_<alpha>" in md
+    csv, md = _render_with_pieces(tmp_path, "synthesis_null_pieces")
+    table = pd.read_csv(pd.io.common.StringIO(csv))
+    word = table[table["design"] == "word"].set_index(["threshold", "pieces"])
+    # w-SEAT exchanges the targets: |dXY| is 1.5 (T0), 0 (T1), 0.5 (T2); at 0.5 balanced is
+    # T1 of both m models (0.3, 0.04), imbalanced T0 and T2 (0.001, 0.004; 0.02, 0.5); each
+    # (test, base) one cluster, the static copy in neither group
+    at_half = word.loc[0.5]
+    assert at_half.loc["balanced", "cells_0.05"] == 2
+    assert at_half.loc["balanced", "clusters_0.05"] == 1
+    assert at_half.loc["balanced", "null_0.05"] == pytest.approx(0.5)
+    assert at_half.loc["imbalanced", ["cells_0.01", "clusters_0.01"]].tolist() == [4, 2]
+    # T0: both copies below 0.01 (share 1), T2: neither (0): the mean over clusters
+    assert at_half.loc["imbalanced", "null_0.01"] == pytest.approx(0.5)
+    assert at_half.loc["imbalanced", "null_0.05"] == pytest.approx(0.75)
+    assert (
+        at_half.loc["imbalanced", "null_low_0.01"],
+        at_half.loc["imbalanced", "null_high_0.01"],
+    ) == pytest.approx(syn.clopper_pearson(1, 2), rel=1e-5)  # the CSV's six digits
+    # at 1 piece T2 (gap 0.5) is balanced too; at 0.25 the same split as at 0.5
+    assert word.loc[(1.0, "balanced"), "clusters_0.05"] == 2
+    assert word.loc[(1.0, "imbalanced"), "clusters_0.05"] == 1
+    assert word.loc[(0.25, "balanced"), "cells_0.05"] == 2
+    assert "at each threshold of 0.25, 0.5, 1 pieces" in md
     # without the tokenization table no cell is in either group
-    alone = render_table(TABLES["synthesis_null"], [str(tmp_path / "all.tsv")], PIECE_SETTINGS)[0]
-    alone = pd.read_csv(pd.io.common.StringIO(alone)).set_index(["method", "design"])
-    assert alone.loc[("w-SEAT", "word"), "cells_balanced"] == 0
-    assert alone.loc[("w-SEAT", "word"), "cells_null"] == 7
+    alone = render_table(
+        TABLES["synthesis_null_pieces"], [str(tmp_path / "all.tsv")], PIECE_SETTINGS
+    )
+    assert pd.read_csv(pd.io.common.StringIO(alone[0])).empty
+
+
+def test_a_method_is_split_by_the_words_it_exchanges():
+    """SAME exchanges the attributes: its cells split by dAB (T0: 0.5, imbalanced at 0.5),
+    w-SEAT's by dXY (T0: 1.5); a data-set measure exchanges none (n/a)."""
+    gaps = syn.piece_gaps(PIECES.assign(tokenizer="m"))
+    cells = pd.DataFrame(
+        {
+            "method": ["w-SEAT", "SAME", "CrowS-Pairs"],
+            "model": ["m-null", "m-null", "m-null"],
+            "test": ["T0", "T0", "T0"],
+            "descriptor": ["names"] * 3,
+        }
+    )
+    permutes = {"w-SEAT": "targets", "SAME": "attributes", "CrowS-Pairs": None}
+    bases = {"m-null": "m"}
+    at_1 = syn.piece_balance(cells, bases, gaps, permutes, threshold=1.0).tolist()
+    assert at_1 == ["imbalanced", "balanced", "n/a"]
+    at_half = syn.piece_balance(cells, bases, gaps, permutes, threshold=0.5).tolist()
+    assert at_half == ["imbalanced", "imbalanced", "n/a"]
 
 
 def test_the_tokenization_table_by_hand(tmp_path):

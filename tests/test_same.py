@@ -88,3 +88,17 @@ def test_word_level_p_is_the_attribute_split_test_on_words_and_absent_on_context
     assert np.isnan(pooled.p_word) and not np.isnan(pooled.p_value)
     averaged = SAME_SKEW(ContextVectors(contexts), Settings(exact_max=100, unit="stimulus"), 2)
     assert averaged.p_word == averaged.p_value
+
+
+def test_two_attributes_a_side_floor_at_one_third_because_the_swap_ties():
+    """A u B of 4 words: C(4, 2) = 6 splits; swapping A and B keeps SAME (mean |b|) and
+    negates its skew (tested two-sided), so the observed split's mirror always ties it: no
+    p below 2/6, and the rows say so."""
+    rng = np.random.default_rng(5)
+    for seed in range(5):
+        words = {r: [v[None] for v in rng.normal(size=(2, 4))] for r in "XYAB"}
+        settings = Settings(exact_max=100, n_samples=100)
+        for method in (SAME, SAME_SKEW):
+            score = method(ContextVectors(words), settings, seed)
+            assert score.p_floor == pytest.approx(2 / 6) == score.p_word_floor
+            assert score.p_value >= score.p_floor - 1e-12

@@ -100,14 +100,15 @@ def test_one_word_a_side_gives_a_weat_row_with_a_note_not_a_bare_sqrt2():
     weat = static_rows(1).loc["WEAT"]
     assert math.isclose(abs(weat["effect_size"]), math.sqrt(2))  # still computed
     assert "too few words: set X has 1 word, set Y has 1 word" in weat["note"]
-    assert "1/2 = 0.5, above alpha 0.01" in weat["note"]
+    assert "the test cannot give p below 0.5 (all 2 partitions enumerated)" in weat["note"]
 
 
 def test_two_words_a_side_note_the_p_value_floor_above_alpha_eight_words_need_none():
     weat = static_rows(2).loc["WEAT"]
     assert weat["exact"] and weat["n_partitions"] == 6  # C(4, 2)
-    assert "p-value floor: all 6 partitions enumerated" in weat["note"]
-    assert "1/6 = 0.167, above alpha 0.01" in weat["note"]
+    assert weat["p_floor"] == 1 / 6
+    assert "p-value floor: the test cannot give p below 0.167 (all 6 partitions" in weat["note"]
+    assert "not below alpha 0.01" in weat["note"]
     assert "too few words" not in weat["note"]
     eight = static_rows(8)  # C(16, 8) = 12870 partitions: a floor of 7.8e-5
     assert eight.loc["WEAT", "n_partitions"] == 12870

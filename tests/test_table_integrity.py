@@ -75,3 +75,20 @@ def test_the_coverage_guard_names_an_edited_table(tmp_path):
     lines = coverage_lines([str(intact), str(edited)])
     assert len(lines) == 1
     assert lines[0].startswith(f"table3_seat: {edited}: contents do not match the checksum")
+
+
+def test_a_score_table_without_the_schema_s_columns_is_refused_naming_file_and_column(tmp_path):
+    """A score file written before the floors were added reads as if every test could reject:
+    refused where rows are collected and where the comparison reads them."""
+    from biasbench.io import read_rows, write_tsv
+    from biasbench.rows import COLUMNS
+
+    from .conftest import score_row
+
+    frame = pd.DataFrame([score_row(method="WEAT", model="m", p_value=0.2, p_floor=1 / 6)])
+    assert list(frame.columns) == COLUMNS
+    write_tsv(tmp_path / "new.tsv", frame)
+    assert read_rows(tmp_path / "new.tsv")["p_floor"].tolist() == pytest.approx([1 / 6])
+    write_tsv(tmp_path / "old.tsv", frame.drop(columns=["p_floor", "p_word_floor"]))
+    with pytest.raises(ValueError, match=r"old\.tsv: the columns .*'p_floor', 'p_word_floor'"):
+        read_rows(tmp_path / "old.tsv")

@@ -59,7 +59,11 @@ def test_hand_computed_exact_p():
         n_samples=100,
         seed=0,
     )
-    assert general == res
+    assert [r.p_value for r in general] == [r.p_value for r in res]
+    # the floors: 1/6 one-sided; two-sided with 2 words a side, every split's mirror ties
+    # it (2/6); a statistic of any form is not assumed to negate under the swap (1/6)
+    assert [r.floor for r in res] == pytest.approx([1 / 6, 1 / 6, 2 / 6])
+    assert [r.floor for r in general] == pytest.approx([1 / 6] * 3)
     # the context-level test of the same data splits the 7 contexts (35 splits, 3 on X); X
     # context sums >= the observed 2 + 4 + 1 = 7: {4,3,2}, {4,3,1} twice, {4,3,0}, {4,2,1}
     # twice (the observed among them) -> 6/35, half the word-level p

@@ -45,6 +45,9 @@ SWAPS = ("negates", "keeps", "complements")  # complements: a percentage p becom
 #: what a score may be declared to rise with in a model of injected bias (the ground-truth study)
 TRACKS = ("difference", "direction", "spread", "magnitude")
 TARGETS = ("X", "Y")
+#: the words a method's word-level test (``p_word``) exchanges: the targets X u Y, the
+#: attributes A u B, or none (its units are items, sentence pairs, professions)
+PERMUTES = ("targets", "attributes", None)
 
 
 #: the schema's defaults of the ``scoring`` section: the one place a default lives
@@ -302,6 +305,9 @@ class Method:
     swap: str = "negates"  # what swapping X and Y does to the effect size
     #: the injected bias its score rises with, where ``swap`` does not say it (one of TRACKS)
     tracks: str | None = None
+    #: the words its word-level test exchanges (one of PERMUTES): a word-piece gap between
+    #: those words, not the others, can make a null model's copies reject
+    permutes: str | None = None
     description: str = ""
     #: the code the default follows, "owner/repository: path" (the paper's equations where
     #: the authors published none); a departure from it is a named encoding or variant
@@ -312,10 +318,11 @@ class Method:
             self.family not in FAMILIES
             or self.swap not in SWAPS
             or self.tracks not in (None, *TRACKS)
+            or self.permutes not in PERMUTES
         ):
             raise ValueError(
-                f"method {self.name}: bad family {self.family}, swap {self.swap} or tracks "
-                f"{self.tracks}"
+                f"method {self.name}: bad family {self.family}, swap {self.swap}, tracks "
+                f"{self.tracks} or permutes {self.permutes}"
             )
         if self.consumes not in INPUT_KINDS or not self.encodings or not self.variants:
             raise ValueError(f"method {self.name}: incomplete declaration")

@@ -48,23 +48,32 @@ def _definition(method) -> str:
 
 
 def _calibration_line(league: pd.Series, design: str, alpha: float | None) -> str:
-    """Whether the method's paper (word) test is calibrated on the null models, with the
-    false-positive share and its exact interval."""
-    share, low, high, verdict = (
-        ("significant_null", "null_low", "null_high", "calibrated_paper")
+    """The calibration verdict of the method's paper (word) test on the null models, with
+    the false-positive share, its cluster-aware interval and the clusters behind it."""
+    share, low, high, clusters, verdict = (
+        ("significant_null", "null_low", "null_high", "null_clusters", "calibration_paper")
         if design == "paper"
-        else ("significant_null_word", "null_word_low", "null_word_high", "calibrated_word")
+        else (
+            "significant_null_word",
+            "null_word_low",
+            "null_word_high",
+            "null_word_clusters",
+            "calibration_word",
+        )
     )
     what = "the paper's test (p_value)" if design == "paper" else "the word-level test (p_word)"
     level = f"p < {alpha:g}" if alpha is not None else "p < alpha"
     verdict = league.get(verdict)
     value = league.get(share)
     if verdict in (None, "n/a") or value is None or pd.isna(value):
-        return f"- {what} calibrated on null models: n/a (no null-model cell with this p-value)"
+        return f"- {what} on null models: n/a (no null-model cell that can reach alpha)"
     shown = f"{value:.3g} of the null cells at {level}"
     if not pd.isna(league.get(low)):
-        shown += f", exact 95% interval [{league[low]:.3g}, {league[high]:.3g}]"
-    return f"- {what} calibrated on null models: {verdict} ({shown})"
+        shown += (
+            f", 95% interval [{league[low]:.3g}, {league[high]:.3g}] over "
+            f"{int(league[clusters])} clusters"
+        )
+    return f"- {what} on null models: {verdict} ({shown})"
 
 
 def card(

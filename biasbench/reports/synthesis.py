@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench import rows
-from biasbench.io import read_json, read_tsv
+from biasbench.io import read_json, read_rows, read_tsv
 from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Table
@@ -84,10 +84,8 @@ def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFra
 
 def _scores(inputs: list[str]) -> pd.DataFrame:
     """The tidy scores, with the null-model calibration's rows where the target reads them."""
-    null = [read_tsv(p) for p in inputs if is_null_file(p)]
-    return (
-        pd.concat([read_tsv(inputs[0]), *null], ignore_index=True) if null else read_tsv(inputs[0])
-    )
+    null = [read_rows(p) for p in inputs if is_null_file(p)]
+    return pd.concat([read_rows(inputs[0]), *null], ignore_index=True)
 
 
 def _with_null(plan) -> list[str]:
@@ -250,41 +248,92 @@ def _alphas(settings) -> tuple[float, ...]:
     return tuple(sorted({*syn.ALPHAS, float(settings.alpha)}))
 
 
+def _permutes() -> dict[str, str | None]:
+    """Method -> the words its tests exchange (the registry's ``permutes``)."""
+    from biasbench.methods.registry import REGISTRY
+
+    return {m.name: m.permutes for m in REGISTRY}
+
+
+def _null_cells(inputs, settings) -> tuple[pd.DataFrame, list[str]]:
+    cells = _cells(inputs, settings)
+    return cells, sorted(set(cells["model"]) & set(settings.null_models))
+
+
+def _verdict_rule(alphas) -> str:
+    needed = ", ".join(f"{syn.min_clusters(a)} at {a:g}" for a in alphas)
+    return (
+        "verdict_<alpha>, fixed in code before any run (biasbench.studies.synthesis.verdict): "
+        "miscalibrated where the interval's lower bound is above alpha; calibrated where its "
+        f"upper bound is at most {syn.CALIBRATED_RATIO:g} x alpha on at least needed_<alpha> "
+        f"clusters ({needed}: the fewest at which a false-positive share of "
+        f"{syn.DETECT_RATIO:g} x alpha is found miscalibrated with {syn.POWER:.0%} power, "
+        "each cluster counted once); otherwise undetermined, with the clusters it has and "
+        "needs"
+    )
+
+
 def null_table(inputs, settings):
     title = "Null-model control: false-positive shares on random weights, paper and word tests"
-    cells = _cells(inputs, settings)
-    null = sorted(set(cells["model"]) & set(settings.null_models))
-    table = syn.calibration(cells, null, _alphas(settings))
-    balance = syn.piece_balance(cells, settings.null_bases, _piece_gaps(inputs))
-    split = syn.calibration_by_pieces(cells, null, balance, _alphas(settings))
-    table = table.merge(split, on=["method", "design"], how="left")
-    for group in syn.PIECE_GROUPS:
-        table[f"cells_{group}"] = table[f"cells_{group}"].fillna(0).astype(int)
-    level = f"{syn.LEVEL:.0%}"
+    cells, null = _null_cells(inputs, settings)
+    alphas = _alphas(settings)
+    table = syn.calibration(cells, null, settings.null_bases, alphas)
     note = (
         "Per method and test design (paper: the paper's p_value; word: p_word, the same "
         "statistic tested with the stimulus word as the exchangeable unit, every context of a "
-        "word moving with it), the null cells with that p-value (cells_null: primary cells of "
-        f"the null models {null_names(null) or '(none configured)'}: each transformer's "
+        "word moving with it): cells_null, the primary cells of the null models "
+        f"{null_names(null) or '(none configured)'} with that p-value (each transformer's "
         "architecture and tokenizer with seeded random weights, each static model's stimuli "
-        "as seeded random directions of their vectors' norms) and null_<alpha>, the share of "
-        f"them with p < alpha (the false-positive share), with its exact (Clopper-Pearson) "
-        f"binomial {level} interval null_low / null_high. calibrated_<alpha>: yes where alpha "
-        "lies inside the interval, no where it does not (above: anti-conservative, below: "
-        f"conservative), too few cells below {syn.MIN_CELLS} null cells, n/a without a null "
-        "cell with this p-value (the method has no such test yet, or no null-model rows). "
-        "cells_real / real_<alpha>: the same share on the real models. A measure that finds "
-        "significant bias in random weights far above alpha reads something other than "
-        "learned associations (the tokenizer, word frequency, the templates). Methods without "
-        "a test (MAC, Direct Bias, the data-set percentages, DivDist) have no row. "
-        "cells_balanced / balanced_<alpha> (low, high) and cells_imbalanced / "
-        "imbalanced_<alpha>: the same share over the null cells of a transformer whose X and "
-        "Y words differ in their mean number of word pieces (under its tokenizer, in context) "
-        f"by less than {syn.BALANCED_GAP:g} and by {syn.BALANCED_GAP:g} or more "
-        "(synthesis_tokenization); a static model's copies are in neither. Random weights do "
-        "not make words of different piece counts exchangeable: where the targets differ, a "
-        "test that moves words rejects correctly, and the calibration claim is for the "
-        "balanced cells."
+        "as seeded random directions of their vectors' norms). Per alpha: cannot_<alpha>, "
+        "the cells whose design cannot give p below alpha whatever the model (too few words "
+        "or partitions; named in synthesis_null_floors), left out; cells_<alpha> the others "
+        "and clusters_<alpha> their clusters (one test and descriptor on one base model: its "
+        "copies share words, templates and word pieces); null_<alpha>, the false-positive "
+        "share: the mean over clusters of the share of a cluster's cells with p < alpha, "
+        f"with its {syn.LEVEL:.0%} interval null_low / null_high, exact over the clusters "
+        "(each cluster one trial, its share the success: exact when its copies agree, "
+        f"conservative when they do not). {_verdict_rule(alphas)}. cells_real / "
+        "real_<alpha>: the share of the real models' cells (that can reach alpha) below it. "
+        "Methods without a test (MAC, Direct Bias, the data-set percentages, DivDist) have "
+        "no row; synthesis_null_pieces splits the transformers' cells by word-piece balance."
+    )
+    return plain_table(table, title, note)
+
+
+def floors_table(inputs, settings):
+    title = "Null-model control: the cells that cannot reject at alpha"
+    cells, null = _null_cells(inputs, settings)
+    table = syn.cannot_reject_cells(cells, null, settings.null_bases, _alphas(settings))
+    note = (
+        "Per alpha, method, test design and cluster (base model, test, descriptor): null "
+        "cells whose design cannot give a p-value below alpha whatever the model (floor: the "
+        "smallest p it can give: 1/N of N enumerated partitions, 2/N for a two-sided test of "
+        "equal sides, 1/(1 + n) of n sampled ones; a binomial or Wilcoxon test's with every "
+        "unit on one side), and how many. They are left out of synthesis_null's shares: a "
+        "cell that cannot reject says nothing about a test's calibration."
+    )
+    return plain_table(table, title, note)
+
+
+def pieces_table(inputs, settings):
+    title = "Null-model control by word-piece balance, at several thresholds"
+    cells, null = _null_cells(inputs, settings)
+    alphas = _alphas(settings)
+    table = syn.piece_sensitivity(
+        cells, null, settings.null_bases, _piece_gaps(inputs), _permutes(), alphas=alphas
+    )
+    note = (
+        "A transformer's null cells split by whether the words its method's tests exchange "
+        "(the targets X and Y for WEAT, SEAT, CEAT, RIPA, RND; the attributes A and B for "
+        "SAME, LPBS, p-CEAT) differ in their mean number of word pieces under the base "
+        "model's tokenizer by less than the threshold (balanced) or more (imbalanced), at "
+        f"each threshold of {', '.join(f'{t:g}' for t in syn.PIECE_THRESHOLDS)} pieces; "
+        "columns and verdict as in synthesis_null. Random weights do not make words of "
+        "different piece counts exchangeable (a word of two pieces is pooled from two token "
+        "vectors): where they differ, a test that moves words rejects for the tokenizer's "
+        "sake. The threshold of 0.5 was set after the word test was seen to reject on "
+        "imbalanced targets; the others show how far a claim leans on it. Static models' "
+        "copies and the data-set measures (no words exchanged) are in no row."
     )
     return plain_table(table, title, note)
 
@@ -359,7 +408,7 @@ def survival_groups(cells: pd.DataFrame) -> list[tuple[str, str, pd.Series]]:
     ]
 
 
-SURVIVAL = ["tested", "significant_paper", "word_tested", "surviving"]
+SURVIVAL = syn.SURVIVAL
 
 
 def survival(inputs, settings) -> pd.DataFrame:
@@ -373,7 +422,7 @@ def survival(inputs, settings) -> pd.DataFrame:
         if part.empty:
             part = pd.DataFrame([{"method": "(no tested cell)", **dict.fromkeys(SURVIVAL, 0)}])
         elif len(part) > 1:
-            total = part[SURVIVAL].sum()
+            total = part[SURVIVAL].sum().astype(object)
             total["method"] = "(all methods)"
             part = pd.concat([part, total.to_frame().T], ignore_index=True)
         part[SURVIVAL] = part[SURVIVAL].astype(int)
@@ -389,32 +438,40 @@ def survival_table(inputs, settings):
     title = "Survival: the paper's significant cells under the word-level test"
     note = (
         f"Real models only, primary cells. tested: cells with the paper's p-value; "
-        f"significant_paper: of those, p_value < {settings.alpha} (the paper's test); "
-        "word_tested: of those, the cells with a word-level p-value (p_word, the stimulus "
-        f"word as the exchangeable unit); surviving: of those, p_word < {settings.alpha} as "
-        "well; survival_share: surviving / word_tested (empty without a word-tested cell: the "
-        "method has no word test yet). A cell may count under several papers (a method one "
-        "paper introduces and another evaluates); '(all methods)' sums a paper's rows."
+        f"cannot_reject: of those, cells whose test cannot give p below {settings.alpha} "
+        f"whatever the model (its design's floor); significant_paper: p_value < "
+        f"{settings.alpha} (the paper's test); word_cannot_reject: of those, the cells whose "
+        "word-level test (p_word, the stimulus word as the exchangeable unit) cannot reach "
+        "alpha (too few words), left out of the share; word_tested: those whose word test "
+        f"can; surviving: of those, p_word < {settings.alpha} as well; survival_share: "
+        "surviving / word_tested (empty without a word-tested cell). A cell may count under "
+        "several papers (a method one paper introduces and another evaluates); '(all "
+        "methods)' sums a paper's rows."
     )
     return plain_table(survival(inputs, settings), title, note)
 
 
 #: the league's calibration columns: (column, design, what of calibration's row)
 CALIBRATED = (
+    ("significant_null", "paper", "null"),
     ("significant_null_word", "word", "null"),
     ("null_low", "paper", "null_low"),
     ("null_high", "paper", "null_high"),
     ("null_word_low", "word", "null_low"),
     ("null_word_high", "word", "null_high"),
-    ("calibrated_paper", "paper", "calibrated"),
-    ("calibrated_word", "word", "calibrated"),
+    ("null_clusters", "paper", "clusters"),
+    ("null_word_clusters", "word", "clusters"),
+    ("calibration_paper", "paper", "verdict"),
+    ("calibration_word", "word", "verdict"),
 )
 
 
-def _calibrated_columns(cells: pd.DataFrame, null: list[str], alpha: float) -> pd.DataFrame:
-    """Per method at the configured alpha: the word test's share on the null models, both
-    designs' exact intervals and whether each is calibrated."""
-    table = syn.calibration(cells, null, (alpha,)).set_index(["method", "design"])
+def _calibrated_columns(
+    cells: pd.DataFrame, null: list[str], null_bases: dict, alpha: float
+) -> pd.DataFrame:
+    """Per method at the configured alpha: the word test's cluster-aware share on the null
+    models, both designs' intervals, clusters and verdicts."""
+    table = syn.calibration(cells, null, null_bases, (alpha,)).set_index(["method", "design"])
     out = pd.DataFrame({"method": sorted(table.index.get_level_values("method").unique())})
     for column, design, what in CALIBRATED:
         values = table.xs(design, level="design")[f"{what}_{alpha:g}"] if len(table) else None
@@ -478,16 +535,15 @@ def league(inputs, settings) -> pd.DataFrame:
     all_models = pd.concat([real, syn.primary_cells(datasets, _context(settings))])
     out = out.merge(syn.extrinsic(all_models), on="method", how="left")
     share = syn.significant_share(cells, null, settings.alpha)
-    out = out.merge(
-        share[["method", "significant_null", "significant_real"]], on="method", how="left"
-    )
-    out = out.merge(_calibrated_columns(cells, null, settings.alpha), on="method", how="left")
+    out = out.merge(share[["method", "significant_real"]], on="method", how="left")
+    calibrated = _calibrated_columns(cells, null, settings.null_bases, settings.alpha)
+    out = out.merge(calibrated, on="method", how="left")
     costs = [p for p in inputs if p.endswith("method_costs.tsv")]
     if costs:  # a committed benchmark table (benchmarks/), not a workflow output
         timed = pd.read_csv(costs[0], sep="\t")[["method", "seconds"]]
         out = out.merge(timed, on="method", how="left")
         out = out.rename(columns={"seconds": "statistic_seconds"})
-    for column in ("calibrated_paper", "calibrated_word"):
+    for column in ("calibration_paper", "calibration_word"):
         out[column] = out[column].fillna("n/a")
     out["cells"] = out["method"].map(real.groupby("method").size()).fillna(0).astype(int)
     return out
@@ -511,13 +567,14 @@ def league_table(inputs, settings):
         "standard deviation of the score across them (below 1: the choice moves the score less "
         "than the injected bias does). census_spearman: "
         "mean rho with the 2010 census over the static models (bommasani2022_predictive); "
-        "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_null / "
-        "_real: share of p < alpha (the paper's test) on random-weight and real models, "
-        "null_low / null_high its exact binomial 95% interval on the null models; "
-        "significant_null_word, null_word_low / null_word_high: the same for the word-level "
-        "test (p_word: every context of a stimulus word moves with it); calibrated_paper / "
-        "calibrated_word: yes where alpha lies inside the interval, no where not, too few "
-        f"cells below {syn.MIN_CELLS} null cells, n/a without one (synthesis_null has both "
+        "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_real: "
+        "share of the real models' cells with p < alpha (the paper's test); significant_null: "
+        "the false-positive share on the null models (clusters weighing alike, cells whose "
+        "test cannot reach alpha left out), null_low / null_high its interval over "
+        "null_clusters clusters, calibration_paper its verdict; significant_null_word, "
+        "null_word_low / null_word_high, null_word_clusters, calibration_word: the same for "
+        "the word-level test (p_word: every context of a stimulus word moves with it). "
+        "Verdicts: synthesis_null (both "
         "alphas and the counts); statistic_seconds: the "
         "statistic alone on a typical test (benchmarks/bench_methods.py, model inference "
         "excluded); cells: scored (model, test) cells on the real models."
@@ -656,7 +713,7 @@ def figure_calibration(inputs, settings):
 
     cells = _cells(inputs, settings)
     null = sorted(set(cells["model"]) & set(settings.null_models))
-    table = syn.calibration(cells, null, syn.ALPHAS)
+    table = syn.calibration(cells, null, settings.null_bases, syn.ALPHAS)
     counted = table.pivot(index="method", columns="design", values="cells_null")
     counted = counted.reindex(columns=list(syn.DESIGNS)).fillna(0)
     methods = [m for m in counted.index if counted.loc[m].sum() > 0]
@@ -692,12 +749,28 @@ def figure_calibration(inputs, settings):
             )
             for i in np.flatnonzero(~ok):
                 ax.text(0.5, i + offset, f"{design}: n/a", fontsize=5, color="grey", va="center")
+            verdicts = part[f"verdict_{alpha:g}"].fillna("n/a").astype(str).str.split(" ").str[0]
+            clusters = part[f"clusters_{alpha:g}"].fillna(0).astype(int)
+            for i in np.flatnonzero(ok):
+                ax.text(
+                    0.97,
+                    i + offset,
+                    f"{verdicts.iloc[i]} ({clusters.iloc[i]} clusters)",
+                    fontsize=5,
+                    ha="right",
+                    va="center",
+                    color="tab:red" if verdicts.iloc[i] == "miscalibrated" else "black",
+                    transform=ax.get_yaxis_transform(),
+                )
         ax.axvline(alpha, color="tab:red", lw=1, ls=":", label=f"nominal alpha {alpha:g}")
         _sqrt_axis(ax)
         ax.set_yticks(y, methods if ax is axes[0] else [""] * len(methods), fontsize=7)
         ax.set_ylim(len(methods) - 0.5, -0.5)
         ax.set_xlabel(f"share of null cells with p < {alpha:g} (sqrt scale)", fontsize=7)
-        ax.set_title(f"false positives at alpha {alpha:g} (exact 95% interval)", fontsize=8)
+        ax.set_title(
+            f"false positives at alpha {alpha:g} (95% interval over clusters; verdict)",
+            fontsize=8,
+        )
     axes[0].legend(fontsize=6, loc="lower right")
     _qq(axes[-1], cells, null, methods)
     why = []
@@ -739,6 +812,20 @@ TABLES = (
         reads=_with_pieces,
     ),
     _table(
+        "synthesis_null_floors",
+        "Null-model cells that cannot reject",
+        floors_table,
+        "The null cells whose design cannot reach alpha, named and counted.",
+        reads=_with_null,
+    ),
+    _table(
+        "synthesis_null_pieces",
+        "Null-model control by word-piece balance",
+        pieces_table,
+        "The transformers' null shares split by word-piece balance at several thresholds.",
+        reads=_with_pieces,
+    ),
+    _table(
         "synthesis_tokenization",
         "Null-model control by tokenization",
         tokenization_table,
@@ -772,11 +859,12 @@ FIGURES = (
         "Calibration: false-positive shares and null p-values, paper against word test",
         figure_calibration,
         _with_null,
-        reading="Markers: the share of null-model cells with p < alpha, whiskers its exact "
-        "(Clopper-Pearson) 95% interval, dotted line the nominal alpha; filled circles the "
-        "paper's test, hollow squares the word-level test (n/a: no such p-value on the null "
-        "models). Right: the null p-values against the uniform; a calibrated test follows the "
-        "diagonal. Columns as in the synthesis_null table.",
+        reading="Markers: the share of null-model cells with p < alpha (clusters weighing "
+        "alike; cells whose test cannot reach alpha left out), whiskers its 95% interval over "
+        "the clusters, dotted line the nominal alpha, at the right the verdict and the "
+        "clusters; filled circles the paper's test, hollow squares the word-level test (n/a: "
+        "no such p-value on the null models). Right: the null p-values against the uniform; "
+        "a calibrated test follows the diagonal. Columns as in the synthesis_null table.",
     ),
     FigureTarget(
         "synthesis_league",

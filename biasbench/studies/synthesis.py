@@ -15,6 +15,7 @@ weights) a calibrated test calls about alpha of its cells significant; the share
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -137,33 +138,53 @@ def cluster_order(matrix: pd.DataFrame) -> list[str]:
 
 #: the test designs of a cell: the paper's test and the word-level one (their p columns)
 DESIGNS = {"paper": "p_value", "word": "p_word"}
+#: each p column's floor: the smallest p its design can give (``biasbench.rows``)
+FLOORS = {"p_value": "p_floor", "p_word": "p_word_floor"}
 #: the significance levels the calibration table shows
 ALPHAS = (0.01, 0.05)
-LEVEL = 0.95  # of the binomial intervals
+LEVEL = 0.95  # of the intervals
+#: the verdict, fixed before any run: "calibrated" needs the upper bound of the share's
+#: interval at most CALIBRATED_RATIO x alpha, on at least min_clusters(alpha) clusters
+CALIBRATED_RATIO = 2.0
+#: min_clusters: the fewest clusters at which a false-positive share of DETECT_RATIO x alpha
+#: is called miscalibrated with probability POWER, each cluster counting once
+DETECT_RATIO = 3.0
+POWER = 0.8
 
 
 def p_column(cells: pd.DataFrame, column: str) -> pd.Series:
-    """A p-value column as numbers (NaN where absent: scores written before p_word, or a
-    constructed row that leaves it blank)."""
+    """A p-value (or floor) column as numbers (NaN where absent: a constructed row that
+    leaves it blank)."""
     if column not in cells:
         return pd.Series(np.nan, index=cells.index, dtype=float)
     return pd.to_numeric(cells[column], errors="coerce").astype(float)
 
 
-def clopper_pearson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """The exact (Clopper-Pearson) binomial interval of k successes in n trials; (NaN, NaN)
+def can_reject(cells: pd.DataFrame, column: str, alpha: float) -> pd.Series:
+    """Per cell: its ``column`` p-value could be below ``alpha`` (its design's floor, NaN
+    read as 0, is below alpha). A cell that cannot reject is no evidence of calibration
+    either way: it is counted apart, never in a share."""
+    return ~(p_column(cells, FLOORS[column]).fillna(0.0) >= alpha)
+
+
+def clopper_pearson(k: float, n: float, level: float = LEVEL) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) binomial interval of k successes in n trials, from the
+    beta quantiles (so a fractional k, a sum of shares, is read the same way); (NaN, NaN)
     without a trial."""
     from scipy import stats as sps
 
     if n <= 0:
         return float("nan"), float("nan")
-    ci = sps.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
-    return float(ci.low), float(ci.high)
+    tail = (1 - level) / 2
+    low = float(sps.beta.ppf(tail, k, n - k + 1)) if k > 0 else 0.0
+    high = float(sps.beta.ppf(1 - tail, k + 1, n - k)) if k < n else 1.0
+    return low, high
 
 
 def shares_below(values: np.ndarray, alphas: Iterable[float], level: float, prefix: str) -> dict:
     """The share of ``values`` below each alpha, ``<prefix>_<alpha>``, with its exact interval
-    ``<prefix>_low_<alpha>`` / ``<prefix>_high_<alpha>`` (no value: NaN)."""
+    ``<prefix>_low_<alpha>`` / ``<prefix>_high_<alpha>`` (no value: NaN), every value counted
+    as one trial."""
     out = {}
     for a in alphas:
         k = int((values < a).sum())
@@ -174,30 +195,96 @@ def shares_below(values: np.ndarray, alphas: Iterable[float], level: float, pref
     return out
 
 
-def calibrated(alpha: float, low: float, high: float, n: int) -> str:
-    """yes: alpha lies inside the share's interval; no: outside; too few cells: fewer than
-    MIN_CELLS null cells; n/a: no null cell with this p-value."""
-    if n == 0:
+def cluster_share(
+    rejected: np.ndarray, clusters: np.ndarray, level: float = LEVEL
+) -> tuple[float, float, float, int]:
+    """(share, low, high, clusters) of cells that reject, clusters counted once.
+
+    A cluster is one test design on one tokenizer (:func:`null_clusters`): its seeded copies
+    share the words, the templates and the word pieces, and reject or not together far more
+    often than independent cells would. The share is the mean over clusters of the share of
+    a cluster's cells that reject (each test design weighs the same, whatever its number of
+    copies); its interval is Clopper-Pearson's over the clusters, the summed shares the
+    successes: exact when a cluster's copies always agree, conservative when they vary (a
+    share in [0, 1] varies less than a 0/1 outcome of the same mean). The cell-level
+    interval (:func:`shares_below`) treats 6 agreeing copies as 6 confirmations: in the
+    simulations of ``tests/test_calibration_inference.py`` (26-100 clusters, intra-cluster
+    correlation 0.3-0.9) it covers under 90%, this one at least 93%."""
+    rejected = np.asarray(rejected, bool)
+    if not len(rejected):
+        return float("nan"), float("nan"), float("nan"), 0
+    frame = pd.DataFrame({"cluster": np.asarray(clusters), "rejected": rejected})
+    per_cluster = frame.groupby("cluster", sort=False)["rejected"].mean()
+    low, high = clopper_pearson(float(per_cluster.sum()), len(per_cluster), level)
+    return float(per_cluster.mean()), low, high, len(per_cluster)
+
+
+@functools.lru_cache(maxsize=16)
+def min_clusters(
+    alpha: float, ratio: float = DETECT_RATIO, power: float = POWER, level: float = LEVEL
+) -> int:
+    """The fewest clusters at which a test whose false-positive share is ``ratio`` x alpha is
+    called miscalibrated (the lower bound of :func:`cluster_share`'s interval above alpha)
+    with probability ``power``, each cluster one trial (its copies agreeing: the worst
+    case). Fewer clusters and "calibrated" would be a failure to look, not a finding."""
+    from scipy import stats as sps
+
+    tail = (1 - level) / 2
+    for g in range(2, 100_000):
+        k = np.arange(1, g + 1)
+        low = sps.beta.ppf(tail, k, g - k + 1)
+        if sps.binom.pmf(k[low > alpha], g, ratio * alpha).sum() >= power:
+            return g
+    raise ValueError(f"no number of clusters reaches power {power} at alpha {alpha}")
+
+
+def verdict(low: float, high: float, clusters: int, alpha: float) -> str:
+    """The calibration verdict of a test on null models, fixed before any run:
+    ``miscalibrated`` when the lower bound of the cluster-aware interval is above alpha;
+    ``calibrated`` when its upper bound is at most CALIBRATED_RATIO x alpha on at least
+    :func:`min_clusters` clusters; otherwise ``undetermined (<n> clusters ...)``; ``n/a``
+    without a cluster."""
+    if clusters == 0 or not np.isfinite(low):
         return "n/a"
-    if n < MIN_CELLS:
-        return "too few cells"
-    return "yes" if low <= alpha <= high else "no"
+    if low > alpha:
+        return "miscalibrated"
+    needed = min_clusters(alpha)
+    if clusters >= needed and high <= CALIBRATED_RATIO * alpha:
+        return "calibrated"
+    if clusters < needed:
+        return f"undetermined ({clusters} clusters; {needed} needed)"
+    return f"undetermined ({clusters} clusters)"
+
+
+def null_clusters(cells: pd.DataFrame, null_bases: Mapping[str, str]) -> pd.Series:
+    """Per cell, its cluster: the base model (a null copy's architecture and tokenizer, or
+    its static vectors), the test and the descriptor; a model that is no null copy is its own
+    base."""
+    bases = dict(null_bases)
+    base = cells["model"].astype(str).map(lambda m: bases.get(m, m))
+    return base + "|" + cells["test"].astype(str) + "|" + cells["descriptor"].astype(str)
 
 
 def calibration(
     cells: pd.DataFrame,
     null_models: Iterable[str],
+    null_bases: Mapping[str, str],
     alphas: Iterable[float] = ALPHAS,
     designs: Mapping[str, str] = DESIGNS,
     level: float = LEVEL,
 ) -> pd.DataFrame:
     """Per method and test design (``designs``: name -> p column): the null cells with that
-    p-value, the share of them with p < alpha (the false-positive share) for each alpha with
-    its exact binomial interval and whether alpha lies inside (``calibrated``), and the same
-    share on the real models. Every method with a p-value in any design gets a row for each
-    design (a design it lacks: 0 cells, n/a)."""
+    p-value (``cells_null``); for each alpha, those whose design cannot reach it
+    (``cannot_<alpha>``, left out: :func:`can_reject`), the cells that can (``cells_<alpha>``)
+    and their clusters (``clusters_<alpha>``), the false-positive share with its
+    cluster-aware interval (``null_<alpha>``, ``null_low_<alpha>``, ``null_high_<alpha>``:
+    :func:`cluster_share`), the clusters a verdict needs (``needed_<alpha>``) and the
+    ``verdict_<alpha>`` (:func:`verdict`); and the share of cells below alpha on the real
+    models that can reach it (``real_<alpha>``, of ``cells_real``). Every method with a
+    p-value in any design gets a row for each design (a design it lacks: 0 cells, n/a)."""
     alphas = list(alphas)
     null = cells["model"].isin(set(null_models))
+    cluster = null_clusters(cells, null_bases)
     p = {design: p_column(cells, column) for design, column in designs.items()}
     any_p = np.logical_or.reduce([v.notna().to_numpy() for v in p.values()])
     rows = []
@@ -205,33 +292,86 @@ def calibration(
         mine = cells["method"] == method
         for design, column in designs.items():
             values = p[design]
-            on_null = values[mine & null].dropna().to_numpy()
-            on_real = values[mine & ~null].dropna().to_numpy()
+            tested = mine & values.notna()
             row = {
                 "method": method,
                 "design": design,
                 "p": column,
-                "cells_null": len(on_null),
+                "cells_null": int((tested & null).sum()),
             }
-            row |= shares_below(on_null, alphas, level, "null")
             for a in alphas:
-                low, high = row[f"null_low_{a:g}"], row[f"null_high_{a:g}"]
-                row[f"calibrated_{a:g}"] = calibrated(a, low, high, len(on_null))
-            row["cells_real"] = len(on_real)
+                able = can_reject(cells, column, a)
+                on_null = tested & null & able
+                share, low, high, n_clusters = cluster_share(
+                    (values[on_null] < a).to_numpy(), cluster[on_null].to_numpy(), level
+                )
+                row |= {
+                    f"cannot_{a:g}": int((tested & null & ~able).sum()),
+                    f"cells_{a:g}": int(on_null.sum()),
+                    f"clusters_{a:g}": n_clusters,
+                    f"null_{a:g}": share,
+                    f"null_low_{a:g}": low,
+                    f"null_high_{a:g}": high,
+                    f"needed_{a:g}": min_clusters(a),
+                    f"verdict_{a:g}": verdict(low, high, n_clusters, a),
+                }
+            on_real = tested & ~null
+            row["cells_real"] = int(on_real.sum())
             for a in alphas:
-                row[f"real_{a:g}"] = float(np.mean(on_real < a)) if len(on_real) else np.nan
+                real = values[on_real & can_reject(cells, column, a)]
+                row[f"real_{a:g}"] = float(np.mean(real < a)) if len(real) else np.nan
             rows.append(row)
+    per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed")
     columns = ["method", "design", "p", "cells_null"]
-    columns += [
-        f"{c}_{a:g}" for a in alphas for c in ("null", "null_low", "null_high", "calibrated")
-    ]
+    columns += [f"{c}_{a:g}" for a in alphas for c in (*per_alpha, "verdict")]
     columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]
     return pd.DataFrame(rows, columns=columns)
 
 
+def cannot_reject_cells(
+    cells: pd.DataFrame,
+    null_models: Iterable[str],
+    null_bases: Mapping[str, str],
+    alphas: Iterable[float] = ALPHAS,
+    designs: Mapping[str, str] = DESIGNS,
+) -> pd.DataFrame:
+    """The null cells left out of :func:`calibration`'s shares, named: per alpha, method,
+    design and cluster (base model, test, descriptor) whose design cannot give p below alpha,
+    with the floor and the number of cells."""
+    null = cells[cells["model"].isin(set(null_models))]
+    cluster = null_clusters(null, null_bases).str.split("|", expand=True)
+    rows = []
+    for a in alphas:
+        for design, column in designs.items():
+            out = null[p_column(null, column).notna() & ~can_reject(null, column, a)]
+            if out.empty:
+                continue
+            frame = pd.DataFrame(
+                {
+                    "alpha": a,
+                    "method": out["method"],
+                    "design": design,
+                    "base": cluster.loc[out.index, 0],
+                    "test": out["test"],
+                    "descriptor": out["descriptor"],
+                    "floor": p_column(out, FLOORS[column]),
+                }
+            )
+            keys = ["alpha", "method", "design", "base", "test", "descriptor"]
+            grouped = frame.groupby(keys, sort=True)["floor"].agg(["min", "size"])
+            rows.append(grouped.rename(columns={"min": "floor", "size": "cells"}).reset_index())
+    columns = ["alpha", "method", "design", "base", "test", "descriptor", "floor", "cells"]
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
+
+
 #: |mean pieces of X words - of Y words| below this: the targets are balanced in word pieces
+#: (the tokenization table's column; the null control reads every PIECE_THRESHOLDS)
 BALANCED_GAP = 0.5
+#: the thresholds of the piece-balance sensitivity analysis (synthesis_null_pieces)
+PIECE_THRESHOLDS = (0.25, 0.5, 1.0)
 PIECE_GROUPS = ("balanced", "imbalanced")
+#: the gap a method's cells are split by: that of the words its tests exchange
+GAP_OF = {"targets": "dXY", "attributes": "dAB"}
 
 
 def piece_gaps(pieces: pd.DataFrame) -> pd.DataFrame:
@@ -266,11 +406,17 @@ def piece_gaps(pieces: pd.DataFrame) -> pd.DataFrame:
 
 
 def piece_balance(
-    cells: pd.DataFrame, null_bases: Mapping[str, str], gaps: pd.DataFrame
+    cells: pd.DataFrame,
+    null_bases: Mapping[str, str],
+    gaps: pd.DataFrame,
+    permutes: Mapping[str, str | None],
+    threshold: float = BALANCED_GAP,
 ) -> pd.Series:
-    """Per cell: ``balanced`` or ``imbalanced`` (:func:`piece_gaps`) for a null model's cell
-    whose base model's tokenizer has the cell's (test, descriptor); n/a for any other (a real
-    model, a static model's copy: no tokenizer)."""
+    """Per cell: ``balanced`` where the words its method's tests exchange (``permutes``:
+    method -> targets | attributes | None) differ in mean word pieces by less than
+    ``threshold`` under the cell's base tokenizer (dXY or dAB of :func:`piece_gaps`),
+    ``imbalanced`` where by more; n/a for any other cell (a real model, a static model's
+    copy: no tokenizer; a method that exchanges no words)."""
     keys = ["tokenizer", "test", "descriptor"]
     left = pd.DataFrame(
         {
@@ -279,41 +425,61 @@ def piece_balance(
             "descriptor": cells["descriptor"].to_numpy(),
         }
     )
-    right = gaps[[*keys, "pieces"]] if len(gaps) else pd.DataFrame(columns=[*keys, "pieces"])
+    right = (
+        gaps[[*keys, *GAP_OF.values()]]
+        if len(gaps)
+        else pd.DataFrame(columns=[*keys, "dXY", "dAB"])
+    )
     merged = left.merge(right, on=keys, how="left")
-    return pd.Series(merged["pieces"].fillna("n/a").to_numpy(), index=cells.index)
+    words = cells["method"].map(dict(permutes)).to_numpy()
+    gap = np.full(len(cells), np.nan)
+    for which, column in GAP_OF.items():
+        mine = words == which
+        gap[mine] = pd.to_numeric(merged.loc[mine, column], errors="coerce").abs()
+    out = np.where(gap < threshold, PIECE_GROUPS[0], PIECE_GROUPS[1]).astype(object)
+    out[np.isnan(gap)] = "n/a"
+    return pd.Series(out, index=cells.index)
 
 
-def calibration_by_pieces(
+def piece_sensitivity(
     cells: pd.DataFrame,
     null_models: Iterable[str],
-    balance: pd.Series,
+    null_bases: Mapping[str, str],
+    gaps: pd.DataFrame,
+    permutes: Mapping[str, str | None],
+    thresholds: Iterable[float] = PIECE_THRESHOLDS,
     alphas: Iterable[float] = ALPHAS,
     designs: Mapping[str, str] = DESIGNS,
     level: float = LEVEL,
 ) -> pd.DataFrame:
-    """:func:`calibration`'s null shares split by the cells' piece balance (``balance``: per
-    cell, :func:`piece_balance`): per method and design, for each group (balanced,
-    imbalanced) the null cells ``cells_<group>``, the share below each alpha ``<group>_<alpha>``
-    and its exact interval ``<group>_low_<alpha>`` / ``<group>_high_<alpha>`` (0 cells: NaN).
-    Cells of neither group (n/a) are in no column."""
+    """:func:`calibration` of a transformer's null cells split by piece balance
+    (:func:`piece_balance`), once per threshold: per threshold, method, design and group
+    (balanced, imbalanced), the cells that can reach each alpha, their clusters, the
+    cluster-aware share and interval, and the verdict. The threshold was chosen after the
+    word test was seen to reject on imbalanced targets; the other thresholds show how much
+    the claim leans on it."""
     alphas = list(alphas)
-    null = cells["model"].isin(set(null_models))
-    out = None
-    for group in PIECE_GROUPS:
-        part = calibration(cells[null & (balance == group)], null_models, alphas, designs, level)
-        renamed = {"cells_null": f"cells_{group}"}
-        for a in alphas:
-            renamed |= {
-                f"null_{a:g}": f"{group}_{a:g}",
-                f"null_low_{a:g}": f"{group}_low_{a:g}",
-                f"null_high_{a:g}": f"{group}_high_{a:g}",
-            }
-        part = part[["method", "design", *renamed]].rename(columns=renamed)
-        out = part if out is None else out.merge(part, on=["method", "design"], how="outer")
-    for group in PIECE_GROUPS:
-        out[f"cells_{group}"] = out[f"cells_{group}"].fillna(0).astype(int)
-    return out
+    null = cells[cells["model"].isin(set(null_models))]
+    out = []
+    for threshold in thresholds:
+        balance = piece_balance(null, null_bases, gaps, permutes, threshold)
+        for group in PIECE_GROUPS:
+            part = null[balance == group]
+            if part.empty:
+                continue
+            table = calibration(part, null_models, null_bases, alphas, designs, level)
+            out.append(table.assign(threshold=threshold, pieces=group))
+    keep = ["threshold", "pieces", "method", "design"]
+    keep += [
+        f"{c}_{a:g}"
+        for a in alphas
+        for c in ("cells", "clusters", "null", "null_low", "null_high", "verdict")
+    ]
+    if not out:
+        return pd.DataFrame(columns=keep)
+    frame = pd.concat(out, ignore_index=True)
+    frame = frame[frame[[f"cells_{a:g}" for a in alphas]].sum(axis=1) > 0]
+    return frame[keep].sort_values(["method", "design", "threshold", "pieces"], ignore_index=True)
 
 
 def tokenization(
@@ -365,29 +531,36 @@ def tokenization(
     )
 
 
+#: the survival table's counts, in order
+SURVIVAL = ["tested", "cannot_reject", "significant_paper", "word_cannot_reject", "word_tested"]
+SURVIVAL += ["surviving"]
+
+
 def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Per method: of its cells with a paper p-value (``tested``), how many the paper's test
-    calls significant (p_value < alpha), how many of those also have a word-level p-value
+    """Per method: of its cells with a paper p-value (``tested``), how many cannot reach
+    alpha whatever the model (``cannot_reject``: the design's floor), how many the paper's
+    test calls significant (p_value < alpha), how many of those have a word-level p-value
+    whose design cannot reach alpha (``word_cannot_reject``, left out of the share) or can
     (``word_tested``), how many of those remain significant under it (p_word < alpha,
     ``surviving``) and that share of ``word_tested`` (NaN without one)."""
     paper, word = p_column(cells, "p_value"), p_column(cells, "p_word")
+    significant = paper < alpha
+    word_able = can_reject(cells, "p_word", alpha)
     frame = pd.DataFrame(
         {
             "method": cells["method"],
             "tested": paper.notna(),
-            "significant_paper": paper < alpha,
-            "word_tested": (paper < alpha) & word.notna(),
-            "surviving": (paper < alpha) & (word < alpha),
+            "cannot_reject": paper.notna() & ~can_reject(cells, "p_value", alpha),
+            "significant_paper": significant,
+            "word_cannot_reject": significant & word.notna() & ~word_able,
+            "word_tested": significant & word.notna() & word_able,
+            "surviving": significant & word_able & (word < alpha),
         }
     )
     frame = frame[frame["tested"]]
-    out = frame.groupby("method", sort=True)[
-        ["tested", "significant_paper", "word_tested", "surviving"]
-    ].sum()
-    out = out.astype(int)
+    out = frame.groupby("method", sort=True)[SURVIVAL].sum().astype(int)
     out["survival_share"] = (out["surviving"] / out["word_tested"]).where(out["word_tested"] > 0)
-    columns = ["method", "tested", "significant_paper", "word_tested", "surviving"]
-    return out.reset_index().reindex(columns=[*columns, "survival_share"])
+    return out.reset_index().reindex(columns=["method", *SURVIVAL, "survival_share"])
 
 
 def significant_share(

@@ -83,6 +83,7 @@ class CeatResult:
     n_samples: int
     effect_sizes: np.ndarray  # the per-sample d_i (for distribution figures)
     p_word: float = float("nan")  # the word-level test of the CES (NaN: not asked for)
+    p_word_floor: float = float("nan")  # the smallest p_word its splits can give
 
 
 def ceat(
@@ -138,13 +139,13 @@ def ceat(
             z_all.append(s / sd[:, None])
     d, v = np.concatenate(d_all), np.concatenate(v_all)
     ces, se, tau2, p = random_effects(d, v)
-    p_word = float("nan")
+    p_word = word_floor = float("nan")
     if word_splits:
         test = word_level_test(
             np.concatenate(z_all), v, n_x, n_splits=word_splits, seed=derived_seed(seed, "p_word")
         )
-        p_word = test.p_value
-    return CeatResult(ces, p, se, tau2, n_samples, d, p_word)
+        p_word, word_floor = test.p_value, test.floor
+    return CeatResult(ces, p, se, tau2, n_samples, d, p_word, word_floor)
 
 
 def combined_effects(
@@ -200,7 +201,8 @@ def word_level_test(
         ]
     )
     tol = TIE_RTOL * max(1.0, abs(observed))
-    return _results([_hits(stats, observed, tol, "two-sided")], len(subsets), exact)[0]
+    hits = [_hits(stats, observed, tol, "two-sided")]
+    return _results(hits, len(subsets), exact, ("two-sided",), 2 * n_x == n_words)[0]
 
 
 def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
@@ -211,6 +213,8 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         res.ces,
         res.p_value,
         p_word=res.p_word,
+        p_floor=0.0,  # a z-test: no floor above float's
+        p_word_floor=res.p_word_floor,
         se=res.se,
         tau_squared=res.tau_squared,
         n_partitions=res.n_samples,
@@ -232,6 +236,7 @@ CEAT = Method(
     model_kinds=CONTEXTUAL,
     context="natural",
     unit="sampled context",
+    permutes="targets",
     description="Contextualized Embedding Association Test: WEAT effect sizes over sampled "
     "contexts, one per stimulus, combined by a random-effects model.",
 )

@@ -63,10 +63,13 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         alternative="two-sided",
     )
     groups = inputs.groups
+    word = word_p(values, groups["X"], groups["Y"], settings, seed, "two-sided", test)
     return Score(
         float(values[:n_x].mean() - values[n_x:].mean()),
         test.p_value,
-        p_word=word_p(values, groups["X"], groups["Y"], settings, seed, "two-sided", test.p_value),
+        p_word=word.p_value,
+        p_floor=test.floor,
+        p_word_floor=word.floor,
         n_partitions=test.n_partitions,
         exact=test.exact,
         sizes={"X": len(items["X"]), "Y": len(items["Y"]), "A": len(a), "B": len(b)},
@@ -81,6 +84,7 @@ RIPA = Method(
     score,
     reads=("unit", "exact_max", "n_samples"),
     encodings=("word/mean",),
+    permutes="targets",
     description="Inner product of the raw word vectors with the relation vector of the "
     "word set's definitional pairs; mean over X minus mean over Y; n/a without them.",
 )

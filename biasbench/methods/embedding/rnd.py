@@ -45,10 +45,13 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         alternative="two-sided",
     )
     groups = inputs.groups
+    word = word_p(values, groups["X"], groups["Y"], settings, seed, "two-sided", test)
     return Score(
         float(values[:n_x].mean() - values[n_x:].mean()),
         test.p_value,
-        p_word=word_p(values, groups["X"], groups["Y"], settings, seed, "two-sided", test.p_value),
+        p_word=word.p_value,
+        p_floor=test.floor,
+        p_word_floor=word.floor,
         n_partitions=test.n_partitions,
         exact=test.exact,
         sizes={r: len(items[r]) for r in "XYAB"},
@@ -63,6 +66,7 @@ RND = Method(
     score,
     reads=("unit", "exact_max", "n_samples"),
     encodings=("word/mean",),
+    permutes="targets",
     description="Relative norm distance of the target words to the mean vectors of A and B; "
     "mean over X minus mean over Y.",
 )

@@ -118,6 +118,7 @@ def _attribute_nulls(items: dict[str, np.ndarray], settings: Settings, seed: int
         exact_max=settings.exact_max,
         n_samples=min(settings.n_samples, settings.same_samples),
         seed=seed,
+        mirror_ties=True,  # swapping A and B keeps |b| and negates the skew
     )
     return {magnitude: same, skew: skewed}
 
@@ -131,10 +132,13 @@ def _score(inputs: ContextVectors, settings: Settings, seed: int, statistic, tes
         key = ("SAME nulls", *(getattr(settings, name) for name in TESTED), seed)
         nulls = inputs.derived(key, lambda: _attribute_nulls(items, settings, seed))
         test = nulls[statistic]
+    word_level = test is not None and _one_item_per_word(inputs, settings.unit)
     return Score(
         float(statistic(b)),
         test.p_value if test else np.nan,
-        p_word=test.p_value if test and _one_item_per_word(inputs, settings.unit) else np.nan,
+        p_word=test.p_value if word_level else np.nan,
+        p_floor=test.floor if test else np.nan,
+        p_word_floor=test.floor if word_level else np.nan,
         n_partitions=test.n_partitions if test else 0,
         exact=test.exact if test else False,
         sizes={r: len(items[r]) for r in "XYAB"},
@@ -167,6 +171,7 @@ SAME = Method(
     "SAME",
     compute=score_same,
     reads=TESTED,
+    permutes="attributes",
     description="Mean |cos(w, â - b̂)| over the target words: bias in either direction.",
     **_COMMON,
 )
@@ -174,6 +179,7 @@ SAME_SKEW = Method(
     "SAME skew",
     compute=score_skew,
     reads=TESTED,
+    permutes="attributes",
     description="Mean cos(w, â - b̂): do the target words lean to one group as a whole?",
     tracks="direction",
     **_COMMON,

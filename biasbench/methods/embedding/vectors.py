@@ -10,7 +10,7 @@ import numpy as np
 from biasbench.errors import EmptySetError
 from biasbench.inference import word_permutation_tests_mean_difference
 from biasbench.methods.contract import ContextVectors, Settings
-from biasbench.stats import derived_seed
+from biasbench.stats import PermutationResult, derived_seed
 
 
 def unit_rows(m: np.ndarray, name: str = "vectors") -> np.ndarray:
@@ -48,21 +48,21 @@ def word_p(
     settings: Settings,
     seed: int,
     alternative: str,
-    p_value: float,
-) -> float:
-    """The word-level p of a difference of item means, ``values`` the set items of X then Y
+    paper: PermutationResult,
+) -> PermutationResult:
+    """The word-level test of a difference of item means, ``values`` the set items of X then Y
     (``set_items`` of the two lists of per-stimulus context matrices under ``settings.unit``).
 
     Where the items are already the words (unit ``stimulus``, or one context per stimulus:
-    static vectors) the paper's context-level test is the word-level one and its ``p_value``
-    is returned as it is. Otherwise every context of a stimulus moves with it between X and
+    static vectors) the paper's context-level test (``paper``) is the word-level one and is
+    returned as it is. Otherwise every context of a stimulus moves with it between X and
     Y (:func:`biasbench.inference.word_permutation_tests_mean_difference`), over the same
     number of splits as the paper's test (``exact_max``, ``n_samples``), from a seed derived
     from the method's: the cluster permutation test of Good (2005) and Edgington & Onghena
     (2007), valid when the words, not their contexts, are exchangeable under the null.
     """
     if settings.unit == "stimulus" or all(len(g) == 1 for g in (*x_groups, *y_groups)):
-        return p_value
+        return paper
     (res,) = word_permutation_tests_mean_difference(
         values,
         target_words(x_groups, y_groups),
@@ -72,7 +72,7 @@ def word_p(
         n_samples=settings.n_samples,
         seed=derived_seed(seed, "p_word"),
     )
-    return res.p_value
+    return res
 
 
 #: why a test without definitional pairs has no Direct Bias or RIPA score

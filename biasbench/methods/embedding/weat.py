@@ -29,7 +29,12 @@ from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import set_items, unit_rows, word_p
 from biasbench.rows import Score
-from biasbench.stats import effect_size, few_words_note, permutation_test_mean_difference
+from biasbench.stats import (
+    PermutationResult,
+    effect_size,
+    few_words_note,
+    permutation_test_mean_difference,
+)
 
 
 def association(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -48,6 +53,7 @@ class WeatResult:
     n_b: int
     n_partitions: int
     exact: bool
+    floor: float  # the smallest p-value the permutation design can give
     #: s(w, A, B) of the items of X then Y (what the word-level test splits by word)
     s: np.ndarray | None = field(default=None, compare=False, repr=False)
 
@@ -84,6 +90,7 @@ def weat(
         n_b=len(b),
         n_partitions=perm.n_partitions,
         exact=perm.exact,
+        floor=perm.floor,
         s=s,
     )
 
@@ -99,10 +106,14 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         ddof=settings.ddof,
     )
     groups = inputs.groups
+    paper = PermutationResult(res.p_value, res.n_partitions, res.exact, res.floor)
+    word = word_p(res.s, groups["X"], groups["Y"], settings, seed, "greater", paper)
     return Score(
         res.effect_size,
         res.p_value,
-        p_word=word_p(res.s, groups["X"], groups["Y"], settings, seed, "greater", res.p_value),
+        p_word=word.p_value,
+        p_floor=res.floor,
+        p_word_floor=word.floor,
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={r: len(items[r]) for r in "XYAB"},
@@ -122,6 +133,7 @@ WEAT = Method(
     encodings=("word/mean",),
     model_kinds=("static",),
     context="words",
+    permutes="targets",
     description="Word Embedding Association Test on static word vectors.",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
 )
@@ -134,6 +146,7 @@ S_SEAT = Method(
     reads=READS,
     encodings=SENT_ENCODINGS,
     model_kinds=CONTEXTUAL,
+    permutes="targets",
     description="WEAT on sentence encodings of the stimuli in templates ([CLS] for encoders, "
     "the last token for decoders).",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
@@ -147,6 +160,7 @@ W_SEAT = Method(
     reads=READS,
     encodings=WORD_ENCODINGS,
     model_kinds=CONTEXTUAL,
+    permutes="targets",
     description="WEAT on the stimulus' own subword tokens in templates (mean, first or last).",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
 )

@@ -45,7 +45,14 @@ def gap(inputs: Resolutions, settings: Settings, seed: int) -> Score:
         [int((correct & ~pro).sum()), int((~correct & ~pro).sum())],
     ]
     p = fisher_exact(table).pvalue
-    return Score(f1(inputs, pro=True) - f1(inputs, pro=False), float(p), sizes=_sizes(inputs))
+    n_pro, n_anti = int(pro.sum()), int((~pro).sum())
+    floor = fisher_exact([[n_pro, 0], [0, n_anti]]).pvalue  # every pro right, every anti wrong
+    return Score(
+        f1(inputs, pro=True) - f1(inputs, pro=False),
+        float(p),
+        p_floor=float(floor),
+        sizes=_sizes(inputs),
+    )
 
 
 def skew(inputs: Resolutions, settings: Settings, seed: int) -> Score:

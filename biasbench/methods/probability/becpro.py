@@ -30,6 +30,7 @@ import numpy as np
 from biasbench.inference import word_sign_flip_tests
 from biasbench.methods.contract import Associations, Method, Settings
 from biasbench.rows import Score
+from biasbench.stats import wilcoxon_floor
 
 
 def signed_ranks(diff: np.ndarray) -> np.ndarray:
@@ -48,13 +49,21 @@ def score(inputs: Associations, settings: Settings, seed: int) -> Score:
 
     diff = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
     p = wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0
-    p_word, splits = p, {"exact_max": settings.exact_max, "n_samples": settings.n_samples}
+    floor = wilcoxon_floor(len(diff))
+    p_word, word_floor = p, floor
+    splits = {"exact_max": settings.exact_max, "n_samples": settings.n_samples}
     if inputs.words is not None:
-        p_word = word_sign_flip_tests(
+        (word,) = word_sign_flip_tests(
             signed_ranks(diff), list(inputs.words), ("two-sided",), seed=seed, **splits
-        )[0].p_value
+        )
+        p_word, word_floor = word.p_value, word.floor
     return Score(
-        float(diff.mean()), float(p), p_word=float(p_word), sizes={"X": len(diff), "Y": len(diff)}
+        float(diff.mean()),
+        float(p),
+        p_word=float(p_word),
+        p_floor=floor,
+        p_word_floor=word_floor,
+        sizes={"X": len(diff), "Y": len(diff)},
     )
 
 

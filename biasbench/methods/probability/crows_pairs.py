@@ -37,6 +37,7 @@ import numpy as np
 
 from biasbench.methods.contract import Method, PairScores, Settings
 from biasbench.rows import Score
+from biasbench.stats import binomial_floor
 
 
 def stereotype_preferred(inputs: PairScores) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +55,16 @@ def score(inputs: PairScores, settings: Settings, seed: int) -> Score:
     p = binomtest(k, untied, 0.5).pvalue if untied else np.nan
     note = f"{int(tie.sum())} tied pairs count for neither side" if tie.any() else ""
     # the pairs are the units already (module doc)
-    return Score(100.0 * k / n, float(p), p_word=float(p), sizes={"X": n}, note=note)
+    floor = binomial_floor(untied) if untied else np.nan
+    return Score(
+        100.0 * k / n,
+        float(p),
+        p_word=float(p),
+        p_floor=floor,
+        p_word_floor=floor,
+        sizes={"X": n},
+        note=note,
+    )
 
 
 CROWS_PAIRS = Method(

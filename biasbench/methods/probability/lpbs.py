@@ -50,6 +50,7 @@ class LpbsResult:
     bias_scores: np.ndarray  # per attribute, A then B
     n_partitions: int
     exact: bool
+    floor: float  # the smallest p-value the permutation design can give
 
 
 def lpbs_test(
@@ -68,7 +69,12 @@ def lpbs_test(
         alternative="two-sided",
     )
     return LpbsResult(
-        effect_size(bs_a, bs_b, ddof=1), perm.p_value, values, perm.n_partitions, perm.exact
+        effect_size(bs_a, bs_b, ddof=1),
+        perm.p_value,
+        values,
+        perm.n_partitions,
+        perm.exact,
+        perm.floor,
     )
 
 
@@ -97,6 +103,8 @@ def score(inputs: TemplateLogProbs, settings: Settings, seed: int) -> Score:
         res.effect_size,
         res.p_value,
         p_word=res.p_value,  # the items are the attribute words already (module doc)
+        p_floor=res.floor,
+        p_word_floor=res.floor,
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={"X": inputs.n_x, "Y": n_t - inputs.n_x, "A": inputs.n_a, "B": len(bs) - inputs.n_a},
@@ -115,6 +123,7 @@ LPBS = Method(
     variants=("full", "reduced", "full+adjective", "reduced+adjective"),
     model_kinds=("transformer",),
     unit="attribute",
+    permutes="attributes",
     description="Log probability bias score on double-slot templates, prior-corrected "
     "(eq. 10), effect size over the attributes (eq. 11).",
     reference="keitakurita/contextual_embedding_bias_measure: lib/bias_calculator.py",

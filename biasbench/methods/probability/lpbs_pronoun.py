@@ -26,6 +26,7 @@ import numpy as np
 
 from biasbench.methods.contract import Associations, Method, Settings
 from biasbench.rows import Score
+from biasbench.stats import wilcoxon_floor
 
 
 def score(inputs: Associations, settings: Settings, seed: int) -> Score:
@@ -34,8 +35,15 @@ def score(inputs: Associations, settings: Settings, seed: int) -> Score:
     b = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
     p = wilcoxon(b).pvalue if np.any(b != 0) else 1.0
     se = float(b.std(ddof=1) / np.sqrt(len(b))) if len(b) > 1 else np.nan
+    floor = wilcoxon_floor(len(b))
     return Score(
-        float(b.mean()), float(p), p_word=float(p), se=se, sizes={"X": len(b), "Y": len(b)}
+        float(b.mean()),
+        float(p),
+        p_word=float(p),
+        p_floor=floor,
+        p_word_floor=floor,
+        se=se,
+        sizes={"X": len(b), "Y": len(b)},
     )
 
 

@@ -139,7 +139,7 @@ def word_level_test(
         weights = np.full((len(rows), n_attr), weight[1])
         np.put_along_axis(weights, rows.astype(np.intp), weight[0], axis=1)
         stats[i : i + len(rows)] = ces_of(weights, observed)
-    return split_p_values(stats, observed, ("two-sided",), exact)[0]
+    return split_p_values(stats, observed, ("two-sided",), exact, balanced=2 * n_a == n_attr)[0]
 
 
 def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
@@ -215,6 +215,8 @@ def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
         ces,
         p,
         p_word=word.p_value,
+        p_floor=0.0,  # a z-test: no floor above float's
+        p_word_floor=word.floor,
         se=se,
         tau_squared=tau2,
         n_partitions=len(d),
@@ -236,6 +238,7 @@ P_CEAT = Method(
     model_kinds=("transformer",),
     context="natural",
     unit="sampled context",
+    permutes="attributes",
     description="Probability-based CEAT: LPBS bias scores per sampled natural context, "
     "combined as in CEAT.",
 )

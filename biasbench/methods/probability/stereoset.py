@@ -28,6 +28,7 @@ import numpy as np
 
 from biasbench.methods.contract import Method, Settings, TripleScores
 from biasbench.rows import Score
+from biasbench.stats import binomial_floor
 
 
 def _term_mean(per_item: np.ndarray, terms: np.ndarray | None) -> float:
@@ -58,7 +59,10 @@ def score_ss(inputs: TripleScores, settings: Settings, seed: int) -> Score:
     k = int((inputs.stereotype > inputs.anti).sum())
     p = binomtest(k, len(inputs.stereotype), 0.5).pvalue
     n = len(inputs.stereotype)
-    return Score(ss(inputs), float(p), p_word=float(p), sizes={"X": n})  # items: the units
+    floor = binomial_floor(n)
+    return Score(  # items: the units (module doc)
+        ss(inputs), float(p), p_word=float(p), p_floor=floor, p_word_floor=floor, sizes={"X": n}
+    )
 
 
 def score_lms(inputs: TripleScores, settings: Settings, seed: int) -> Score:

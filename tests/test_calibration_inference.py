@@ -1,0 +1,194 @@
+"""The inference behind the null-model verdicts: the floor of a test's p-value on hand cases,
+the cluster-aware interval's coverage on simulated clustered null p-values (where the
+cell-level interval fails), the number of clusters a verdict needs, and the verdict's three
+outcomes on synthetic p-values."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from biasbench.inference import word_permutation_tests_mean_difference, word_sign_flip_tests
+from biasbench.stats import (
+    binomial_floor,
+    permutation_test_mean_difference,
+    permutation_tests,
+    wilcoxon_floor,
+)
+from biasbench.studies import synthesis as syn
+
+# --- floors ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("per_side", "one_sided", "two_sided"),
+    [(1, 1 / 2, 1.0), (2, 1 / 6, 2 / 6), (3, 1 / 20, 2 / 20)],
+)
+def test_the_floor_of_an_exact_test_by_hand(per_side, one_sided, two_sided):
+    """n words a side, every split enumerated: C(2n, n) splits, the observed one among them;
+    two-sided, its mirror (the sides swapped) ties it. 1 v 1 cannot reach 0.5 two-sided, 3
+    v 3 not 0.05: a CEAT cell of 3 names a side can never be significant at 0.05."""
+    values = np.arange(2 * per_side, 0, -1.0)  # X holds the largest: the most extreme split
+    kw = {"exact_max": 10_000, "n_samples": 1000, "seed": 0}
+    greater = permutation_test_mean_difference(values, per_side, **kw)
+    both = permutation_test_mean_difference(values, per_side, alternative="two-sided", **kw)
+    assert greater.exact and greater.n_partitions == math.comb(2 * per_side, per_side)
+    assert greater.floor == pytest.approx(one_sided) and greater.p_value == greater.floor
+    assert both.floor == pytest.approx(two_sided) and both.p_value == both.floor
+    # the same through the word-level tests (one item per word) and the split tests
+    words = [f"w{i}" for i in range(2 * per_side)]
+    word = word_permutation_tests_mean_difference(
+        values, words, words[:per_side], ("greater", "two-sided"), **kw
+    )
+    assert [r.floor for r in word] == pytest.approx([one_sided, two_sided])
+    split = permutation_tests(
+        lambda s: values[s].mean(axis=1, keepdims=True) - 0.0,  # a statistic of any form
+        2 * per_side,
+        per_side,
+        ("greater",),
+        **kw,
+    )
+    assert split[0].floor == pytest.approx(one_sided)
+
+
+def test_unequal_sides_have_no_mirror():
+    """2 against 3: C(5, 2) = 10 splits and no split's mirror is a split: 1/10 both ways."""
+    values = np.array([5.0, 4, 3, 2, 1])
+    kw = {"exact_max": 10_000, "n_samples": 1000, "seed": 0}
+    for alternative in ("greater", "two-sided"):
+        res = permutation_test_mean_difference(values, 2, alternative=alternative, **kw)
+        assert res.floor == pytest.approx(1 / 10)
+
+
+def test_the_floor_of_a_sampled_test_is_one_over_samples_plus_one():
+    values = np.random.default_rng(0).normal(size=40)  # C(40, 20) splits: sampled
+    res = permutation_test_mean_difference(values, 20, exact_max=100, n_samples=999, seed=1)
+    assert not res.exact and res.floor == pytest.approx(1 / 1000)
+    words = [f"w{i // 2}" for i in range(40)]  # 20 words of two contexts: C(20, 10) splits
+    (word,) = word_permutation_tests_mean_difference(
+        values, words, {f"w{i}" for i in range(10)}, exact_max=100, n_samples=499, seed=1
+    )
+    assert not word.exact and word.floor == pytest.approx(1 / 500)
+    assert word.p_value >= word.floor
+
+
+def test_the_floor_of_sign_flips_binomial_and_wilcoxon_by_hand():
+    # 3 word pairs: 2^3 sign vectors; all flipped ties the observed two-sided
+    values, words = np.array([1.0, 2, 3, 4]), ["a", "a", "b", "c"]
+    kw = {"exact_max": 100, "n_samples": 100, "seed": 0}
+    two, greater = word_sign_flip_tests(values, words, ("two-sided", "greater"), **kw)
+    assert (two.floor, greater.floor) == (2 / 8, 1 / 8)
+    assert two.p_value == two.floor  # every value positive: the most extreme
+    assert binomial_floor(10) == pytest.approx(2 * 0.5**10)
+    assert binomial_floor(1) == 1.0 and math.isnan(binomial_floor(0))
+    assert wilcoxon_floor(5) == pytest.approx(2 / 2**5)  # exact: all 5 ranks positive
+    assert wilcoxon_floor(5) == pytest.approx(sps.wilcoxon([1, 2, 3, 4, 5]).pvalue)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_x=st.integers(1, 6),
+    n_y=st.integers(1, 6),
+    alternative=st.sampled_from(["greater", "two-sided"]),
+    seed=st.integers(0, 2**16),
+)
+def test_no_p_value_is_below_its_floor(n_x, n_y, alternative, seed):
+    values = np.random.default_rng(seed).normal(size=n_x + n_y)
+    res = permutation_test_mean_difference(
+        values, n_x, exact_max=500, n_samples=200, seed=seed, alternative=alternative
+    )
+    assert res.floor <= res.p_value <= 1
+
+
+# --- the cluster-aware interval ------------------------------------------------------------
+
+
+def _clustered_null(rng, clusters, share, icc, copies=(4, 9)):
+    """Cells of ``clusters`` test designs, each with 4-8 seeded copies: a design's rejection
+    probability drawn from a beta of mean ``share`` and intra-cluster correlation ``icc``
+    (the copies of a design reject together), each copy rejecting with it."""
+    ab = (1 - icc) / icc
+    p = rng.beta(share * ab, (1 - share) * ab, clusters)
+    sizes = rng.integers(*copies, clusters)
+    labels = np.repeat(np.arange(clusters), sizes)
+    rejected = rng.random(len(labels)) < np.repeat(p, sizes)
+    return rejected, labels
+
+
+@pytest.mark.parametrize(
+    ("clusters", "share", "icc"),
+    [(26, 0.05, 0.5), (26, 0.05, 0.9), (60, 0.01, 0.5), (100, 0.05, 0.3)],
+)
+def test_the_cluster_aware_interval_covers_where_the_cell_level_one_does_not(clusters, share, icc):
+    """In 1,000 simulated null studies (seeded) the interval over clusters covers the true
+    share >= 93% of the time; the cell-level binomial interval, which counts each copy as a
+    confirmation, covers < 90%."""
+    rng = np.random.default_rng(20261126)
+    runs, aware, naive = 1000, 0, 0
+    for _ in range(runs):
+        rejected, labels = _clustered_null(rng, clusters, share, icc)
+        _, low, high, n = syn.cluster_share(rejected, labels)
+        assert n == clusters
+        aware += low <= share <= high
+        low, high = syn.clopper_pearson(int(rejected.sum()), len(rejected))
+        naive += low <= share <= high
+    assert aware / runs >= 0.93
+    assert naive / runs < 0.90
+
+
+def test_cluster_share_by_hand():
+    rejected = np.array([1, 1, 1, 0, 0, 0, 0, 1], bool)
+    labels = np.array(["a", "a", "a", "b", "b", "c", "c", "c"])
+    share, low, high, n = syn.cluster_share(rejected, labels)
+    # clusters a: 3/3, b: 0/2, c: 1/3 -> mean (1 + 0 + 1/3) / 3; interval over 3 trials
+    assert n == 3 and share == pytest.approx(4 / 9)
+    assert (low, high) == pytest.approx(syn.clopper_pearson(4 / 3, 3))
+    assert syn.cluster_share(np.array([], bool), np.array([]))[3] == 0
+
+
+# --- the clusters a verdict needs, and the verdict -------------------------------------------
+
+
+def _miscalibration_power(clusters: int, alpha: float, ratio: float) -> float:
+    """By brute force: P(lower bound of the interval over ``clusters`` trials > alpha) when
+    each trial rejects with ratio x alpha."""
+    return sum(
+        sps.binom.pmf(k, clusters, ratio * alpha)
+        for k in range(clusters + 1)
+        if syn.clopper_pearson(k, clusters)[0] > alpha
+    )
+
+
+@pytest.mark.parametrize(("alpha", "needed"), [(0.05, 67), (0.01, 340)])
+def test_the_clusters_a_verdict_needs_come_from_the_power(alpha, needed):
+    assert syn.min_clusters(alpha) == needed
+    assert _miscalibration_power(needed, alpha, syn.DETECT_RATIO) >= syn.POWER
+    assert _miscalibration_power(needed - 1, alpha, syn.DETECT_RATIO) < syn.POWER
+
+
+def _verdict_of(p_values: np.ndarray, labels: np.ndarray, alpha: float) -> str:
+    _share, low, high, n = syn.cluster_share(p_values < alpha, labels)
+    return syn.verdict(low, high, n, alpha)
+
+
+def test_the_verdict_has_three_outcomes_on_synthetic_p_values():
+    rng = np.random.default_rng(7)
+    labels = np.repeat(np.arange(300), 5)  # 300 clusters of 5 copies
+    # uniform p-values, independent copies: ~5% at 0.05, the upper bound below 0.10 (each
+    # cluster one trial: 100 clusters would leave it at ~0.11, undetermined)
+    uniform = rng.random(1500)
+    assert _verdict_of(uniform, labels, 0.05) == "calibrated"
+    # a third of the designs reject in every copy: miscalibrated
+    biased = np.where(np.repeat(np.arange(300) % 3 == 0, 5), 0.001, uniform)
+    assert _verdict_of(biased, labels, 0.05) == "miscalibrated"
+    # 30 clusters: too few to call it calibrated, however clean
+    few = rng.random(150)
+    assert _verdict_of(few, np.repeat(np.arange(30), 5), 0.05) == (
+        "undetermined (30 clusters; 67 needed)"
+    )
+    # enough clusters, but the upper bound above 2 x alpha: undetermined
+    assert syn.verdict(0.01, 0.12, 80, 0.05) == "undetermined (80 clusters)"
+    assert syn.verdict(float("nan"), float("nan"), 0, 0.05) == "n/a"
