@@ -141,9 +141,20 @@ def word_permutation_tests_mean_difference(
     n_samples: int,
     seed: int,
     block: int = 1 << 16,
+    stratum_of: Mapping[Hashable, Hashable] | None = None,
 ) -> list[PermutationResult]:
     """Word-level permutation tests of the difference of item means, ``mean_{X items} v -
     mean_{Y items} v``, one per entry of ``alternatives``.
+
+    ``stratum_of`` (word -> its stratum, e.g. its number of word pieces under the model's
+    tokenizer): words are exchanged only within their stratum (:func:`stratified_splits`).
+    On random weights a word of two pieces is pooled from two token vectors and a word of one
+    from one: the words are not exchangeable across piece counts, and where X's words have
+    fewer pieces than Y's the plain word test rejects for the tokenizer's sake. Exchanging
+    only words of one piece count (a stratified, or restricted, randomisation: Edgington &
+    Onghena, 2007, ch. 6) needs only that words of the same count be exchangeable. A stratum
+    whose words are all on one side is fixed: where every stratum is, the design has the
+    observed split alone and p = 1 (its floor is 1: nothing to test).
 
     ``values[i]`` is item i's value (a context's association s(c, A, B)), ``words[i]`` its
     word; the words in ``x_words`` are on side X, the others on side Y. The splits move whole
@@ -169,14 +180,26 @@ def word_permutation_tests_mean_difference(
 
     observed = float(mean_diff(sums[: design.n_x].sum(), sizes[: design.n_x].sum()))
     tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
-    subsets, exact = _splits(n_words, design.n_x, exact_max, n_samples, seed)
+    if stratum_of is None:
+        subsets, exact = _splits(n_words, design.n_x, exact_max, n_samples, seed)
+        balanced = 2 * design.n_x == n_words
+    else:
+        missing = [w for w in design.words if w not in stratum_of]
+        if missing:
+            raise ValueError(f"words without a stratum: {sorted(map(str, missing))}")
+        strata = [stratum_of[w] for w in design.words]
+        subsets, exact = stratified_splits(
+            strata, design.n_x, exact_max=exact_max, n_samples=n_samples, seed=seed
+        )
+        # each split's mirror is a split where every stratum has as many X words as Y words
+        balanced = all(2 * k == len(g) for g, k in _strata(strata, design.n_x))
     hits = [0] * len(alternatives)
     for i in range(0, len(subsets), block):
         rows = subsets[i : i + block]
         stats = mean_diff(_subset_sums(sums, rows), _subset_sums(sizes, rows))
         for j, alternative in enumerate(alternatives):
             hits[j] += _hits(stats, observed, tol, alternative)
-    return _results(hits, len(subsets), exact, alternatives, 2 * design.n_x == n_words)
+    return _results(hits, len(subsets), exact, alternatives, balanced)
 
 
 def _strata(strata: Sequence[Hashable], n_x: int) -> list[tuple[np.ndarray, int]]:
@@ -220,57 +243,6 @@ def stratified_splits(
         if k
     ]
     return np.sort(np.concatenate(columns, axis=1), axis=1).astype(np.int32), False
-
-
-def stratified_word_tests_mean_difference(
-    values: np.ndarray,
-    words: Sequence[Hashable],
-    x_words: Collection[Hashable],
-    stratum_of: Mapping[Hashable, Hashable],
-    alternatives: Sequence[str] = ("greater",),
-    *,
-    exact_max: int,
-    n_samples: int,
-    seed: int,
-) -> list[PermutationResult]:
-    """:func:`word_permutation_tests_mean_difference` with the words exchanged only within
-    strata (``stratum_of``: word -> its stratum, e.g. its number of word pieces under the
-    model's tokenizer).
-
-    On random weights a word of two pieces is pooled from two token vectors and a word of one
-    from one: the words are not exchangeable across piece counts, and where X's words have
-    fewer pieces than Y's the plain word test rejects for the tokenizer's sake. Exchanging
-    only words of one piece count (a stratified, or restricted, randomisation: Edgington &
-    Onghena, 2007, ch. 6) needs only that words of the same count be exchangeable. A stratum
-    whose words are all on one side is fixed: where every stratum is, the design has the
-    observed split alone and p = 1 (its floor is 1: nothing to test)."""
-    _check(alternatives)
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 1 or len(values) != len(words):
-        raise ValueError(f"one value per item: {values.shape} values, {len(words)} words")
-    design = word_design(words, x_words)
-    missing = [w for w in design.words if w not in stratum_of]
-    if missing:
-        raise ValueError(f"words without a stratum: {sorted(map(str, missing))}")
-    n_words = len(design.words)
-    sums = np.bincount(design.word_of, weights=values, minlength=n_words)
-    sizes = design.sizes.astype(np.float64)
-    total, n_items = values.sum(), float(len(values))
-
-    def mean_diff(sum_x, n_x_items):
-        return sum_x / n_x_items - (total - sum_x) / (n_items - n_x_items)
-
-    observed = float(mean_diff(sums[: design.n_x].sum(), sizes[: design.n_x].sum()))
-    tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
-    strata = [stratum_of[w] for w in design.words]
-    subsets, exact = stratified_splits(
-        strata, design.n_x, exact_max=exact_max, n_samples=n_samples, seed=seed
-    )
-    stats = mean_diff(_subset_sums(sums, subsets), _subset_sums(sizes, subsets))
-    hits = [_hits(stats, observed, tol, a) for a in alternatives]
-    # each split's mirror is a split only where every stratum has as many X words as Y words
-    balanced = all(2 * k == len(g) for g, k in _strata(strata, design.n_x))
-    return _results(hits, len(subsets), exact, alternatives, balanced)
 
 
 def word_permutation_tests(

@@ -7,13 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from biasbench.inference import (
-    stratified_splits,
-    stratified_word_tests_mean_difference,
-    word_permutation_tests_mean_difference,
-)
+from biasbench.inference import stratified_splits, word_permutation_tests_mean_difference
 
 ALL = ("greater", "less", "two-sided")
+
+
+def stratified(values, words, x_words, stratum_of, alternatives=("greater",), **kw):
+    return word_permutation_tests_mean_difference(
+        values, words, x_words, alternatives, stratum_of=stratum_of, **kw
+    )
+
+
 KW = {"exact_max": 10_000, "n_samples": 1000, "seed": 0}
 
 
@@ -26,7 +30,7 @@ def test_hand_computed_stratified_p():
     values = [3.0, 5, 1, 4, 2]
     words = ["x1", "x2", "y1", "y2", "y3"]
     pieces = {"x1": 1, "y1": 1, "x2": 2, "y2": 2, "y3": 2}
-    res = stratified_word_tests_mean_difference(values, words, {"x1", "x2"}, pieces, ALL, **KW)
+    res = stratified(values, words, {"x1", "x2"}, pieces, ALL, **KW)
     assert [r.p_value for r in res] == pytest.approx([1 / 6, 1, 2 / 6])
     assert all(r.exact and r.n_partitions == 6 for r in res)
     # the 2-piece stratum has 1 X word of 3: no split's mirror is a split, floor 1/6 both ways
@@ -40,9 +44,7 @@ def test_contexts_move_with_their_word_and_one_stratum_is_the_plain_test():
     values = rng.normal(size=12)
     words = [f"w{i // 2}" for i in range(12)]  # six words of two contexts
     x = {"w0", "w1", "w2"}
-    one = stratified_word_tests_mean_difference(
-        values, words, x, dict.fromkeys(set(words), 1), ALL, **KW
-    )
+    one = stratified(values, words, x, dict.fromkeys(set(words), 1), ALL, **KW)
     plain = word_permutation_tests_mean_difference(values, words, x, ALL, **KW)
     assert [r.p_value for r in one] == [r.p_value for r in plain]
     assert [r.floor for r in one] == [r.floor for r in plain]
@@ -52,14 +54,10 @@ def test_a_design_with_nothing_to_exchange_has_p_and_floor_one():
     """X words all of one piece, Y words all of two: every stratum one-sided, one split."""
     words = ["x1", "x2", "y1", "y2"]
     pieces = {"x1": 1, "x2": 1, "y1": 2, "y2": 2}
-    (res,) = stratified_word_tests_mean_difference(
-        [0.0, 1, 2, 3], words, {"x1", "x2"}, pieces, **KW
-    )
+    (res,) = stratified([0.0, 1, 2, 3], words, {"x1", "x2"}, pieces, **KW)
     assert (res.p_value, res.floor, res.n_partitions) == (1.0, 1.0, 1)
     with pytest.raises(ValueError, match="words without a stratum: \\['y2'\\]"):
-        stratified_word_tests_mean_difference(
-            [0.0, 1, 2, 3], words, {"x1", "x2"}, {"x1": 1, "x2": 1, "y1": 2}, **KW
-        )
+        stratified([0.0, 1, 2, 3], words, {"x1", "x2"}, {"x1": 1, "x2": 1, "y1": 2}, **KW)
 
 
 def test_sampled_splits_keep_each_stratum_s_count_and_are_seeded():
@@ -92,14 +90,12 @@ def test_the_stratified_test_holds_alpha_where_a_piece_confound_breaks_the_plain
         word_effect = {w: 3 * p + rng.normal() for w, p in pieces.items()}
         values = np.array([word_effect[w] + 0.3 * rng.normal() for w in words])
         kw = {"exact_max": 1000, "n_samples": 999, "seed": run}
-        (stratified,) = stratified_word_tests_mean_difference(
-            values, words, x_words, pieces, ("two-sided",), **kw
-        )
+        (within,) = stratified(values, words, x_words, pieces, ("two-sided",), **kw)
         (plain,) = word_permutation_tests_mean_difference(
             values, words, x_words, ("two-sided",), **kw
         )
-        assert stratified.exact and stratified.n_partitions == 8 * 8
-        stratified_rejects += stratified.p_value < 0.05
+        assert within.exact and within.n_partitions == 8 * 8
+        stratified_rejects += within.p_value < 0.05
         plain_rejects += plain.p_value < 0.05
     assert stratified_rejects / runs <= 0.08
     assert plain_rejects / runs >= 0.3
