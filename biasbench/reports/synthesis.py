@@ -761,6 +761,7 @@ def figure_calibration(inputs, settings):
                     va="center",
                     color="tab:red" if verdicts.iloc[i] == "miscalibrated" else "black",
                     transform=ax.get_yaxis_transform(),
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3, "alpha": 0.8},
                 )
         ax.axvline(alpha, color="tab:red", lw=1, ls=":", label=f"nominal alpha {alpha:g}")
         _sqrt_axis(ax)
