@@ -30,7 +30,7 @@ configfile: "config.yaml"
 
 
 validate_config(config, f"{workflow.basedir}/config/schema.yaml")
-#: what the configuration asks for (biasbench/plan.py); the rules read their jobs from it
+#: what the configuration asks for (biasbench/plan/); the rules read their jobs from it
 PLAN = make_plan(config, workflow.basedir)
 
 

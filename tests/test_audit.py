@@ -379,3 +379,36 @@ def test_a_card_says_why_a_method_that_ran_has_no_primary_score():
         "not planned for it by the configuration" in line
         and "AUL" not in line.split("not planned")[1]
     )
+
+
+def test_a_card_prints_a_p_value_at_its_floor_as_a_bound_never_zero():
+    """An enumerated test at its floor (1/6 of 6 splits), a sampled one at 1/(1 + 1999), a
+    z-test whose p underflowed to 0, an ordinary p and a missing one."""
+    from biasbench.reports.model_cards import p_text
+
+    assert p_text(1 / 6, 1 / 6) == "<= 1/6"
+    assert p_text(1 / 2000, 1 / 2000) == "<= 1/2000"
+    assert p_text(0.0, 0.0) == "< 2.2e-308"
+    assert p_text(0.0123, 1 / 2000) == "0.0123"
+    assert p_text(float("nan"), 0.5) == ""
+    assert p_text(0.2, float("nan")) == "0.2"
+
+
+def test_a_card_marks_the_p_values_its_own_null_copies_did_not_test():
+    """The copies ran s-SEAT on C6 only: its C6 row is checked, C9 and another method's C6
+    are not; without copies nothing is."""
+    import pandas as pd
+
+    from biasbench.reports.model_cards import null_checked
+
+    rows = pd.DataFrame({"method": ["s-SEAT", "s-SEAT", "LPBS"], "test": ["C6", "C9", "C6"]})
+    null_rows = pd.DataFrame(
+        {
+            "method": ["s-SEAT", "s-SEAT"],
+            "test": ["C6", "C9"],
+            "p_value": [0.2, float("nan")],  # C9: no p-value on the copies
+            "p_word": [0.3, float("nan")],
+        }
+    )
+    assert null_checked(rows, null_rows).tolist() == [True, False, False]
+    assert null_checked(rows, None).tolist() == [False, False, False]

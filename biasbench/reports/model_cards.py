@@ -8,6 +8,7 @@ about the model (:class:`ModelFacts`) come from its configuration and weights.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import pandas as pd
@@ -74,6 +75,20 @@ def _number(value: float) -> str:
     return (
         "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3g}"
     )
+
+
+def p_text(p: float, floor: float) -> str:
+    """A p-value as a card prints it: at its design's floor ``<= 1/N`` (no smaller p could
+    come out, so the number alone overstates what was found: 1/N of N partitions, 1/(1 + n)
+    of n sampled ones), a z-test's p below float's range ``< 2.2e-308``, never 0."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return ""
+    floor = float(floor) if floor is not None and not pd.isna(floor) else 0.0
+    if floor > 0 and p <= floor * (1 + 1e-9):
+        return f"<= 1/{round(1 / floor)}"
+    if p == 0:
+        return f"< {sys.float_info.min:.2g}"
+    return f"{p:.3g}"
 
 
 def why_not(family: str, facts: ModelFacts) -> str:
@@ -282,18 +297,40 @@ def comparison_lines(
     return lines
 
 
-def _score_table(rows: pd.DataFrame, zoo: pd.Series) -> list[str]:
+#: after a p-value the model's own null copies did not test (their method and test)
+UNCHECKED = "†"
+
+
+def null_checked(rows: pd.DataFrame, null_rows: pd.DataFrame | None) -> pd.Series:
+    """Per row: its method and test have a p-value on the model's own null copies, so the
+    card can say how often that test rejects on random weights of this architecture."""
+    if null_rows is None or null_rows.empty:
+        return pd.Series(False, index=rows.index)
+    tested = null_rows[null_rows["p_value"].notna() | null_rows["p_word"].notna()]
+    pairs = set(zip(tested["method"], tested["test"], strict=True))
+    return pd.Series(
+        [(m, t) in pairs for m, t in zip(rows["method"], rows["test"], strict=True)],
+        index=rows.index,
+    )
+
+
+def _score_table(rows: pd.DataFrame, zoo: pd.Series, checked: pd.Series) -> list[str]:
     lines = [
         "| method | source | test | descriptor | effect | p | p (word) | zoo: median [min, max] "
         "(models) | note |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for (_, row), scale in zip(rows.iterrows(), zoo, strict=True):
+    for (_, row), scale, ok in zip(rows.iterrows(), zoo, checked, strict=True):
         effect = _number(row.effect_size) or "n/a"
         note = str(row.note if isinstance(row.note, str) else "").replace("|", "/")
+        mark = "" if ok else f" {UNCHECKED}"
+        p, p_word = (
+            p_text(row.p_value, row.get("p_floor")),
+            p_text(row.p_word, row.get("p_word_floor")),
+        )
         lines.append(
             f"| {row.method} | {row.source} | {row.test} | {row.descriptor} | {effect} | "
-            f"{_number(row.p_value)} | {_number(row.p_word)} | {scale} | {note} |"
+            f"{p + mark if p else ''} | {p_word + mark if p_word else ''} | {scale} | {note} |"
         )
     return lines
 
@@ -368,9 +405,13 @@ def model_card(
         "Each method's primary encoding and variant (what the paper tables show): the effect "
         "size, the paper's p-value and the word-level p-value (the stimulus word as the "
         "exchangeable unit; blank where the method has none), and the zoo's other real models "
-        "in the same cell (the comparison's; blank: none, or no comparison). Every other "
+        "in the same cell (the comparison's; blank: none, or no comparison). A p-value at "
+        "its design's floor reads <= 1/N (no smaller p could come out); "
+        f"{UNCHECKED}: its test was not run on this model's own null copies, so how often it "
+        "rejects on random weights of this architecture is not known here. Every other "
         "encoding and variant is in the run's collected scores.",
     ]
+    checked = null_checked(mine, null_rows)
     zoo = (
         zoo_scale(mine, comparison.cells, facts.name)
         if comparison is not None
@@ -379,5 +420,5 @@ def model_card(
     for family in FAMILIES:
         part = mine["family"] == family
         if part.any():
-            lines += ["", f"### {family}", "", *_score_table(mine[part], zoo[part])]
+            lines += ["", f"### {family}", "", *_score_table(mine[part], zoo[part], checked[part])]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,72 @@
+"""The data sets' plan (CrowS-Pairs, StereoSet, BEC-Pro, WinoBias, DisCo, ...): which model
+runs which data set and the files of each role (rules/datasets.smk)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from biasbench.errors import InputError
+from biasbench.models.specs import ModelSpec, check_known_model
+from biasbench.plan.inputs import resolve_files
+
+
+class DatasetPlan:
+    """The data sets' files (a part of :class:`biasbench.plan.Plan`)."""
+
+    def dataset_score_files(self) -> list[str]:
+        return [f"results/datasets/{m}/{d}.tsv" for m, d in self.dataset_jobs]
+
+    def dataset_roles(self, model: str, dataset: str) -> dict[str, list[str]]:
+        """The files by role of a data set a model runs; a target the configuration does not
+        plan (typed by hand) is an error naming the field, before any job."""
+        if (model, dataset) not in self.dataset_jobs:
+            check_known_model(model, self.specs)
+            planned = [d for m, d in self.dataset_jobs if m == model]
+            raise InputError(
+                f"config.yaml: model {model!r} runs no data set {dataset!r} "
+                f"(datasets.models.{model}; planned there: {', '.join(planned) or 'none'})"
+            )
+        return self.dataset_files[dataset]
+
+
+def dataset_jobs(
+    config: dict[str, Any], specs: dict[str, ModelSpec], root: Path, extra: list[str] = ()
+):
+    """((model, data set) jobs, data set -> role -> files), checked against the registry;
+    ``extra``: data sets whose files are needed besides those of the jobs (the null-model
+    calibration's)."""
+    from biasbench.data.datasets import DATASETS
+    from biasbench.data.external import load_manifest
+
+    section = config["datasets"]
+    if not section:
+        return (), DatasetFiles()
+    jobs = []
+    for model, wanted in section["models"].items():
+        if model not in specs or specs[model].kind != "transformer":
+            raise InputError(f"config: datasets.models names {model!r}, not a transformer")
+        jobs += [(model, d) for d in (DATASETS if wanted == "all" else wanted)]
+    manifest = load_manifest(root / "resources" / "external.yaml")
+    files = DatasetFiles()
+    for dataset in dict.fromkeys([*(d for _m, d in jobs), *extra]):
+        given = section["files"].get(dataset, {})
+        missing = [r for r in DATASETS[dataset].roles if r not in given]
+        if missing:
+            raise InputError(f"config: datasets.files.{dataset} needs the roles {missing}")
+        files[dataset] = {
+            role: resolve_files([given[role]], f"datasets.files.{dataset}.{role}", manifest)
+            for role in DATASETS[dataset].roles
+        }
+    return tuple(jobs), files
+
+
+class DatasetFiles(dict):
+    """Data set -> role -> files, of the data sets some model runs; another data set (a target
+    typed by hand) is an error naming the field, not a KeyError."""
+
+    def __missing__(self, dataset: str):
+        raise InputError(
+            f"config.yaml: no model runs the data set {dataset!r} (datasets.models; planned: "
+            f"{', '.join(self) or 'none'})"
+        )

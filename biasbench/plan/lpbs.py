@@ -1,0 +1,65 @@
+"""LPBS's plan (Kurita et al.'s measure as Delobelle et al. and Husse & Spitz run it): its
+(model, test) jobs on templates and corpora, word sets and templates (rules/lpbs.smk)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from biasbench.data.wordsets import read_yaml
+from biasbench.errors import InputError
+from biasbench.models.specs import ModelSpec
+
+
+class LpbsPlan:
+    """LPBS's files (a part of :class:`biasbench.plan.Plan`)."""
+
+    def pairs_file(self, model: str, corpus: str) -> str:
+        """The LPBS contexts of a corpus under the model's case policy."""
+        return f"results/corpus/{corpus}/{self.specs[model].case}/pairs.tsv"
+
+    def lpbs_files(self) -> list[str]:
+        """Score rows of LPBS: templates and, per corpus, probability-based CEAT."""
+        return [
+            f"results/lpbs/{m}/{s}/{t}.tsv"
+            for m, t in self.lpbs_jobs
+            for s in ["templates", *(self.lpbs_corpora if m in self.lpbs_corpus_models else [])]
+        ]
+
+    def lpbs_wordset_files(self) -> list[str]:
+        tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
+        return [f"results/wordsets/{t}/{d}.json" for t in tests for d in self.lpbs_descriptors(t)]
+
+    def lpbs_descriptors(self, test: str) -> list[str]:
+        """Target descriptors a test runs LPBS on (those its ``lpbs.templates`` names)."""
+        return list(self._lpbs_section(test)["templates"])
+
+    def lpbs_has_adjectives(self, test: str) -> bool:
+        """Whether a test's LPBS attributes have adjective forms (the ``+adjective`` rows)."""
+        return "adjectives" in self._lpbs_section(test)
+
+    def _lpbs_section(self, test: str) -> dict:
+        return read_yaml(self.root / "resources" / "wordsets" / f"{test}.yaml")["lpbs"]
+
+
+def lpbs_jobs(
+    config: dict[str, Any], specs: dict[str, ModelSpec], root: Path
+) -> tuple[tuple[str, str], ...]:
+    lpbs = config["lpbs"]
+    if not lpbs:
+        return ()
+    for model in lpbs["models"]:
+        if model not in specs or specs[model].kind != "transformer":
+            raise InputError(
+                f"config: lpbs.models names {model!r}, not a transformer under 'models'"
+            )
+    for test in lpbs["tests"]:
+        path = root / "resources" / "wordsets" / f"{test}.yaml"
+        if test not in config["tests"] or "lpbs" not in read_yaml(path):
+            raise InputError(
+                f"config: lpbs.tests names {test!r}: not in 'tests' or {path} has no 'lpbs' section"
+            )
+    template_file = root / "resources" / "templates" / f"{lpbs['templates']}.yaml"
+    if not template_file.is_file():
+        raise InputError(f"config: lpbs.templates {lpbs['templates']!r}: no file {template_file}")
+    return tuple((m, t) for m in lpbs["models"] for t in lpbs["tests"])

@@ -1,0 +1,154 @@
+"""The null-model control's plan (``null_calibration``): each base model's seeded copies, the
+tests, LPBS tests and data sets they score, and the word pieces of their stimuli under each
+base tokenizer (rules/null_calibration.smk, rules/tokenization.smk)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from biasbench.errors import InputError
+from biasbench.models.specs import ModelSpec, check_known_model
+from biasbench.plan.inputs import model_jobs
+
+
+class NullPlan:
+    """The null-model control's files and inputs (a part of :class:`biasbench.plan.Plan`)."""
+
+    def null_files(self) -> list[str]:
+        """The score rows of the null-model calibration, one file per base model."""
+        from biasbench.models.null import null_file
+
+        return [null_file(m) for m in self.null_seeds]
+
+    def null_copies(self) -> list[str]:
+        """The model names of every null copy the calibration scores."""
+        from biasbench.models.null import copy_names
+
+        return [n for m, seeds in self.null_seeds.items() for n in copy_names(m, seeds)]
+
+    def null_base(self, model: str) -> int:
+        """The copies of a base model of the null-model calibration; another model is an
+        error naming the field."""
+        if model not in self.null_seeds:
+            check_known_model(model, self.specs)
+            raise InputError(
+                f"config.yaml: the null-model calibration has no model {model!r} "
+                f"(null_calibration.models; planned: {', '.join(self.null_seeds) or 'none'})"
+            )
+        return self.null_seeds[model]
+
+    def null_source(self, model: str) -> str:
+        """Where a base model's copies read the tests: words alone (static), templates."""
+        self.null_base(model)
+        return "words" if self.specs[model].kind == "static" else "templates"
+
+    def null_test_files(self, model: str) -> dict[str, dict[str, list[str]]]:
+        """Test -> descriptor -> [contexts file, word-set file] of a base model's copies."""
+        source = self.null_source(model)
+        out: dict[str, dict[str, list[str]]] = {}
+        for test, descriptor in self.null_tests[model]:
+            out.setdefault(test, {})[descriptor] = [
+                self.contexts_file(model, source, test, descriptor),
+                f"results/wordsets/{test}/{descriptor}.json",
+            ]
+        return out
+
+    def null_lpbs_of(self, model: str) -> dict[str, list[str]]:
+        """Test -> the LPBS word-set files of a base model's copies (a transformer's)."""
+        self.null_base(model)
+        return {
+            t: [f"results/wordsets/{t}/{d}.json" for d in self.lpbs_descriptors(t)]
+            for t in self.null_lpbs[model]
+        }
+
+    def null_bases(self) -> dict[str, str]:
+        """Each null model (a ``random:`` model, a calibration copy) -> the model whose
+        architecture and tokenizer it has (the base)."""
+        from biasbench.models.null import copy_names
+
+        bases = {n: s.location for n, s in self.specs.items() if s.scheme == "random"}
+        for base, seeds in self.null_seeds.items():
+            bases |= dict.fromkeys(copy_names(base, seeds), base)
+        return bases
+
+    def tokenization_bases(self) -> list[str]:
+        """The transformers whose tokenizer null models encode with: the bases of the
+        ``random:`` models and the calibration's transformer models, in config order."""
+        bases = set(self.null_bases().values())
+        return [m for m in self.specs if m in bases and self.specs[m].kind == "transformer"]
+
+    def tokenization_files(self) -> list[str]:
+        """The piece counts of the null models' stimuli, one file per base transformer."""
+        from biasbench.models.word_pieces import tokenization_file
+
+        return [tokenization_file(m) for m in self.tokenization_bases()]
+
+    def tokenization_tests(self, model: str) -> dict[str, dict[str, str]]:
+        """Test -> descriptor -> template contexts file of every (test, descriptor) a base
+        transformer's null models encode (its calibration copies' and its ``random:`` models'
+        jobs); another model is an error naming why."""
+        if model not in self.tokenization_bases():
+            check_known_model(model, self.specs)
+            raise InputError(
+                f"config.yaml: no null model has the tokenizer of {model!r} (models.*.source "
+                f"random:<model>, null_calibration.models; with one: "
+                f"{', '.join(self.tokenization_bases()) or 'none'})"
+            )
+        pairs = list(self.null_tests.get(model, ()))
+        randoms = {n for n, s in self.specs.items() if s.scheme == "random" and s.location == model}
+        pairs += [(j.test, j.descriptor) for j in self.jobs if j.model in randoms]
+        out: dict[str, dict[str, str]] = {}
+        for test, descriptor in dict.fromkeys(pairs):
+            out.setdefault(test, {})[descriptor] = self.contexts_file(
+                model, "templates", test, descriptor
+            )
+        return out
+
+    def null_datasets_of(self, model: str) -> dict[str, dict]:
+        """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
+        self.null_base(model)
+        return {
+            d: {"limit": limit, "files": self.dataset_files[d]}
+            for d, limit in self.null_datasets[model].items()
+        }
+
+
+def null_calibration(
+    config: dict[str, Any], specs: dict[str, ModelSpec], available: dict[str, list[str]]
+) -> dict[str, dict[str, Any]]:
+    """The null-model calibration per base model: its seeds, (test, descriptor) pairs, LPBS
+    tests and data sets with their limits (a model's own entries, else the section's),
+    checked; {} when the section is null."""
+    from biasbench.data.datasets import DATASETS
+
+    section = config.get("null_calibration")
+    if not section:
+        return {}
+    lpbs_tests = (config["lpbs"] or {}).get("tests", ())
+    out: dict[str, dict[str, Any]] = {k: {} for k in ("seeds", "tests", "lpbs_tests", "datasets")}
+    for model, entry in section["models"].items():
+        field = f"config: null_calibration.models.{model}"
+        spec = specs.get(model)
+        if spec is None or spec.kind not in ("static", "transformer") or spec.scheme == "random":
+            raise InputError(
+                f"{field}: not a configured static or transformer model with its own weights"
+            )
+        own = entry if isinstance(entry, dict) else {"seeds": entry}
+        chosen = {k: own.get(k, section[k]) for k in ("tests", "lpbs_tests", "datasets")}
+        where = {k: f"null_calibration{'.models.' + model if k in own else ''}.{k}" for k in chosen}
+        out["seeds"][model] = own["seeds"]
+        out["tests"][model] = tuple(model_jobs("", chosen["tests"], available, where["tests"]))
+        for test in chosen["lpbs_tests"]:
+            if test not in lpbs_tests:
+                raise InputError(f"config: {where['lpbs_tests']} names {test!r}, not in lpbs.tests")
+        if chosen["datasets"] and not config["datasets"]:
+            raise InputError(f"config: {where['datasets']} needs the datasets section (its files)")
+        for dataset, limit in chosen["datasets"].items():
+            if limit is not None and not DATASETS[dataset].sampled:
+                raise InputError(
+                    f"config: {where['datasets']}.{dataset}: this data set is not sampled (null)"
+                )
+        static = spec.kind == "static"  # reads no LPBS templates, runs no data set
+        out["lpbs_tests"][model] = () if static else tuple(chosen["lpbs_tests"])
+        out["datasets"][model] = {} if static else dict(chosen["datasets"])
+    return out

@@ -1,0 +1,133 @@
+"""The studies' plan: the ground-truth study (Schröder et al.'s section 5) and the data sets
+its models run, Delobelle et al.'s template study, Bommasani & Liang's DivDist
+(rules/groundtruth.smk, rules/template_study.smk, rules/divdist.smk)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from biasbench.errors import InputError
+from biasbench.models.specs import ModelSpec
+
+DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
+#: what rule injected_methods writes per mean of the ground-truth study
+INJECTED_METHOD_FILES = (".methods.tsv", ".robustness.tsv")
+
+
+class StudyPlan:
+    """The studies' files (a part of :class:`biasbench.plan.Plan`)."""
+
+    @property
+    def injected_datasets(self) -> list[str]:
+        """The data sets the ground-truth models run: those of the masked LM they come from."""
+        return [d for m, d in self.dataset_jobs if m == self.groundtruth_model]
+
+    @property
+    def injected_methods(self) -> list[str]:
+        """Every method's scores on the ground-truth study's models and their spread over
+        halves of the words and templates, two files per mean."""
+        return [f.replace(".json", s) for f in self.groundtruth for s in INJECTED_METHOD_FILES]
+
+    def groundtruth_model_file(self) -> str:
+        """The masked LM the ground-truth study fine-tunes; none when it is not configured."""
+        if self.groundtruth_model is None:
+            raise InputError(
+                "config.yaml: the ground-truth study is not planned (groundtruth is null): its "
+                "files under results/studies/groundtruth/ are no target"
+            )
+        return f"results/models/{self.groundtruth_model}/biasbench_model.json"
+
+    def groundtruth_mean(self, mu: str) -> float:
+        """A mean of the ground-truth study (the ``mu`` of its file names) the configuration
+        plans; another is an error naming the field."""
+        self.groundtruth_model_file()
+        if f"results/studies/groundtruth/mu{mu}.json" not in self.groundtruth:
+            planned = [f.rpartition("/mu")[2].removesuffix(".json") for f in self.groundtruth]
+            raise InputError(
+                f"config.yaml: the ground-truth study has no mean mu{mu} (groundtruth.mu; "
+                f"planned: {', '.join(f'mu{m}' for m in planned)})"
+            )
+        return float(mu)
+
+    def injected_mean(self, mu: str) -> float:
+        """A mean whose study models run the data sets (their masked LM runs some itself)."""
+        self.groundtruth_mean(mu)
+        if not self.injected_scores:
+            model = self.groundtruth_model
+            raise InputError(
+                f"config.yaml: the ground-truth study's models run no data set: its masked LM "
+                f"{model!r} runs none (datasets.models.{model})"
+            )
+        return float(mu)
+
+    def study_score_files(self) -> list[str]:
+        """Score rows that a study writes (DivDist per source of association)."""
+        return [f for f in self.divdist if f.endswith("/scores.tsv")]
+
+
+def groundtruth_file(mu: float) -> str:
+    return f"results/studies/groundtruth/mu{mu:.2f}.json"
+
+
+def groundtruth_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:
+    study = config["groundtruth"]
+    if not study:
+        return ()
+    model = study["model"]
+    if model not in specs or specs[model].kind != "transformer":
+        raise InputError(f"config: groundtruth.model {model!r} is not a transformer under 'models'")
+    return tuple(groundtruth_file(mu) for mu in dict.fromkeys(study["mu"]))
+
+
+def injected_files(config: dict[str, Any]) -> tuple[str, ...]:
+    """The data-set scores of the ground-truth models and their spread over halves of the
+    items, two files per mean: when the study and the data sets run, and the study's masked
+    LM runs some data set itself."""
+    study, section = config["groundtruth"], config["datasets"]
+    if not study or not section or study["model"] not in section["models"]:
+        return ()
+    return tuple(
+        groundtruth_file(mu).replace(".json", suffix)
+        for mu in dict.fromkeys(study["mu"])
+        for suffix in (".datasets.tsv", ".datasets.robustness.tsv")
+    )
+
+
+def template_study_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:
+    study = config["delobelle"]
+    if not study:
+        return ()
+    files = []
+    for field, name in (("sensitivity_models", "sensitivity"), ("kl_models", "kl")):
+        for model in study[field]:
+            if model not in specs or specs[model].kind != "transformer":
+                raise InputError(f"config: delobelle.{field} names {model!r}, not a transformer")
+            files.append(f"results/studies/templates/{model}/{name}.tsv")
+    return tuple(files)
+
+
+def divdist_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:
+    study = config["bommasani"]
+    if not study:
+        return ()
+    for corpus in study["corpora"]:
+        cfg = config["corpora"].get(corpus)
+        if cfg is None or "pool" in cfg:
+            raise InputError(f"config: bommasani.corpora names {corpus!r}, not a corpus")
+    for field, kinds in (
+        ("static_models", ("static",)),
+        ("contextual_models", ("transformer",)),
+    ):
+        for model in study[field]:
+            if model not in specs or specs[model].kind not in kinds:
+                raise InputError(
+                    f"config: bommasani.{field} names {model!r}, not a {kinds[0]} model"
+                )
+    generation = study["generation"]
+    if generation and (
+        generation["model"] not in specs or specs[generation["model"]].kind != "transformer"
+    ):
+        raise InputError(
+            f"config: bommasani.generation.model {generation['model']!r} is not a transformer"
+        )
+    return tuple(f"results/studies/divdist/{name}" for name in DIVDIST_OUTPUTS)
