@@ -35,6 +35,8 @@ of 50 words cost two gathers of (10,000, 25) numbers, whatever the contexts and 
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -225,9 +227,6 @@ def stratified_splits(
     ``prod_s C(n_s, k_s)`` of them when there are at most ``max(exact_max, n_samples)``, else
     ``n_samples`` seeded ones (each stratum's X words drawn uniformly, independently); a
     stratum of one side only is fixed."""
-    import itertools
-    import math
-
     groups = _strata(strata, n_x)
     count = math.prod(math.comb(len(g), k) for g, k in groups)
     if count <= max(exact_max, n_samples):

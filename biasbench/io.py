@@ -79,14 +79,19 @@ def read_sealed(path: str | os.PathLike) -> str:
             f"{path}: no checksum line at its end: it was cut short, or not written by the "
             f"workflow; {_fix(path)}"
         )
-    expected = last[len(SEAL) : -1].decode("ascii", "replace")
+    _check_digest(path, body, last[len(SEAL) : -1].decode("ascii", "replace"))
+    return body.decode("utf-8")
+
+
+def _check_digest(path: str | os.PathLike, body: bytes, expected: str, where: str = "") -> None:
+    """``body``'s sha256 is the ``expected`` one written with it (``where``: in which file,
+    when not in ``path`` itself), or an error naming the file and what to do."""
     found = hashlib.sha256(body).hexdigest()
     if expected != found:
         raise InputError(
-            f"{path}: contents do not match the checksum written with them (expected sha256 "
-            f"{expected}, found {found}): the file was damaged or edited; {_fix(path)}"
+            f"{path}: contents do not match the checksum written with them{where} (expected "
+            f"sha256 {expected}, found {found}): the file was damaged or edited; {_fix(path)}"
         )
-    return body.decode("utf-8")
 
 
 def write_json(path: str | os.PathLike, doc: Any, **options: Any) -> None:
@@ -130,13 +135,7 @@ def read_table_csv(path: str | os.PathLike, **options: Any) -> pd.DataFrame:
             f"an older version; {_fix(path)}"
         )
     expected = sidecar.read_bytes().partition(b" ")[0].decode("ascii", "replace").strip()
-    found = hashlib.sha256(data).hexdigest()
-    if expected != found:
-        raise InputError(
-            f"{path}: contents do not match the checksum written with them in {sidecar} "
-            f"(expected sha256 {expected}, found {found}): the file was damaged or edited; "
-            f"{_fix(path)}"
-        )
+    _check_digest(path, data, expected, f" in {sidecar}")
     return pd.read_csv(io.BytesIO(data), **options)
 
 
@@ -323,8 +322,8 @@ def read_rows(path: str | os.PathLike) -> pd.DataFrame:
     frame = read_tsv(path)
     if list(frame.columns) != COLUMNS:
         odd = sorted(set(frame.columns) ^ set(COLUMNS)) or "their order"
-        raise ValueError(
-            f"{path}: the columns of a score table differ from the row schema's ({odd}); "
-            "it was written by another version or damaged: delete it and rerun"
+        raise InputError(
+            f"{path}: the columns of a score table differ from the row schema's ({odd}): "
+            f"written by another version, or damaged; {_fix(path)}"
         )
     return frame

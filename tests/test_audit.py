@@ -296,7 +296,7 @@ def test_a_card_counts_its_own_null_copies_significant_cells():
             "p_word": 0.5,
         }
     )
-    lines = own_null_lines(rows, ["m-null-s0", "m-null-s1"], 0.01)
+    lines = own_null_lines(rows, "m", ["m-null-s0", "m-null-s1"], 0.01)
     low, high = clopper_pearson(0.5, 2)
     _, empty = clopper_pearson(0, 2)
     undetermined = "undetermined (2 clusters; 340 needed)"

@@ -90,9 +90,10 @@ def test_agreement_by_hand():
 
 def test_null_share_ground_truth_and_model_cells():
     cells = syn.primary_cells(_rows(), {"CEAT": "natural"})
-    share = syn.significant_share(cells, ["m1-null"], alpha=0.05).set_index("method")
-    assert share.loc["s-SEAT", "significant_null"] == pytest.approx(3 / 5)
-    assert share.loc["CEAT", "significant_real"] == 1 and share.loc["CEAT", "cells_real"] == 5
+    share = syn.calibration(cells, ["m1-null"], {}, (0.05,))
+    share = share[share["design"] == "paper"].set_index("method")
+    assert share.loc["s-SEAT", "null_0.05"] == pytest.approx(3 / 5)
+    assert share.loc["CEAT", "real_0.05"] == 1 and share.loc["CEAT", "cells_real"] == 5
     injected = pd.DataFrame(
         [
             score_row(

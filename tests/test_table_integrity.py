@@ -90,5 +90,5 @@ def test_a_score_table_without_the_schema_s_columns_is_refused_naming_file_and_c
     write_tsv(tmp_path / "new.tsv", frame)
     assert read_rows(tmp_path / "new.tsv")["p_floor"].tolist() == pytest.approx([1 / 6])
     write_tsv(tmp_path / "old.tsv", frame.drop(columns=["p_floor", "p_word_floor"]))
-    with pytest.raises(ValueError, match=r"old\.tsv: the columns .*'p_floor', 'p_word_floor'"):
+    with pytest.raises(InputError, match=r"old\.tsv: the columns .*'p_floor', 'p_word_floor'"):
         read_rows(tmp_path / "old.tsv")

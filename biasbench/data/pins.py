@@ -68,10 +68,10 @@ def package_key(path: str | os.PathLike) -> str | None:
         root = package_root(package)
         if root is None:
             continue
-        if Path(path).absolute().is_relative_to(root):  # named inside: must lie inside
-            inside_package(path, root, str(path))
         if resolved.is_relative_to(root):
             return f"{package}/{resolved.relative_to(root).as_posix()}"
+        if Path(path).absolute().is_relative_to(root):  # named inside, lies outside: refused
+            inside_package(path, root, str(path))
     return None
 
 

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from biasbench.data.wordsets import Resolver, read_yaml, resolve_list
+from biasbench.config import read_yaml
+from biasbench.data.wordsets import Resolver, resolve_list
 from biasbench.errors import InputError
 
 

@@ -29,7 +29,6 @@ ATTRIBUTE_KINDS = ("basic", "time")
 Resolver = Callable[[str], Path]
 
 
-#: the C loader where PyYAML has it (planning the DAG reads a hundred word-set files)
 def _walk_specs(node: Any):
     """Yield every ``{external: ...}`` pointer inside a resource document."""
     if isinstance(node, dict):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from biasbench.data.wordsets import read_yaml
+from biasbench.config import read_yaml
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
 

@@ -229,14 +229,15 @@ def validity_lines(league: pd.DataFrame, methods: list[str], alpha: float) -> li
     return lines
 
 
-def own_null_lines(null_rows: pd.DataFrame, copies: list[str], alpha: float) -> list[str]:
+def own_null_lines(
+    null_rows: pd.DataFrame, model: str, copies: list[str], alpha: float
+) -> list[str]:
     """The model's own null copies (its architecture and tokenizer, random weights): per
     method and test design the false-positive share of their primary cells that can reach
     alpha, with its cluster-aware interval, clusters and verdict (at most alpha is what a
     calibrated test gives)."""
     cells = null_rows[_primary(null_rows) & null_rows["effect_size"].notna()]
-    bases = {c: c.rpartition("-null-s")[0] or c for c in copies}
-    table = syn.calibration(cells, copies, bases, (alpha,))
+    table = syn.calibration(cells, copies, dict.fromkeys(copies, model), (alpha,))
     lines = [
         f"| method | test | null cells (cannot reach {alpha:g}) | clusters | share p < "
         f"{alpha:g} [95% CI] | verdict |",
@@ -292,7 +293,7 @@ def comparison_lines(
             f"weights ({', '.join(copies)}): a test that calls many of their cells significant "
             "reads something else than learned associations (the tokenizer, the templates).",
             "",
-            *own_null_lines(null_rows, copies, facts.alpha),
+            *own_null_lines(null_rows, facts.name, copies, facts.alpha),
         ]
     return lines
 

@@ -287,6 +287,7 @@ def calibration(
     cluster = null_clusters(cells, null_bases)
     p = {design: p_column(cells, column) for design, column in designs.items()}
     any_p = np.logical_or.reduce([v.notna().to_numpy() for v in p.values()])
+    able_to = {(c, a): can_reject(cells, c, a) for c in designs.values() for a in alphas}
     rows = []
     for method in sorted(cells.loc[any_p, "method"].unique()):
         mine = cells["method"] == method
@@ -300,7 +301,7 @@ def calibration(
                 "cells_null": int((tested & null).sum()),
             }
             for a in alphas:
-                able = can_reject(cells, column, a)
+                able = able_to[column, a]
                 on_null = tested & null & able
                 share, low, high, n_clusters = cluster_share(
                     (values[on_null] < a).to_numpy(), cluster[on_null].to_numpy(), level
@@ -318,7 +319,7 @@ def calibration(
             on_real = tested & ~null
             row["cells_real"] = int(on_real.sum())
             for a in alphas:
-                real = values[on_real & can_reject(cells, column, a)]
+                real = values[on_real & able_to[column, a]]
                 row[f"real_{a:g}"] = float(np.mean(real < a)) if len(real) else np.nan
             rows.append(row)
     per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed")
@@ -405,18 +406,16 @@ def piece_gaps(pieces: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def piece_balance(
+def piece_gap(
     cells: pd.DataFrame,
     null_bases: Mapping[str, str],
     gaps: pd.DataFrame,
     permutes: Mapping[str, str | None],
-    threshold: float = BALANCED_GAP,
-) -> pd.Series:
-    """Per cell: ``balanced`` where the words its method's tests exchange (``permutes``:
-    method -> targets | attributes | None) differ in mean word pieces by less than
-    ``threshold`` under the cell's base tokenizer (dXY or dAB of :func:`piece_gaps`),
-    ``imbalanced`` where by more; n/a for any other cell (a real model, a static model's
-    copy: no tokenizer; a method that exchanges no words)."""
+) -> np.ndarray:
+    """Per cell: how far the words its method's tests exchange (``permutes``: method ->
+    targets | attributes | None) differ in mean word pieces under the cell's base tokenizer
+    (|dXY| or |dAB| of :func:`piece_gaps`); NaN for any other cell (a real model, a static
+    model's copy: no tokenizer; a method that exchanges no words)."""
     keys = ["tokenizer", "test", "descriptor"]
     left = pd.DataFrame(
         {
@@ -436,9 +435,25 @@ def piece_balance(
     for which, column in GAP_OF.items():
         mine = words == which
         gap[mine] = pd.to_numeric(merged.loc[mine, column], errors="coerce").abs()
+    return gap
+
+
+def piece_balance(
+    cells: pd.DataFrame,
+    null_bases: Mapping[str, str],
+    gaps: pd.DataFrame,
+    permutes: Mapping[str, str | None],
+    threshold: float = BALANCED_GAP,
+) -> pd.Series:
+    """Per cell: ``balanced`` where :func:`piece_gap` is below ``threshold``, ``imbalanced``
+    where it is not, n/a where the cell has none."""
+    return _balance(piece_gap(cells, null_bases, gaps, permutes), threshold, cells.index)
+
+
+def _balance(gap: np.ndarray, threshold: float, index: pd.Index) -> pd.Series:
     out = np.where(gap < threshold, PIECE_GROUPS[0], PIECE_GROUPS[1]).astype(object)
     out[np.isnan(gap)] = "n/a"
-    return pd.Series(out, index=cells.index)
+    return pd.Series(out, index=index)
 
 
 def piece_sensitivity(
@@ -460,9 +475,10 @@ def piece_sensitivity(
     the claim leans on it."""
     alphas = list(alphas)
     null = cells[cells["model"].isin(set(null_models))]
+    gap = piece_gap(null, null_bases, gaps, permutes)
     out = []
     for threshold in thresholds:
-        balance = piece_balance(null, null_bases, gaps, permutes, threshold)
+        balance = _balance(gap, threshold, null.index)
         for group in PIECE_GROUPS:
             part = null[balance == group]
             if part.empty:
@@ -561,36 +577,6 @@ def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
     out = frame.groupby("method", sort=True)[SURVIVAL].sum().astype(int)
     out["survival_share"] = (out["surviving"] / out["word_tested"]).where(out["word_tested"] > 0)
     return out.reset_index().reindex(columns=["method", *SURVIVAL, "survival_share"])
-
-
-def significant_share(
-    cells: pd.DataFrame, null_models: Iterable[str], alpha: float, column: str = "p_value"
-):
-    """Per method: the share of its tested cells with p < alpha (``column``: the paper's
-    p-value, or p_word) on the null models (random weights) and on the real models, with the
-    counts."""
-    tested = cells.assign(_p=p_column(cells, column))
-    tested = tested[tested["_p"].notna()].copy()
-    tested["null"] = tested["model"].isin(set(null_models))
-    tested["significant"] = tested["_p"] < alpha
-    out = (
-        tested.groupby(["method", "null"])["significant"]
-        .agg(["mean", "size"])
-        .unstack("null")
-        .rename(columns={True: "null", False: "real"}, level=1)
-    )
-    out.columns = [f"{what}_{kind}" for what, kind in out.columns]
-    for col in ("mean_null", "size_null", "mean_real", "size_real"):
-        if col not in out:
-            out[col] = np.nan
-    return out.rename(
-        columns={
-            "mean_null": "significant_null",
-            "size_null": "cells_null",
-            "mean_real": "significant_real",
-            "size_real": "cells_real",
-        }
-    ).reset_index()
 
 
 def ground_truth(cells: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:

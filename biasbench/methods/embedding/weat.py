@@ -46,16 +46,25 @@ def association(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class WeatResult:
     effect_size: float
-    p_value: float
+    test: PermutationResult  # the one-sided permutation test over the set items
     n_x: int
     n_y: int
     n_a: int
     n_b: int
-    n_partitions: int
-    exact: bool
-    floor: float  # the smallest p-value the permutation design can give
     #: s(w, A, B) of the items of X then Y (what the word-level test splits by word)
     s: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def p_value(self) -> float:
+        return self.test.p_value
+
+    @property
+    def n_partitions(self) -> int:
+        return self.test.n_partitions
+
+    @property
+    def exact(self) -> bool:
+        return self.test.exact
 
 
 def weat(
@@ -83,14 +92,11 @@ def weat(
     )
     return WeatResult(
         effect_size=effect_size(s_x, s_y, ddof=ddof),
-        p_value=perm.p_value,
+        test=perm,
         n_x=len(x),
         n_y=len(y),
         n_a=len(a),
         n_b=len(b),
-        n_partitions=perm.n_partitions,
-        exact=perm.exact,
-        floor=perm.floor,
         s=s,
     )
 
@@ -106,13 +112,12 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         ddof=settings.ddof,
     )
     groups = inputs.groups
-    paper = PermutationResult(res.p_value, res.n_partitions, res.exact, res.floor)
-    word = word_p(res.s, groups["X"], groups["Y"], settings, seed, "greater", paper)
+    word = word_p(res.s, groups["X"], groups["Y"], settings, seed, "greater", res.test)
     return Score(
         res.effect_size,
         res.p_value,
         p_word=word.p_value,
-        p_floor=res.floor,
+        p_floor=res.test.floor,
         p_word_floor=word.floor,
         n_partitions=res.n_partitions,
         exact=res.exact,

@@ -32,7 +32,12 @@ from scipy.special import logsumexp
 
 from biasbench.methods.contract import Method, Settings, TemplateLogProbs
 from biasbench.rows import Score
-from biasbench.stats import effect_size, few_words_note, permutation_test_mean_difference
+from biasbench.stats import (
+    PermutationResult,
+    effect_size,
+    few_words_note,
+    permutation_test_mean_difference,
+)
 
 
 def bias_scores(log_pt: np.ndarray, log_pp: np.ndarray, n_x: int) -> np.ndarray:
@@ -46,11 +51,20 @@ def bias_scores(log_pt: np.ndarray, log_pp: np.ndarray, n_x: int) -> np.ndarray:
 @dataclass(frozen=True)
 class LpbsResult:
     effect_size: float
-    p_value: float
     bias_scores: np.ndarray  # per attribute, A then B
-    n_partitions: int
-    exact: bool
-    floor: float  # the smallest p-value the permutation design can give
+    test: PermutationResult  # the two-sided permutation test over the attributes
+
+    @property
+    def p_value(self) -> float:
+        return self.test.p_value
+
+    @property
+    def n_partitions(self) -> int:
+        return self.test.n_partitions
+
+    @property
+    def exact(self) -> bool:
+        return self.test.exact
 
 
 def lpbs_test(
@@ -68,14 +82,7 @@ def lpbs_test(
         seed=seed,
         alternative="two-sided",
     )
-    return LpbsResult(
-        effect_size(bs_a, bs_b, ddof=1),
-        perm.p_value,
-        values,
-        perm.n_partitions,
-        perm.exact,
-        perm.floor,
-    )
+    return LpbsResult(effect_size(bs_a, bs_b, ddof=1), values, perm)
 
 
 def template_bias_scores(inputs: TemplateLogProbs) -> np.ndarray:
@@ -103,8 +110,8 @@ def score(inputs: TemplateLogProbs, settings: Settings, seed: int) -> Score:
         res.effect_size,
         res.p_value,
         p_word=res.p_value,  # the items are the attribute words already (module doc)
-        p_floor=res.floor,
-        p_word_floor=res.floor,
+        p_floor=res.test.floor,
+        p_word_floor=res.test.floor,
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={"X": inputs.n_x, "Y": n_t - inputs.n_x, "A": inputs.n_a, "B": len(bs) - inputs.n_a},

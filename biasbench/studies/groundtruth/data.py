@@ -99,7 +99,7 @@ def read_data(occupations: str, train: str, test: str, pairs: str, professions: 
     import json
     from pathlib import Path
 
-    from biasbench.data.wordsets import read_yaml
+    from biasbench.config import read_yaml
 
     def read_json(path: str):
         return json.loads(Path(path).read_text(encoding="utf-8"))
