@@ -42,6 +42,25 @@ class PermutationResult:
     floor: float
 
 
+class Tested:
+    """A method's result that holds its permutation test (``test``), whose p-value,
+    partitions and exactness it reads through."""
+
+    test: PermutationResult
+
+    @property
+    def p_value(self) -> float:
+        return self.test.p_value
+
+    @property
+    def n_partitions(self) -> int:
+        return self.test.n_partitions
+
+    @property
+    def exact(self) -> bool:
+        return self.test.exact
+
+
 def permutation_result(hits: int, count: int, exact: bool, mirrored: bool) -> PermutationResult:
     """The p-value of ``hits`` partitions at least as extreme as the observed one among
     ``count``: ``hits / count`` when they are every partition (the observed one among them),

@@ -31,6 +31,7 @@ from biasbench.methods.embedding.vectors import set_items, unit_rows, word_p
 from biasbench.rows import Score
 from biasbench.stats import (
     PermutationResult,
+    Tested,
     effect_size,
     few_words_note,
     permutation_test_mean_difference,
@@ -44,7 +45,7 @@ def association(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class WeatResult:
+class WeatResult(Tested):
     effect_size: float
     test: PermutationResult  # the one-sided permutation test over the set items
     n_x: int
@@ -53,18 +54,6 @@ class WeatResult:
     n_b: int
     #: s(w, A, B) of the items of X then Y (what the word-level test splits by word)
     s: np.ndarray | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def p_value(self) -> float:
-        return self.test.p_value
-
-    @property
-    def n_partitions(self) -> int:
-        return self.test.n_partitions
-
-    @property
-    def exact(self) -> bool:
-        return self.test.exact
 
 
 def weat(

@@ -34,6 +34,7 @@ from biasbench.methods.contract import Method, Settings, TemplateLogProbs
 from biasbench.rows import Score
 from biasbench.stats import (
     PermutationResult,
+    Tested,
     effect_size,
     few_words_note,
     permutation_test_mean_difference,
@@ -49,22 +50,10 @@ def bias_scores(log_pt: np.ndarray, log_pp: np.ndarray, n_x: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class LpbsResult:
+class LpbsResult(Tested):
     effect_size: float
     bias_scores: np.ndarray  # per attribute, A then B
     test: PermutationResult  # the two-sided permutation test over the attributes
-
-    @property
-    def p_value(self) -> float:
-        return self.test.p_value
-
-    @property
-    def n_partitions(self) -> int:
-        return self.test.n_partitions
-
-    @property
-    def exact(self) -> bool:
-        return self.test.exact
 
 
 def lpbs_test(
