@@ -251,6 +251,19 @@ def null_calibration_inputs(wildcards):
     return inputs
 
 
+def null_trained_inputs(wildcards):
+    """What a trained model's reassigned draws read: its embeddings file of each test on its
+    source, each descriptor's contexts and word set. A model the section does not name fails
+    naming it."""
+    model = wildcards.model
+    source = PLAN.trained_source(model)
+    tests = PLAN.trained_tests(model)
+    return {
+        "embeddings": [f"results/embeddings/{model}/{source}/{t}.h5" for t in tests],
+        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+    }
+
+
 def divdist_scores(model):
     """Whether the DivDist study scores ``model`` (in one file over all its models)."""
     study = config["bommasani"]

@@ -292,3 +292,40 @@ def test_the_workflow_refuses_the_target_before_any_job(tmp_path, edit, target, 
 def test_a_target_of_a_study_not_configured(tmp_path):
     run = dry_run(tmp_path, without_study, "results/studies/groundtruth/frozen_states.safetensors")
     assert "the ground-truth study is not planned (groundtruth is null)" in run.stdout + run.stderr
+
+
+def test_the_trained_weight_null_plans_one_job_per_model_on_its_own_vectors():
+    from biasbench.reports.tables import report_settings
+
+    config = validate_config(default_config())
+    plan = make_plan(config, ROOT)
+    section = config["null_calibration"]["trained"]
+    assert plan.trained_files() == [
+        f"results/scores/null/trained/{m}.tsv" for m in section["models"]
+    ]
+    bases = report_settings(config, plan)["trained_bases"]
+    assert len(bases) == section["draws"] * len(section["models"])
+    assert bases["glove-6b-50d-reassigned-r0"] == "glove-6b-50d"
+    assert plan.trained_source("glove-6b-50d") == "words"
+    tests = plan.trained_tests("minilm-l6")
+    assert tests["C1"]["names"] == ["results/contexts/templates/C1/names.tsv", WORDSET_C1]
+    mine = [j for j in plan.jobs if (j.model, j.source) == ("minilm-l6", "templates")]
+    planned = {(j.test, j.descriptor) for j in mine}
+    assert {(t, d) for t, ds in tests.items() for d in ds} == planned
+    with pytest.raises(InputError, match="the trained-weight null has no model 'gemma3-270m-null'"):
+        plan.trained_source("gemma3-270m-null")
+
+
+@pytest.mark.parametrize(
+    "models, message",
+    [
+        (["nosuch"], "null_calibration.trained.models names 'nosuch': not a configured"),
+        (["minilm-l6-null"], "names 'minilm-l6-null': not a configured static or transformer"),
+    ],
+)
+def test_a_bad_trained_weight_null(models, message):
+    def edit(config):
+        config["null_calibration"]["trained"] = {"models": models, "draws": 2}
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        plan_of(edit)

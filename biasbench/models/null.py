@@ -79,3 +79,14 @@ def null_file(base: str) -> str:
 
 def is_null_file(path: str | Path) -> bool:
     return Path(path).parent.as_posix().endswith("scores/null")
+
+
+def draw_names(model: str, draws: int) -> list[str]:
+    """The model names of a trained model's reassigned draws (the trained-weight null), in
+    order: the model's own vectors, its tests' words reassigned at random."""
+    return [f"{model}-reassigned-r{i}" for i in range(draws)]
+
+
+def trained_null_file(model: str) -> str:
+    """The score rows of a trained model's reassigned draws."""
+    return f"results/scores/null/trained/{model}.tsv"

@@ -28,7 +28,7 @@ from biasbench.plan.inputs import (
     resolve_files,
 )
 from biasbench.plan.lpbs import LpbsPlan, lpbs_jobs
-from biasbench.plan.null import NullPlan, null_calibration
+from biasbench.plan.null import NullPlan, null_calibration, trained_null
 from biasbench.plan.studies import (
     StudyPlan,
     divdist_files,
@@ -84,6 +84,8 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
     null_tests: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
     null_lpbs: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     null_datasets: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
+    #: the trained-weight null (``null_calibration.trained``): model -> its reassigned draws
+    trained_draws: dict[str, int] = dataclasses.field(default_factory=dict)
     template_set: str | None = None  # the single-slot templates' set (``template_set``)
     lpbs_templates: str | None = None  # LPBS's double-slot templates' set (``lpbs.templates``)
     #: model -> the files its preparation reads, resolved when planning (:func:`model_sources`)
@@ -290,6 +292,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         null.get("tests", {}),
         null.get("lpbs_tests", {}),
         null.get("datasets", {}),
+        trained_null(config, specs, jobs),
         template_set=config["template_set"],
         lpbs_templates=lpbs.get("templates"),
         model_sources=model_sources(specs),

@@ -104,6 +104,43 @@ class NullPlan:
             )
         return out
 
+    def trained_files(self) -> list[str]:
+        """The score rows of the trained-weight null, one file per trained model."""
+        from biasbench.models.null import trained_null_file
+
+        return [trained_null_file(m) for m in self.trained_draws]
+
+    def trained_bases(self) -> dict[str, str]:
+        """Each reassigned draw of the trained-weight null -> the model whose vectors it reads."""
+        from biasbench.models.null import draw_names
+
+        return {n: m for m, draws in self.trained_draws.items() for n in draw_names(m, draws)}
+
+    def trained_source(self, model: str) -> str:
+        """Where a trained model's reassigned draws read its vectors: the source its tests
+        run on by default (words alone for static vectors, templates for a transformer)."""
+        if model not in self.trained_draws:
+            check_known_model(model, self.specs)
+            raise InputError(
+                f"config.yaml: the trained-weight null has no model {model!r} "
+                f"(null_calibration.trained.models; planned: "
+                f"{', '.join(self.trained_draws) or 'none'})"
+            )
+        return "words" if self.specs[model].kind == "static" else "templates"
+
+    def trained_tests(self, model: str) -> dict[str, dict[str, list[str]]]:
+        """Test -> descriptor -> [contexts file, word-set file] of a trained model's draws:
+        every test the model runs on its source (the embeddings files it has)."""
+        source = self.trained_source(model)
+        out: dict[str, dict[str, list[str]]] = {}
+        for job in self.jobs:
+            if (job.model, job.source) == (model, source):
+                out.setdefault(job.test, {})[job.descriptor] = [
+                    self.contexts_file(model, source, job.test, job.descriptor),
+                    f"results/wordsets/{job.test}/{job.descriptor}.json",
+                ]
+        return out
+
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
         self.null_base(model)
@@ -111,6 +148,27 @@ class NullPlan:
             d: {"limit": limit, "files": self.dataset_files[d]}
             for d, limit in self.null_datasets[model].items()
         }
+
+
+def trained_null(config: dict[str, Any], specs: dict[str, ModelSpec], jobs) -> dict[str, int]:
+    """The trained-weight null: model -> its reassigned draws, each model checked to have
+    its own weights and tests on its default source; {} when not configured."""
+    section = (config.get("null_calibration") or {}).get("trained")
+    if not section:
+        return {}
+    out = {}
+    for model in section["models"]:
+        field = f"config: null_calibration.trained.models names {model!r}"
+        spec = specs.get(model)
+        if spec is None or spec.kind not in ("static", "transformer") or spec.scheme == "random":
+            raise InputError(
+                f"{field}: not a configured static or transformer model with its own weights"
+            )
+        source = "words" if spec.kind == "static" else "templates"
+        if not any((j.model, j.source) == (model, source) for j in jobs):
+            raise InputError(f"{field}: it runs no test on {source} (models.{model}.tests)")
+        out[model] = section["draws"]
+    return out
 
 
 def null_calibration(

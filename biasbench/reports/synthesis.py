@@ -300,6 +300,38 @@ def null_table(inputs, settings):
     return plain_table(table, title, note)
 
 
+def _trained(inputs: list[str]) -> pd.DataFrame:
+    """The tidy scores with the trained-weight null's rows (results/scores/null/trained/)."""
+    drawn = [read_rows(p) for p in inputs if Path(p).parent.name == "trained"]
+    return pd.concat([read_rows(inputs[0]), *drawn], ignore_index=True)
+
+
+def trained_table(inputs, settings):
+    title = "Trained-weight null: false-positive shares on real vectors, words reassigned"
+    cells = syn.primary_cells(_trained(inputs), _context(settings))
+    cells = cells[~_null_mask(cells, settings)]  # the random-weight copies are another null
+    draws = sorted(set(cells["model"]) & set(settings.trained_bases))
+    alphas = _alphas(settings)
+    table = syn.calibration(cells, draws, settings.trained_bases, alphas)
+    models = sorted(set(settings.trained_bases.values()))
+    note = (
+        f"The trained models {', '.join(models) or '(none configured)'} scored again on their "
+        "own vectors with each test's words reassigned to its sets at random: the targets "
+        "shuffled between X and Y, the attributes between A and B (definitional pairs flipped "
+        "by a coin), sizes kept; each draw a model <model>-reassigned-r<i>. No word's set then "
+        "has anything to do with its vector, while the vectors keep all a trained model has "
+        "(frequency, anisotropy, word pieces): the null every test of the family states, on "
+        "the geometry real results come from. The word-level test's p is the probability of "
+        "its statistic under exactly this reassignment, so its share is alpha up to sampling "
+        "(a check of the machinery); the paper tests' shares measure what their "
+        "context-level or sample-level units add. Clusters: one (model, test, descriptor), "
+        "its draws sharing words and vectors. Columns, floors and verdicts as in "
+        f"synthesis_null; {_verdict_rule(alphas)}. cells_real / real_<alpha>: the real models' "
+        "own cells."
+    )
+    return plain_table(table, title, note)
+
+
 def floors_table(inputs, settings):
     title = "Null-model control: the cells that cannot reject at alpha"
     cells, null = _null_cells(inputs, settings)
@@ -811,6 +843,13 @@ TABLES = (
         null_table,
         "Significant results on random weights.",
         reads=_with_pieces,
+    ),
+    _table(
+        "synthesis_null_trained",
+        "Trained-weight null",
+        trained_table,
+        "Significant results on real vectors with each test's words reassigned at random.",
+        reads=lambda plan: [SCORES, *plan.trained_files()],
     ),
     _table(
         "synthesis_null_floors",

@@ -36,6 +36,8 @@ class ReportSettings:
     null_models: tuple[str, ...] = ()
     #: each null model -> the model whose architecture and tokenizer it has
     null_bases: Mapping[str, str] = field(default_factory=dict)
+    #: each reassigned draw of the trained-weight null -> the trained model it reads
+    trained_bases: Mapping[str, str] = field(default_factory=dict)
     jobs: tuple[Cell, ...] = ()  # embedding jobs: every method on context vectors
     lpbs_jobs: tuple[Cell, ...] = ()  # LPBS (templates) and p-CEAT (corpora)
     adjectives: tuple[str, ...] = ()  # tests whose LPBS attributes have adjective forms
@@ -58,6 +60,7 @@ def report_settings(config: Mapping, plan) -> dict:
         "null_models": tuple(n for n, spec in plan.specs.items() if spec.scheme == "random")
         + tuple(plan.null_copies()),
         "null_bases": plan.null_bases(),
+        "trained_bases": plan.trained_bases(),
         "jobs": tuple((j.model, j.source, j.test, j.descriptor) for j in plan.jobs),
         "lpbs_jobs": tuple(
             (m, s, t, d) for m, t in plan.lpbs_jobs for s in lpbs_sources[m] for d in lpbs_tests[t]
