@@ -230,7 +230,7 @@ def embedding_cache(wildcards):
 def null_calibration_inputs(wildcards):
     """What a base model's null copies read: the model (its architecture and tokenizer, or its
     vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
-    templates, the data sets' files. A model the section does not name fails naming it.
+    templates, the pair contexts of p-CEAT, the data sets' files. A model the section does not name fails naming it.
     """
     model = wildcards.model
     tests = PLAN.null_test_files(model)
@@ -238,6 +238,7 @@ def null_calibration_inputs(wildcards):
     datasets = PLAN.null_datasets_of(model)
     inputs = {
         "model": f"results/models/{model}/biasbench_model.json",
+        "pairs": list(PLAN.null_pairs_of(model).values()),
         "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
         "lpbs": [f for files in lpbs.values() for f in files]
         + [f"results/wordsets/{t}.lpbs.json" for t in lpbs],

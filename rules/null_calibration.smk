@@ -1,7 +1,7 @@
 rule null_calibration:
     """The null-model calibration of one configured model: its seeded random copies built in
     memory, each scored with every method on context vectors (templates; a static model's on
-    the words alone), LPBS and the data-set measures (a transformer's), in one job."""
+    the words alone), LPBS, p-CEAT and the data-set measures (a transformer's), in one job."""
     input:
         unpack(null_calibration_inputs),
     output:
@@ -25,6 +25,8 @@ rule null_calibration:
         seeds=lambda w: PLAN.null_base(w.model),
         tests=lambda w: PLAN.null_test_files(w.model),
         lpbs=lambda w: PLAN.null_lpbs_of(w.model),
+        pairs=lambda w: PLAN.null_pairs_of(w.model),
+        max_gap=LPBS.get("max_gap"),
         datasets=lambda w: PLAN.null_datasets_of(w.model),
         spec=model_settings,
         extraction=config["extraction"],

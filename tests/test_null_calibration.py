@@ -122,6 +122,21 @@ def test_the_static_copies_score_every_method_with_a_p_value():
     assert weat["effect_size"].nunique() == 3  # each copy its own vectors
 
 
+def _pair_contexts(words):
+    """Two corpus contexts of every (target, attribute) pair: "<t> is <a>." and "<a>, said
+    <t>.", with the spans sample_pairs records."""
+    rows = []
+    for t in words.sets["X"] + words.sets["Y"]:
+        for a in words.sets["A"] + words.sets["B"]:
+            first, second = f"{t} is {a}.", f"{a}, said {t}."
+            rows.append((t, a, first, 0, len(t), len(t) + 4, len(t) + 4 + len(a), 1))
+            at = len(a) + 7
+            rows.append((t, a, second, at, at + len(t), 0, len(a), 2))
+    columns = ["target", "attribute", "context", "target_start", "target_end"]
+    columns += ["attribute_start", "attribute_end", "gap"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def test_a_tiny_berts_copies_score_every_method_with_a_p_value(tmp_path):
     base, where = _base(tmp_path, "encoder")
     lpbs = nc.LpbsInputs(
@@ -133,6 +148,7 @@ def test_a_tiny_berts_copies_score_every_method_with_a_p_value(tmp_path):
             {"basic": (("TTT is AAA.", "TTT is it AAA."), ("TTT are AAA.", "TTT are it AAA."))},
         ),
         "lpbs-sig",
+        {"natural": _pair_contexts(WORDS)},
     )
     pairs = [
         SentencePair("john is kind.", "amy is kind.", True, "gender"),
@@ -152,11 +168,14 @@ def test_a_tiny_berts_copies_score_every_method_with_a_p_value(tmp_path):
         datasets={"crows_pairs": nc.DatasetInputs(pairs, "data-sig")},
         batch=8,
         lpbs_batch=8,
+        max_gap=18,
         log=lambda _line: None,
     )
     names = copy_names("base", 2)
+    assert set(frame.loc[frame["method"] == "p-CEAT", "source"]) == {"natural"}
     tested = _with_p(frame)
     expected = {"s-SEAT", "w-SEAT", "CEAT", "RIPA", "RND", "SAME", "LPBS", "CrowS-Pairs", "AUL"}
+    expected |= {"p-CEAT"}  # on the corpus' pair contexts, source natural
     assert expected <= set(tested.index)
     assert all(tested[m] == names for m in tested.index)
     assert set(frame["model"]) == set(names)

@@ -203,6 +203,12 @@ def test_the_null_calibration_plans_one_job_per_model():
     datasets = plan.null_datasets_of("minilm-l6")
     assert datasets["crows_pairs"]["limit"] == config["null_calibration"]["datasets"]["crows_pairs"]
     assert datasets["crows_pairs"]["files"] == plan.dataset_files["crows_pairs"]
+    # p-CEAT on the natural corpus' pairs under the base model's case policy; none where own
+    case = plan.specs["minilm-l6"].case
+    assert plan.null_pairs_of("minilm-l6") == {
+        "natural": f"results/corpus/natural/{case}/pairs.tsv"
+    }
+    assert plan.null_pairs_of("smollm2-135m") == {} and plan.null_pairs_of("glove-6b-50d") == {}
 
 
 def test_a_config_without_the_null_calibration_plans_none():
@@ -230,6 +236,10 @@ def test_a_config_without_the_null_calibration_plans_none():
         ),
         ({"models": {"minilm-l6": 2}, "lpbs_tests": ["WEAT2"]}, "lpbs_tests names 'WEAT2'"),
         ({"models": {"minilm-l6": 2}, "datasets": {"disco": 4}}, "datasets.disco: this data"),
+        (
+            {"models": {"minilm-l6": 2}, "lpbs_tests": ["C6"], "corpora": ["reddit"]},
+            "null_calibration.corpora names 'reddit', not in lpbs.corpora",
+        ),
     ],
 )
 def test_a_bad_null_calibration(section, message):

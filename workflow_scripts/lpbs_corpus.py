@@ -1,10 +1,8 @@
 """Adapter: rule lpbs_corpus -> biasbench.models.logprobs + biasbench.scoring.corpus."""
 
+from functools import partial
 from pathlib import Path
 
-import numpy as np
-
-from biasbench.data.sampling import pair_list
 from biasbench.data.wordsets import check_distinct_after, read_wordset_files
 from biasbench.io import read_tsv, signature_of, write_npz, write_tsv
 from biasbench.jobs import start_job
@@ -17,7 +15,7 @@ from biasbench.models.load import (
 from biasbench.models.logprobs.causal import causal_context_log_probs
 from biasbench.models.logprobs.masked import mlm_context_log_probs
 from biasbench.models.specs import ModelSpec
-from biasbench.scoring.corpus import probability_ceat_rows
+from biasbench.scoring.corpus import pair_contexts, probability_ceat_rows, with_log_probs
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
@@ -25,10 +23,7 @@ start_job(sm)
 compute = start_model_job(sm)
 lpbs = sm.params.lpbs
 wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}
-pairs = read_tsv(sm.input.pairs)
-wanted = {pair for ws in wordsets.values() for pair in pair_list(ws.sets)}
-contexts = pairs[[p in wanted for p in zip(pairs["target"], pairs["attribute"], strict=True)]]
-contexts = contexts.reset_index(drop=True)
+contexts = pair_contexts(read_tsv(sm.input.pairs), wordsets)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
 log_model(model)
@@ -37,16 +32,7 @@ for ws in wordsets.values():  # stimuli the model cannot tell apart fail before 
         ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"
     )
 probe = mlm_context_log_probs if masked else causal_context_log_probs
-log_pt, log_pp = np.zeros(0), np.zeros(0)
-if len(contexts):
-    log_pt, log_pp = probe(
-        model,
-        tokenizer,
-        contexts["context"].tolist(),
-        list(zip(contexts["target_start"], contexts["target_end"], strict=True)),
-        list(zip(contexts["attribute_start"], contexts["attribute_end"], strict=True)),
-    )
-contexts = contexts.assign(log_pt=log_pt, log_pp=log_pp)
+contexts = with_log_probs(contexts, partial(probe, model, tokenizer))
 print(f"{len(contexts)} contexts of {contexts.groupby(['target', 'attribute']).ngroups} pairs")
 scoring = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 rows, sweep, samples = probability_ceat_rows(

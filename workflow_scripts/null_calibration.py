@@ -6,12 +6,13 @@ from pathlib import Path
 from biasbench.data.datasets import dataset_items
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
-from biasbench.io import read_sealed, signature_of, write_tsv
+from biasbench.io import read_sealed, read_tsv, signature_of, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.device import start_model_job
 from biasbench.models.load import load_static
 from biasbench.models.specs import ModelSpec
 from biasbench.rows import sort_rows
+from biasbench.scoring.corpus import pair_contexts
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import null_calibration as nc
 
@@ -41,16 +42,21 @@ else:
 
     lpbs = {}
     if sm.params.lpbs:
+        pairs = {c: read_tsv(path) for c, path in sm.params.pairs.items()}
         templates = load_double_templates(
             sm.input.templates, lambda i: Path("results/external") / i
         )
         for test, files in sm.params.lpbs.items():
             spec_file = f"results/wordsets/{test}.lpbs.json"
+            wordsets = {ws.descriptor: ws for ws in read_wordset_files(files)}
             lpbs[test] = nc.LpbsInputs(
-                {ws.descriptor: ws for ws in read_wordset_files(files)},
+                wordsets,
                 LpbsSpec.from_json(read_sealed(spec_file)),
                 templates,
-                signature_of([spec_file, *files, sm.input.templates, *sm.input.external]),
+                signature_of(
+                    [spec_file, *files, sm.input.templates, *sm.input.external, *sm.input.pairs]
+                ),
+                {c: pair_contexts(pairs[c], wordsets) for c in pairs},
             )
     datasets = {}
     for dataset, entry in sm.params.datasets.items():
@@ -72,6 +78,7 @@ else:
         datasets=datasets,
         batch=sm.params.batch,
         lpbs_batch=sm.params.lpbs_batch,
+        max_gap=sm.params.max_gap or 0,
         **compute,
         log=log,
     )

@@ -84,6 +84,7 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
     null_tests: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
     null_lpbs: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     null_datasets: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
+    null_corpora: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     #: the trained-weight null (``null_calibration.trained``): model -> its reassigned draws
     trained_draws: dict[str, int] = dataclasses.field(default_factory=dict)
     template_set: str | None = None  # the single-slot templates' set (``template_set``)
@@ -292,6 +293,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         null.get("tests", {}),
         null.get("lpbs_tests", {}),
         null.get("datasets", {}),
+        null.get("corpora", {}),
         trained_null(config, specs, jobs),
         template_set=config["template_set"],
         lpbs_templates=lpbs.get("templates"),

@@ -61,6 +61,12 @@ class NullPlan:
             for t in self.null_lpbs[model]
         }
 
+    def null_pairs_of(self, model: str) -> dict[str, str]:
+        """Corpus -> the pair contexts a base model's copies run probability-based CEAT on
+        (the LPBS tests' pairs, under the base model's case policy)."""
+        self.null_base(model)
+        return {c: self.pairs_file(model, c) for c in self.null_corpora[model]}
+
     def null_bases(self) -> dict[str, str]:
         """Each null model (a ``random:`` model, a calibration copy) -> the model whose
         architecture and tokenizer it has (the base)."""
@@ -175,15 +181,16 @@ def null_calibration(
     config: dict[str, Any], specs: dict[str, ModelSpec], available: dict[str, list[str]]
 ) -> dict[str, dict[str, Any]]:
     """The null-model calibration per base model: its seeds, (test, descriptor) pairs, LPBS
-    tests and data sets with their limits (a model's own entries, else the section's),
-    checked; {} when the section is null."""
+    tests, the corpora of their probability-based CEAT and data sets with their limits (a
+    model's own entries, else the section's), checked; {} when the section is null."""
     from biasbench.data.datasets import DATASETS
 
     section = config.get("null_calibration")
     if not section:
         return {}
     lpbs_tests = (config["lpbs"] or {}).get("tests", ())
-    out: dict[str, dict[str, Any]] = {k: {} for k in ("seeds", "tests", "lpbs_tests", "datasets")}
+    keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora")
+    out: dict[str, dict[str, Any]] = {k: {} for k in keys}
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
         spec = specs.get(model)
@@ -192,13 +199,18 @@ def null_calibration(
                 f"{field}: not a configured static or transformer model with its own weights"
             )
         own = entry if isinstance(entry, dict) else {"seeds": entry}
-        chosen = {k: own.get(k, section[k]) for k in ("tests", "lpbs_tests", "datasets")}
+        chosen = {k: own.get(k, section[k]) for k in keys[1:]}
         where = {k: f"null_calibration{'.models.' + model if k in own else ''}.{k}" for k in chosen}
         out["seeds"][model] = own["seeds"]
         out["tests"][model] = tuple(model_jobs("", chosen["tests"], available, where["tests"]))
         for test in chosen["lpbs_tests"]:
             if test not in lpbs_tests:
                 raise InputError(f"config: {where['lpbs_tests']} names {test!r}, not in lpbs.tests")
+        for corpus in chosen["corpora"]:
+            if corpus not in (config["lpbs"] or {}).get("corpora", ()):
+                raise InputError(
+                    f"config: {where['corpora']} names {corpus!r}, not in lpbs.corpora"
+                )
         if chosen["datasets"] and not config["datasets"]:
             raise InputError(f"config: {where['datasets']} needs the datasets section (its files)")
         for dataset, limit in chosen["datasets"].items():
@@ -209,4 +221,6 @@ def null_calibration(
         static = spec.kind == "static"  # reads no LPBS templates, runs no data set
         out["lpbs_tests"][model] = () if static else tuple(chosen["lpbs_tests"])
         out["datasets"][model] = {} if static else dict(chosen["datasets"])
+        has_lpbs = out["lpbs_tests"][model]  # p-CEAT reads the LPBS tests' pairs
+        out["corpora"][model] = tuple(chosen["corpora"]) if has_lpbs else ()
     return out

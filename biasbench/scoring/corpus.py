@@ -17,6 +17,29 @@ from biasbench.methods.registry import get
 from biasbench.stats import derived_seed
 
 
+def pair_contexts(pairs: pd.DataFrame, wordsets: Mapping) -> pd.DataFrame:
+    """The contexts of a corpus' pair table (``sample_pairs``) whose (target, attribute)
+    pair is one of the word sets'."""
+    from biasbench.data.sampling import pair_list
+
+    wanted = {pair for ws in wordsets.values() for pair in pair_list(ws.sets)}
+    keys = zip(pairs["target"], pairs["attribute"], strict=True)
+    return pairs[[k in wanted for k in keys]].reset_index(drop=True)
+
+
+def with_log_probs(contexts: pd.DataFrame, probe: Callable) -> pd.DataFrame:
+    """The contexts with ``log_pt`` and ``log_pp`` (``probe``: a model's
+    ``*_context_log_probs`` on texts, target spans and attribute spans)."""
+    log_pt, log_pp = np.zeros(0), np.zeros(0)
+    if len(contexts):
+        log_pt, log_pp = probe(
+            contexts["context"].tolist(),
+            list(zip(contexts["target_start"], contexts["target_end"], strict=True)),
+            list(zip(contexts["attribute_start"], contexts["attribute_end"], strict=True)),
+        )
+    return contexts.assign(log_pt=log_pt, log_pp=log_pp)
+
+
 def context_cells(contexts: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
     """(target, attribute) -> its contexts' [log p_t, log p_p] rows."""
     return {

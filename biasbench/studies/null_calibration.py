@@ -12,7 +12,9 @@ two; nothing is written but score rows):
   contexts once per copy and score them with every method on context vectors
   (:func:`biasbench.scoring.embeddings.score_file`, each method's primary encoding), LPBS on
   the double-slot templates (:func:`biasbench.scoring.templates.lpbs_rows`) and the data-set
-  measures (:data:`biasbench.scoring.datasets.SCORERS`) on the configured item samples;
+  measures (:data:`biasbench.scoring.datasets.SCORERS`) on the configured item samples, and
+  probability-based CEAT on a corpus' pair contexts of the LPBS tests
+  (:func:`biasbench.scoring.corpus.probability_ceat_rows`);
 * a static model's copies (:func:`random_static`) give each stimulus a seeded random direction
   of the base vector's norm, scored on the words alone as the static models are.
 
@@ -75,12 +77,15 @@ class TestInputs:
 
 @dataclass(frozen=True)
 class LpbsInputs:
-    """One test's LPBS word sets (per target descriptor), settings and double templates."""
+    """One test's LPBS word sets (per target descriptor), settings and double templates, and
+    per corpus its pair contexts (:func:`biasbench.scoring.corpus.pair_contexts`), which the
+    copies run probability-based CEAT on."""
 
     wordsets: Mapping[str, WordSet]
     spec: LpbsSpec
     templates: DoubleTemplates
     signature: str
+    contexts: Mapping[str, pd.DataFrame] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -208,14 +213,16 @@ def transformer_null_rows(
     datasets: Mapping[str, DatasetInputs] | None = None,
     batch: int | None,
     lpbs_batch: int,
+    max_gap: int = 0,
     device: str = "cpu",
     dtype: str = "float32",
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Score rows of ``seeds`` random copies of a transformer (``architecture``:
     :class:`biasbench.models.null.Architecture` of ``base``): every method on the context
-    vectors of ``tests`` (templates), LPBS on the tests of ``lpbs`` and the data-set measures
-    of ``datasets`` (data set -> its items); ``batch``: sentences per forward pass of the
+    vectors of ``tests`` (templates), LPBS on the tests of ``lpbs`` (and probability-based
+    CEAT on their pair contexts within ``max_gap`` words) and the data-set measures of
+    ``datasets`` (data set -> its items); ``batch``: sentences per forward pass of the
     data sets' engine, ``lpbs_batch``: of a causal LM's LPBS; ``device`` (a
     ``compute.device`` setting) and ``dtype``: where and in what precision the copies run."""
     from biasbench import rows
@@ -225,8 +232,9 @@ def transformer_null_rows(
     from biasbench.models.extract import encode_transformer
     from biasbench.models.load import stimulus_normaliser, tokenizer_vocabulary_test
     from biasbench.models.logprobs import Engine
-    from biasbench.models.logprobs.causal import causal_log_probs
-    from biasbench.models.logprobs.masked import mlm_log_probs
+    from biasbench.models.logprobs.causal import causal_context_log_probs, causal_log_probs
+    from biasbench.models.logprobs.masked import mlm_context_log_probs, mlm_log_probs
+    from biasbench.scoring.corpus import probability_ceat_rows, with_log_probs
     from biasbench.scoring.datasets import SCORERS
     from biasbench.scoring.templates import lpbs_rows
 
@@ -261,9 +269,13 @@ def transformer_null_rows(
         )
         if masked:
             log_probs = partial(mlm_log_probs, model, tokenizer)
+            context_probe = partial(mlm_context_log_probs, model, tokenizer)
         else:
             log_probs = partial(causal_log_probs, model, tokenizer, batch=lpbs_batch)
-        for inputs in (lpbs or {}).values():
+            context_probe = partial(causal_context_log_probs, model, tokenizer, batch=lpbs_batch)
+        encoding = "mlm" if masked else "causal"
+        for test, inputs in (lpbs or {}).items():
+            signature = signature_of([], inputs.signature, str(weights_seed))
             out.append(
                 lpbs_rows(
                     log_probs,
@@ -272,12 +284,29 @@ def transformer_null_rows(
                     inputs.spec,
                     inputs.templates,
                     model=name,
-                    encoding="mlm" if masked else "causal",
+                    encoding=encoding,
                     settings=settings.for_source("templates"),
                     seed=seed,
-                    signature=signature_of([], inputs.signature, str(weights_seed)),
+                    signature=signature,
                 )
             )
+            for corpus, contexts in inputs.contexts.items():
+                pceat, _sweep, _samples = probability_ceat_rows(
+                    with_log_probs(contexts, context_probe),
+                    inputs.wordsets,
+                    in_vocabulary,
+                    model=name,
+                    corpus=corpus,
+                    test=test,
+                    encoding=encoding,
+                    max_gap=max_gap,
+                    windows=[],
+                    primary_descriptor=next(iter(inputs.wordsets)),  # no window sweep
+                    settings=settings.for_source(corpus),
+                    seed=seed,
+                    signature=signature,
+                )
+                out.append(pceat)
         engine = Engine(model, tokenizer, masked, batch=batch)
         for dataset, inputs in (datasets or {}).items():
             out.append(
