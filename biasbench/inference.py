@@ -182,19 +182,15 @@ def word_permutation_tests_mean_difference(
 
     observed = float(mean_diff(sums[: design.n_x].sum(), sizes[: design.n_x].sum()))
     tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
-    if stratum_of is None:
-        subsets, exact = _splits(n_words, design.n_x, exact_max, n_samples, seed)
-        balanced = 2 * design.n_x == n_words
-    else:
+    strata = None
+    if stratum_of is not None:
         missing = [w for w in design.words if w not in stratum_of]
         if missing:
             raise ValueError(f"words without a stratum: {sorted(map(str, missing))}")
         strata = [stratum_of[w] for w in design.words]
-        subsets, exact = stratified_splits(
-            strata, design.n_x, exact_max=exact_max, n_samples=n_samples, seed=seed
-        )
-        # each split's mirror is a split where every stratum has as many X words as Y words
-        balanced = all(2 * k == len(g) for g, k in _strata(strata, design.n_x))
+    subsets, exact, balanced = target_splits(
+        n_words, design.n_x, exact_max=exact_max, n_samples=n_samples, seed=seed, strata=strata
+    )
     hits = [0] * len(alternatives)
     for i in range(0, len(subsets), block):
         rows = subsets[i : i + block]
@@ -202,6 +198,29 @@ def word_permutation_tests_mean_difference(
         for j, alternative in enumerate(alternatives):
             hits[j] += _hits(stats, observed, tol, alternative)
     return _results(hits, len(subsets), exact, alternatives, balanced)
+
+
+def target_splits(
+    n_words: int,
+    n_x: int,
+    *,
+    exact_max: int,
+    n_samples: int,
+    seed: int,
+    strata: Sequence[Hashable] | None = None,
+) -> tuple[np.ndarray, bool, bool]:
+    """(X-word subsets, exact, balanced) of a word-level test over ``n_words`` words, the
+    first ``n_x`` on side X: every split (or seeded samples), or with ``strata`` (word j's
+    stratum) only the splits that exchange words within their stratum
+    (:func:`stratified_splits`); ``balanced``: each split's mirror is a split too (sides of
+    equal size, in every stratum where there are strata)."""
+    if strata is None:
+        subsets, exact = _splits(n_words, n_x, exact_max, n_samples, seed)
+        return subsets, exact, 2 * n_x == n_words
+    subsets, exact = stratified_splits(
+        strata, n_x, exact_max=exact_max, n_samples=n_samples, seed=seed
+    )
+    return subsets, exact, all(2 * k == len(g) for g, k in _strata(strata, n_x))
 
 
 def _strata(strata: Sequence[Hashable], n_x: int) -> list[tuple[np.ndarray, int]]:

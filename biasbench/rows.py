@@ -52,6 +52,9 @@ COLUMNS = [
     "p_word",  # the same statistic's test with the stimulus word as the exchangeable unit
     "p_floor",  # the smallest p_value the test's design can give, whatever the model
     "p_word_floor",  # the smallest p_word its design can give
+    # the word-level test with target words exchanged only within their word-piece count
+    "p_word_strata",
+    "p_word_strata_floor",  # the smallest p_word_strata its design can give
     "se",
     "tau_squared",
     *(f"n_{r.lower()}" for r in COUNTED_ROLES),
@@ -79,6 +82,10 @@ class Score:
     #: above alpha and the test cannot reject at alpha, whatever the model
     p_floor: float = math.nan
     p_word_floor: float = math.nan
+    #: the word-level test exchanging target words only within their number of word pieces
+    #: (NaN: no tokenizer, or a method whose test exchanges attributes)
+    p_word_strata: float = math.nan
+    p_word_strata_floor: float = math.nan
     se: float = math.nan
     tau_squared: float = math.nan
     n_partitions: int = 0
@@ -158,6 +165,8 @@ def make_row(
         "p_word": score.p_word if score else math.nan,
         "p_floor": score.p_floor if score else math.nan,
         "p_word_floor": score.p_word_floor if score else math.nan,
+        "p_word_strata": score.p_word_strata if score else math.nan,
+        "p_word_strata_floor": score.p_word_strata_floor if score else math.nan,
         "se": score.se if score else math.nan,
         "tau_squared": score.tau_squared if score else math.nan,
         **{f"n_{r.lower()}": int(sizes.get(r, 0)) for r in COUNTED_ROLES},

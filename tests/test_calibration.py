@@ -133,7 +133,7 @@ def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
     inputs = [str(tmp_path / "all.tsv")]
     csv, md, _ = render_table(TABLES["synthesis_null"], inputs, SETTINGS)
     null = pd.read_csv(pd.io.common.StringIO(csv))
-    assert list(null["design"]) == ["paper", "word", "paper", "word"]  # CEAT, s-SEAT
+    assert list(null["design"]) == ["paper", "word", "strata"] * 2  # CEAT, s-SEAT
     for column in ("verdict_0.01", "clusters_0.05", "cannot_0.05", "null_low_0.05", "real_0.05"):
         assert column in null
     assert "fixed in code before any run" in md and "67 at 0.05" in md
@@ -161,10 +161,12 @@ def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
 def test_survival_by_hand(tmp_path):
     # Table 3 cells on the real model: C1, C3, C6 significant under the paper's test; C1
     # survives the word test, C3 does not, C6 has no word p-value; C9 is not significant
-    # under the paper's test (its word p-value does not count)
+    # under the paper's test (its word p-value does not count); within word-piece counts C1
+    # and C3 both survive, C6 and C9 have no stratified p
     rows = _cells("s-SEAT", "m", [0.001, 0.001, 0.001, 0.5], [0.001, 0.2, NAN, 0.001], test="C")
     for row, test in zip(rows, ("C1", "C3", "C6", "C9"), strict=True):
         row["test"] = test
+    rows[0]["p_word_strata"], rows[1]["p_word_strata"] = 0.001, 0.01
     # terms of a test that has names: not a Table 3 cell
     rows += _cells("s-SEAT", "m", [0.001], [0.5], test="C1-", descriptor="terms")
     rows[-1]["test"] = "C1"
@@ -177,18 +179,18 @@ def test_survival_by_hand(tmp_path):
     frame = pd.DataFrame(rows)
     by_method = syn.survival(syn.primary_cells(frame, {}), 0.05).set_index("method")
     # every s-SEAT cell, the null model's too: 6 tested, 5 significant, 4 with p_word, 2 stay
-    assert by_method.loc["s-SEAT"].tolist() == [6, 0, 5, 0, 4, 2, 0.5]
+    assert by_method.loc["s-SEAT"].tolist() == [6, 0, 5, 0, 4, 2, 2, 2, 0.5]
     write_tsv(tmp_path / "all.tsv", frame)
     table = report.survival([str(tmp_path / "all.tsv")], SETTINGS)
     husse = table[table["cells"].str.startswith("Table 3")].set_index("method")
-    assert husse.loc["s-SEAT", report.SURVIVAL].tolist() == [4, 0, 3, 0, 2, 1]
+    assert husse.loc["s-SEAT", report.SURVIVAL].tolist() == [4, 0, 3, 0, 2, 1, 2, 2]
     assert husse.loc["s-SEAT", "survival_share"] == pytest.approx(0.5)
     data = table[table["paper"] == "Delobelle et al. (2022)"].set_index("method")
-    assert data.loc["CrowS-Pairs", report.SURVIVAL].tolist() == [1, 0, 1, 0, 1, 1]
+    assert data.loc["CrowS-Pairs", report.SURVIVAL].tolist() == [1, 0, 1, 0, 1, 1, 0, 0]
     every = table[table["paper"] == "all papers"].set_index("method")
     # real models: s-SEAT's five cells (C1 terms too) and CrowS-Pairs'
-    assert every.loc["s-SEAT", report.SURVIVAL].tolist() == [5, 0, 4, 0, 3, 1]
-    assert every.loc["(all methods)", report.SURVIVAL].tolist() == [6, 0, 5, 0, 4, 2]
+    assert every.loc["s-SEAT", report.SURVIVAL].tolist() == [5, 0, 4, 0, 3, 1, 2, 2]
+    assert every.loc["(all methods)", report.SURVIVAL].tolist() == [6, 0, 5, 0, 4, 2, 2, 2]
     assert every.loc["(all methods)", "survival_share"] == pytest.approx(2 / 4)
     schroeder = table[table["paper"] == "Schröder et al. (2021)"]
     assert schroeder["method"].tolist() == ["(no tested cell)"]
@@ -202,7 +204,7 @@ def test_survival_leaves_out_the_cells_a_test_cannot_reject():
     rows[0] |= {"p_floor": 1e-4, "p_word_floor": 1 / 6}
     rows[1] |= {"p_floor": 1 / 6, "p_word_floor": 1 / 6}
     out = syn.survival(syn.primary_cells(pd.DataFrame(rows), {}), 0.05).set_index("method")
-    assert out.loc["WEAT", syn.SURVIVAL].tolist() == [2, 1, 1, 1, 0, 0]
+    assert out.loc["WEAT", syn.SURVIVAL].tolist() == [2, 1, 1, 1, 0, 0, 0, 0]
     assert np.isnan(out.loc["WEAT", "survival_share"])
 
 
@@ -226,6 +228,8 @@ def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
         "calibrated (100 clusters)",  # s-SEAT's
         "word: n/a",  # s-SEAT has no word test
         "undetermined (50 clusters)",  # CEAT's word test
+        "strata: n/a",  # no p_word_strata (no word pieces in these rows)
+        "strata: n/a",
     ]
     assert at_05.lines[-1].get_xdata()[0] == 0.05  # the nominal alpha
     labels = qq.get_legend_handles_labels()[1]

@@ -213,3 +213,16 @@ def test_no_contexts_give_empty_encodings(tiny):
     model, tokenizer = tiny
     out = encode_transformer(model, tokenizer, FRAME.iloc[:0], progress=False)
     assert out["word/mean"].shape == (0, model.config.hidden_size) and len(out["valid"]) == 0
+
+
+def test_each_context_records_the_pieces_its_stimulus_is_pooled_from(tiny):
+    from biasbench.models.word_pieces import word_pieces
+
+    model, tokenizer = tiny
+    out = encode_transformer(model, tokenizer, FRAME, progress=False)
+    expected = [
+        word_pieces(tokenizer, r.sentence, int(r.start), int(r.end))
+        for r in FRAME.itertuples(index=False)
+    ]
+    assert out["pieces"].tolist() == expected and min(expected) >= 1
+    assert max(expected) > 1  # "Anastasia" is cut into pieces by both tokenizers

@@ -40,6 +40,7 @@ MODEL_LISTS = (
     "bommasani.static_models",
     "bommasani.contextual_models",
     "null_calibration.models",
+    "null_calibration.trained.models",
 )
 
 
@@ -185,12 +186,15 @@ def test_a_model_removed_resamples_no_corpus():
 
     config = default_config()
     config["models"]["minilm-l6"]["tests"] = {"natural": ["C1"]}
+    config["null_calibration"]["trained"]["models"].remove("minilm-l6")  # nothing on templates
     before = make_plan(validate_config(config), ROOT).wordset_files()
     config = default_config()
     config["models"]["minilm-l6"]["tests"] = {"natural": ["C1"]}
+    config["null_calibration"]["trained"]["models"].remove("minilm-l6")
     del config["models"]["glove-6b-50d"]
     config["bommasani"]["static_models"].remove("glove-6b-50d")
     del config["null_calibration"]["models"]["glove-6b-50d"]
+    config["null_calibration"]["trained"]["models"].remove("glove-6b-50d")
     after = make_plan(validate_config(config), ROOT).wordset_files()
     assert after == before
     assert "results/wordsets/WEAT2/terms.json" in after

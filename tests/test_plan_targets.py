@@ -339,3 +339,11 @@ def test_a_bad_trained_weight_null(models, message):
 
     with pytest.raises(InputError, match=re.escape(message)):
         plan_of(edit)
+
+
+def test_a_trained_null_model_without_tests_on_its_source_is_an_error():
+    def edit(config):
+        config["models"]["minilm-l6"]["tests"] = {"natural": ["C1"]}
+
+    with pytest.raises(InputError, match=re.escape("'minilm-l6': it runs no test on templates")):
+        plan_of(edit)

@@ -82,10 +82,14 @@ SETTING_KEYS = {
 class ContextVectors:
     """Per role, one (contexts, dim) matrix per stimulus (a static word has one context);
     ``pairs``: the definitional pairs (A[i], B[i]) both of whose words have contexts, each as
-    (contexts of a, contexts of b), or None when the word set declares none."""
+    (contexts of a, contexts of b), or None when the word set declares none; ``strata``: each
+    stimulus' word-piece count (the stratified word-level test, ``p_word_strata``)."""
 
     groups: Mapping[str, Sequence[np.ndarray]]
     pairs: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
+    #: per role, each stimulus' stratum in the order of ``groups``: its number of word
+    #: pieces under the model's tokenizer (None: static vectors, no tokenizer)
+    strata: Mapping[str, Sequence[int]] | None = None
     _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def derived(self, key: Hashable, compute: Callable[[], object]) -> object:
@@ -101,7 +105,11 @@ class ContextVectors:
                 raise EmptySetError(f"set {role} has no stimulus with a usable encoding")
 
     def swapped(self) -> ContextVectors:
-        return replace(self, groups={**self.groups, "X": self.groups["Y"], "Y": self.groups["X"]})
+        strata = self.strata
+        if strata is not None:
+            strata = {**strata, "X": strata["Y"], "Y": strata["X"]}
+        groups = {**self.groups, "X": self.groups["Y"], "Y": self.groups["X"]}
+        return replace(self, groups=groups, strata=strata)
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,8 @@ def encode_transformer(
 ) -> dict[str, np.ndarray]:
     """All word and sentence encodings of every context row, plus a ``valid`` mask: False
     where no token covers the stimulus span (truncated away) or every token covering it is
-    the unknown token (the model cannot tell that stimulus from any other unknown word).
+    the unknown token (the model cannot tell that stimulus from any other unknown word), and
+    ``pieces``: the number of tokens a valid stimulus is pooled from (0 where not valid).
 
     ``prefix_only`` is for a causal LM, whose state at a token depends on the tokens up to it
     alone: each sentence is cut after its rows' stimuli (:func:`cut_after_stimuli`), which
@@ -139,7 +140,7 @@ def encode_transformer(
     dim = model.config.hidden_size
     if contexts.empty:  # a corpus without any of a test's stimuli
         empty = {k: np.zeros((0, dim), np.float32) for k in (*SENT_ENCODINGS, *WORD_ENCODINGS)}
-        return {**empty, "valid": np.zeros(0, bool)}
+        return {**empty, "valid": np.zeros(0, bool), "pieces": np.zeros(0, np.int32)}
     sentences, inverse = np.unique(contexts["sentence"].to_numpy(dtype=object), return_inverse=True)
     tok = tokenize(tokenizer, [str(s) for s in sentences], max_length)
     rows_of = pd.Series(np.arange(len(contexts))).groupby(inverse).apply(list).to_dict()
@@ -155,6 +156,7 @@ def encode_transformer(
     sent = {k: np.zeros((n_sent, dim), dtype=np.float32) for k in SENT_ENCODINGS}
     word = {k: np.zeros((len(contexts), dim), dtype=np.float32) for k in WORD_ENCODINGS}
     valid = np.zeros(len(contexts), dtype=bool)
+    pieces = np.zeros(len(contexts), dtype=np.int32)  # the tokens the stimulus is pooled from
 
     bar = tqdm(total=n_sent, desc="embedding", unit="sent", disable=not progress)
     with torch.inference_mode():
@@ -177,7 +179,7 @@ def encode_transformer(
                 for r in rows_of[s]:
                     pos = span_tokens(tok.offsets[s], tok.special[s], starts[r], ends[r])
                     if pos and any(tok.ids[s][i] != unk_id for i in pos):
-                        valid[r] = True
+                        valid[r], pieces[r] = True, len(pos)
                         word["word/mean"][r] = h[pos].mean(axis=0)
                         word["word/first"][r] = h[pos[0]]
                         word["word/last"][r] = h[pos[-1]]
@@ -186,6 +188,7 @@ def encode_transformer(
     result = {k: v[inverse] for k, v in sent.items()}
     result.update(word)
     result["valid"] = valid
+    result["pieces"] = pieces
     return result
 
 

@@ -59,6 +59,12 @@ def restrict_to_models(config: dict[str, Any]) -> None:
         }
     if config.get("groundtruth") and config["groundtruth"]["model"] not in wanted:
         config["groundtruth"] = None
+    trained = (config.get("null_calibration") or {}).get("trained")
+    if trained:  # the trained-weight null of the audited models the configuration lists
+        kept_trained = [m for m in trained["models"] if m in wanted]
+        config["null_calibration"]["trained"] = (
+            {**trained, "models": kept_trained} if kept_trained else None
+        )
     for section, fields in _ZOO_SECTIONS.items():
         study = config.get(section)
         if not study:

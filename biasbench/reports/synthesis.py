@@ -476,7 +476,9 @@ def survival_table(inputs, settings):
         "word-level test (p_word, the stimulus word as the exchangeable unit) cannot reach "
         "alpha (too few words), left out of the share; word_tested: those whose word test "
         f"can; surviving: of those, p_word < {settings.alpha} as well; survival_share: "
-        "surviving / word_tested (empty without a word-tested cell). A cell may count under "
+        "surviving / word_tested (empty without a word-tested cell); strata_tested / "
+        "surviving_strata: the same under the word-level test within word-piece counts "
+        "(p_word_strata; a transformer's cells only). A cell may count under "
         "several papers (a method one paper introduces and another evaluates); '(all "
         "methods)' sums a paper's rows."
     )
@@ -496,6 +498,11 @@ CALIBRATED = (
     ("null_word_clusters", "word", "clusters"),
     ("calibration_paper", "paper", "verdict"),
     ("calibration_word", "word", "verdict"),
+    ("significant_null_strata", "strata", "null"),
+    ("null_strata_low", "strata", "null_low"),
+    ("null_strata_high", "strata", "null_high"),
+    ("null_strata_clusters", "strata", "clusters"),
+    ("calibration_strata", "strata", "verdict"),
 )
 
 
@@ -574,7 +581,7 @@ def league(inputs, settings) -> pd.DataFrame:
         timed = pd.read_csv(costs[0], sep="\t")[["method", "seconds"]]
         out = out.merge(timed, on="method", how="left")
         out = out.rename(columns={"seconds": "statistic_seconds"})
-    for column in ("calibration_paper", "calibration_word"):
+    for column in ("calibration_paper", "calibration_word", "calibration_strata"):
         out[column] = out[column].fillna("n/a")
     out["cells"] = out["method"].map(real.groupby("method").size()).fillna(0).astype(int)
     return out
@@ -605,7 +612,10 @@ def league_table(inputs, settings):
         "test cannot reach alpha left out), null_low / null_high its interval over "
         "null_clusters clusters, calibration_paper its verdict; significant_null_word, "
         "null_word_low / null_word_high, null_word_clusters, calibration_word: the same for "
-        "the word-level test (p_word: every context of a stimulus word moves with it). "
+        "the word-level test (p_word: every context of a stimulus word moves with it); "
+        "significant_null_strata, null_strata_low / null_strata_high, null_strata_clusters, "
+        "calibration_strata: the same for the word-level test within word-piece counts "
+        "(p_word_strata: target words exchanged only with words of as many pieces). "
         "Verdicts: synthesis_null (both "
         "alphas and the counts); statistic_seconds: the "
         "statistic alone on a typical test (benchmarks/bench_methods.py, model inference "
@@ -690,7 +700,14 @@ def figure_league(inputs, settings):
 DESIGN_STYLE = (
     ("paper", "paper's test (p_value)", dict(fmt="o", color="black", mfc="black")),
     ("word", "word-level test (p_word)", dict(fmt="s", color="tab:orange", mfc="white")),
+    (
+        "strata",
+        "word-level test within word-piece counts (p_word_strata)",
+        dict(fmt="^", color="tab:blue", mfc="white"),
+    ),
 )
+#: each design's row offset within a method's band
+DESIGN_OFFSETS = (-0.27, 0.0, 0.27)
 
 
 def _sqrt_axis(ax) -> None:
@@ -716,7 +733,7 @@ def _qq(ax, cells: pd.DataFrame, null: list[str], methods: list[str]) -> None:
             ax.plot(
                 expected,
                 p,
-                ls="-" if design == "paper" else "--",
+                ls={"paper": "-", "word": "--"}.get(design, ":"),
                 marker=".",
                 markersize=3,
                 lw=1,
@@ -729,8 +746,8 @@ def _qq(ax, cells: pd.DataFrame, null: list[str], methods: list[str]) -> None:
     ax.set_xlabel("uniform quantile (expected p)", fontsize=7)
     ax.set_ylabel("p-value on null models (sorted)", fontsize=7)
     ax.set_title(
-        "QQ: null p-values against the uniform (solid: paper,\ndashed: word; below the "
-        "diagonal: too many small p)",
+        "QQ: null p-values against the uniform (solid: paper, dashed: word,\ndotted: word "
+        "within word-piece strata; below the diagonal: too many small p)",
         fontsize=8,
     )
     if ax.get_legend_handles_labels()[0]:
@@ -757,13 +774,13 @@ def figure_calibration(inputs, settings):
     fig, axes = plt.subplots(
         1,
         len(syn.ALPHAS) + 1,
-        figsize=(14, 0.4 * len(methods) + 2.8),
+        figsize=(14, 0.55 * len(methods) + 2.8),
         gridspec_kw={"width_ratios": [1] * len(syn.ALPHAS) + [1.3]},
     )
     y = np.arange(len(methods))
     rows = table.set_index(["method", "design"])
     for ax, alpha in zip(axes, syn.ALPHAS, strict=False):
-        for offset, (design, label, style) in zip((-0.17, 0.17), DESIGN_STYLE, strict=True):
+        for offset, (design, label, style) in zip(DESIGN_OFFSETS, DESIGN_STYLE, strict=True):
             part = rows.xs(design, level="design").reindex(methods)
             share = part[f"null_{alpha:g}"].to_numpy(float)
             low = part[f"null_low_{alpha:g}"].to_numpy(float)
@@ -902,8 +919,9 @@ FIGURES = (
         reading="Markers: the share of null-model cells with p < alpha (clusters weighing "
         "alike; cells whose test cannot reach alpha left out), whiskers its 95% interval over "
         "the clusters, dotted line the nominal alpha, at the right the verdict and the "
-        "clusters; filled circles the paper's test, hollow squares the word-level test (n/a: "
-        "no such p-value on the null models). Right: the null p-values against the uniform; "
+        "clusters; filled circles the paper's test, hollow squares the word-level test, "
+        "hollow triangles the word-level test within word-piece strata (n/a: no such p-value "
+        "on the null models). Right: the null p-values against the uniform; "
         "a calibrated test follows the diagonal. Columns as in the synthesis_null table.",
     ),
     FigureTarget(

@@ -12,7 +12,7 @@ encoding.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -51,6 +51,24 @@ def stimulus_groups(
         wanted = expected.get(role, ()) if expected is not None else stimuli
         dropped[role] = sorted(set(wanted) - set(kept))
     return groups, dropped
+
+
+def stimulus_strata(
+    contexts: pd.DataFrame, pieces: np.ndarray, valid: np.ndarray, roles: Iterable[str]
+) -> dict[str, list[int]]:
+    """Per role, each stimulus :func:`stimulus_groups` keeps, in its order: the number of word
+    pieces most of its usable contexts pool it from (a tie: the smaller), its stratum in the
+    stratified word-level test (``p_word_strata``)."""
+    stimuli, role_of = contexts["stimulus"].to_numpy(), contexts["role"].to_numpy()
+    out = {}
+    for role in roles:
+        mask = (role_of == role) & valid
+        counts: dict[str, dict[int, int]] = {}
+        for stimulus, n in zip(stimuli[mask], pieces[mask], strict=True):
+            tally = counts.setdefault(stimulus, {})
+            tally[int(n)] = tally.get(int(n), 0) + 1
+        out[role] = [min(t, key=lambda n, t=t: (-t[n], n)) for t in counts.values()]
+    return out
 
 
 def definitional_pairs(
@@ -112,6 +130,7 @@ def score_file(
     # one seed per job: its methods and encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
     available = available_encodings(kind, is_decoder)
+    pieces = arrays.get("pieces")  # per context, the tokens its stimulus is pooled from
     # encoding -> (valid mask, dropped, its ContextVectors), once each: the methods on an
     # encoding share one ContextVectors, and with it what they derive from it
     grouped: dict[str, tuple] = {}
@@ -131,7 +150,10 @@ def score_file(
                 paired = None
                 if pairs is not None:
                     paired = definitional_pairs(contexts, arrays[encoding], valid, pairs)
-                grouped[encoding] = (valid, dropped, ContextVectors(groups, paired))
+                strata = None
+                if pieces is not None:  # a tokenizer's model: the stratified word test
+                    strata = stimulus_strata(contexts, pieces, valid, groups)
+                grouped[encoding] = (valid, dropped, ContextVectors(groups, paired, strata))
             valid, dropped, inputs = grouped[encoding]
             note = coverage_note(
                 {r: dropped[r] for r in method.roles},
@@ -150,7 +172,10 @@ def score_file(
                     used, removed = stimulus_groups(
                         contexts[mask], arrays[encoding][mask], valid[mask], expected
                     )
-                    variant_inputs = ContextVectors(used, inputs.pairs)
+                    strata = None
+                    if pieces is not None:
+                        strata = stimulus_strata(contexts[mask], pieces[mask], valid[mask], used)
+                    variant_inputs = ContextVectors(used, inputs.pairs, strata)
                 key = rows.RowKey(model, source, test, descriptor, encoding, variant)
                 score, why = None, note
                 if not note:

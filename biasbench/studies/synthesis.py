@@ -136,10 +136,11 @@ def cluster_order(matrix: pd.DataFrame) -> list[str]:
     return [matrix.index[i] for i in leaves]
 
 
-#: the test designs of a cell: the paper's test and the word-level one (their p columns)
-DESIGNS = {"paper": "p_value", "word": "p_word"}
+#: the test designs of a cell (their p columns): the paper's test, the word-level one, and the
+#: word-level one exchanging target words only within their number of word pieces
+DESIGNS = {"paper": "p_value", "word": "p_word", "strata": "p_word_strata"}
 #: each p column's floor: the smallest p its design can give (``biasbench.rows``)
-FLOORS = {"p_value": "p_floor", "p_word": "p_word_floor"}
+FLOORS = {"p_value": "p_floor", "p_word": "p_word_floor", "p_word_strata": "p_word_strata_floor"}
 #: the significance levels the calibration table shows
 ALPHAS = (0.01, 0.05)
 LEVEL = 0.95  # of the intervals
@@ -549,7 +550,7 @@ def tokenization(
 
 #: the survival table's counts, in order
 SURVIVAL = ["tested", "cannot_reject", "significant_paper", "word_cannot_reject", "word_tested"]
-SURVIVAL += ["surviving"]
+SURVIVAL += ["surviving", "strata_tested", "surviving_strata"]
 
 
 def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
@@ -558,10 +559,13 @@ def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
     test calls significant (p_value < alpha), how many of those have a word-level p-value
     whose design cannot reach alpha (``word_cannot_reject``, left out of the share) or can
     (``word_tested``), how many of those remain significant under it (p_word < alpha,
-    ``surviving``) and that share of ``word_tested`` (NaN without one)."""
+    ``surviving``) and that share of ``word_tested`` (NaN without one); the same under the
+    word-level test within word-piece counts (``strata_tested``, ``surviving_strata``)."""
     paper, word = p_column(cells, "p_value"), p_column(cells, "p_word")
+    strata = p_column(cells, "p_word_strata")
     significant = paper < alpha
     word_able = can_reject(cells, "p_word", alpha)
+    strata_able = can_reject(cells, "p_word_strata", alpha)
     frame = pd.DataFrame(
         {
             "method": cells["method"],
@@ -571,6 +575,8 @@ def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
             "word_cannot_reject": significant & word.notna() & ~word_able,
             "word_tested": significant & word.notna() & word_able,
             "surviving": significant & word_able & (word < alpha),
+            "strata_tested": significant & strata.notna() & strata_able,
+            "surviving_strata": significant & strata_able & (strata < alpha),
         }
     )
     frame = frame[frame["tested"]]

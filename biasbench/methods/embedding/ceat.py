@@ -49,12 +49,13 @@ method's seed: on one core, 1,000 splits of 16 (50) target words over 10,000 sam
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
-from biasbench.inference import _hits, _results, _splits
+from biasbench.inference import _hits, _results, target_splits
 from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import unit_rows
 from biasbench.rows import Score
@@ -84,6 +85,10 @@ class CeatResult:
     effect_sizes: np.ndarray  # the per-sample d_i (for distribution figures)
     p_word: float = float("nan")  # the word-level test of the CES (NaN: not asked for)
     p_word_floor: float = float("nan")  # the smallest p_word its splits can give
+    #: the word-level test exchanging target words within their word-piece count (NaN: no
+    #: strata given)
+    p_word_strata: float = float("nan")
+    p_word_strata_floor: float = float("nan")
 
 
 def ceat(
@@ -93,13 +98,16 @@ def ceat(
     seed: int = 0,
     chunk: int = 1000,
     word_splits: int = 0,
+    strata: Sequence[int] | None = None,
 ) -> CeatResult:
     """CEAT from per-role lists of per-stimulus context matrices.
 
     ``contexts[role][j]`` is an (n_contexts_j, dim) array of the j-th stimulus of role
     X, Y, A or B. Each sample picks one row per stimulus uniformly at random. With
     ``word_splits``, also the word-level p of the CES over that many splits of the target
-    words (:func:`word_level_test`, seeded from ``seed``; the draws are the same either way).
+    words (:func:`word_level_test`, seeded from ``seed``; the draws are the same either way),
+    and with ``strata`` (each target's stratum, X then Y) the same test exchanging words only
+    within their stratum.
     """
     ContextVectors(contexts).require("XYAB")
     targets = contexts["X"] + contexts["Y"]
@@ -139,13 +147,22 @@ def ceat(
             z_all.append(s / sd[:, None])
     d, v = np.concatenate(d_all), np.concatenate(v_all)
     ces, se, tau2, p = random_effects(d, v)
-    p_word = word_floor = float("nan")
+    word = [float("nan")] * 4
     if word_splits:
-        test = word_level_test(
-            np.concatenate(z_all), v, n_x, n_splits=word_splits, seed=derived_seed(seed, "p_word")
-        )
-        p_word, word_floor = test.p_value, test.floor
-    return CeatResult(ces, p, se, tau2, n_samples, d, p_word, word_floor)
+        z = np.concatenate(z_all)
+        test = word_level_test(z, v, n_x, n_splits=word_splits, seed=derived_seed(seed, "p_word"))
+        word[:2] = test.p_value, test.floor
+        if strata is not None:
+            test = word_level_test(
+                z,
+                v,
+                n_x,
+                n_splits=word_splits,
+                seed=derived_seed(seed, "p_word_strata"),
+                strata=strata,
+            )
+            word[2:] = test.p_value, test.floor
+    return CeatResult(ces, p, se, tau2, n_samples, d, *word)
 
 
 def combined_effects(
@@ -178,15 +195,24 @@ def combined_effects(
 
 
 def word_level_test(
-    z: np.ndarray, v: np.ndarray, n_x: int, *, n_splits: int, seed: int
+    z: np.ndarray,
+    v: np.ndarray,
+    n_x: int,
+    *,
+    n_splits: int,
+    seed: int,
+    strata: Sequence[int] | None = None,
 ) -> PermutationResult:
     """Two-sided word-level permutation test of CEAT's CES (the module's doc): ``z[i, j]`` is
     sample i's association of target word j (X words first, ``n_x`` of them) over the
     sample's pooled sd, ``v[i]`` its within-sample variance. All splits of the words when
     there are at most ``n_splits``, else ``n_splits`` seeded ones, as
-    :mod:`biasbench.inference` draws them; ties up to ``TIE_RTOL`` count."""
+    :mod:`biasbench.inference` draws them (with ``strata``, word j's stratum: only splits
+    within strata); ties up to ``TIE_RTOL`` count."""
     n_words = z.shape[1]
-    subsets, exact = _splits(n_words, n_x, n_splits, n_splits, seed)
+    subsets, exact, balanced = target_splits(
+        n_words, n_x, exact_max=n_splits, n_samples=n_splits, seed=seed, strata=strata
+    )
 
     def contrasts(members: np.ndarray) -> np.ndarray:
         c = np.full((n_words, len(members)), -1 / (n_words - n_x))
@@ -202,12 +228,17 @@ def word_level_test(
     )
     tol = TIE_RTOL * max(1.0, abs(observed))
     hits = [_hits(stats, observed, tol, "two-sided")]
-    return _results(hits, len(subsets), exact, ("two-sided",), 2 * n_x == n_words)[0]
+    return _results(hits, len(subsets), exact, ("two-sided",), balanced)[0]
 
 
 def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
+    strata = None if inputs.strata is None else [*inputs.strata["X"], *inputs.strata["Y"]]
     res = ceat(
-        dict(inputs.groups), n_samples=settings.ceat_samples, seed=seed, word_splits=WORD_SPLITS
+        dict(inputs.groups),
+        n_samples=settings.ceat_samples,
+        seed=seed,
+        word_splits=WORD_SPLITS,
+        strata=strata,
     )
     return Score(
         res.ces,
@@ -215,6 +246,8 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         p_word=res.p_word,
         p_floor=0.0,  # a z-test: no floor above float's
         p_word_floor=res.p_word_floor,
+        p_word_strata=res.p_word_strata,
+        p_word_strata_floor=res.p_word_strata_floor,
         se=res.se,
         tau_squared=res.tau_squared,
         n_partitions=res.n_samples,

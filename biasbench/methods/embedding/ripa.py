@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.methods.contract import ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import pair_vectors, set_items, word_p
+from biasbench.methods.embedding.vectors import pair_vectors, set_items, word_fields
 from biasbench.rows import Score
 from biasbench.stats import permutation_test_mean_difference
 
@@ -62,14 +62,12 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         seed=seed,
         alternative="two-sided",
     )
-    groups = inputs.groups
-    word = word_p(values, groups["X"], groups["Y"], settings, seed, "two-sided", test)
+    word = word_fields(values, inputs, settings, seed, "two-sided", test)
     return Score(
         float(values[:n_x].mean() - values[n_x:].mean()),
         test.p_value,
-        p_word=word.p_value,
         p_floor=test.floor,
-        p_word_floor=word.floor,
+        **word,
         n_partitions=test.n_partitions,
         exact=test.exact,
         sizes={"X": len(items["X"]), "Y": len(items["Y"]), "A": len(a), "B": len(b)},

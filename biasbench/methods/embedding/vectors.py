@@ -63,16 +63,51 @@ def word_p(
     """
     if settings.unit == "stimulus" or all(len(g) == 1 for g in (*x_groups, *y_groups)):
         return paper
+    return _word_test(values, x_groups, y_groups, settings, seed, alternative, None)
+
+
+def _word_test(values, x_groups, y_groups, settings, seed, alternative, strata):
+    words = (
+        target_words(x_groups, y_groups)
+        if settings.unit == "context"
+        else list(range(len(x_groups) + len(y_groups)))
+    )
     (res,) = word_permutation_tests_mean_difference(
         values,
-        target_words(x_groups, y_groups),
+        words,
         range(len(x_groups)),
         (alternative,),
         exact_max=settings.exact_max,
         n_samples=settings.n_samples,
-        seed=derived_seed(seed, "p_word"),
+        seed=derived_seed(seed, "p_word" if strata is None else "p_word_strata"),
+        stratum_of=None if strata is None else dict(enumerate(strata)),
     )
     return res
+
+
+def word_fields(
+    values: np.ndarray,
+    inputs: ContextVectors,
+    settings: Settings,
+    seed: int,
+    alternative: str,
+    paper: PermutationResult,
+) -> dict[str, float]:
+    """A target-exchanging method's word-level tests as :class:`biasbench.rows.Score`
+    fields: ``p_word`` (:func:`word_p`) and, where the inputs carry each stimulus' number of
+    word pieces, ``p_word_strata``: the same test with X and Y words exchanged only within
+    their piece count (:func:`biasbench.inference.stratified_splits`). A word of two pieces
+    is pooled from two token vectors, one of one piece from one: the stratified test needs
+    only words of one count to be exchangeable, which the plain one does not give where X's
+    and Y's words differ in pieces (``synthesis_null_pieces``)."""
+    x, y = inputs.groups["X"], inputs.groups["Y"]
+    word = word_p(values, x, y, settings, seed, alternative, paper)
+    fields = {"p_word": word.p_value, "p_word_floor": word.floor}
+    if inputs.strata is not None:
+        strata = [*inputs.strata["X"], *inputs.strata["Y"]]
+        stratified = _word_test(values, x, y, settings, seed, alternative, strata)
+        fields |= {"p_word_strata": stratified.p_value, "p_word_strata_floor": stratified.floor}
+    return fields
 
 
 #: why a test without definitional pairs has no Direct Bias or RIPA score

@@ -27,7 +27,7 @@ import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import set_items, unit_rows, word_p
+from biasbench.methods.embedding.vectors import set_items, unit_rows, word_fields
 from biasbench.rows import Score
 from biasbench.stats import (
     PermutationResult,
@@ -100,18 +100,16 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
         seed=seed,
         ddof=settings.ddof,
     )
-    groups = inputs.groups
-    word = word_p(res.s, groups["X"], groups["Y"], settings, seed, "greater", res.test)
+    word = word_fields(res.s, inputs, settings, seed, "greater", res.test)
     return Score(
         res.effect_size,
         res.p_value,
-        p_word=word.p_value,
         p_floor=res.test.floor,
-        p_word_floor=word.floor,
+        **word,
         n_partitions=res.n_partitions,
         exact=res.exact,
         sizes={r: len(items[r]) for r in "XYAB"},
-        note=few_words_note({r: len(groups[r]) for r in "XY"}),
+        note=few_words_note({r: len(inputs.groups[r]) for r in "XY"}),
     )
 
 
