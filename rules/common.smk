@@ -272,12 +272,15 @@ def divdist_scores(model):
 
 
 def model_card_inputs(wildcards):
-    """A model's own score rows and prepared model, its null copies' rows where the null-model
-    calibration scores it, and, in a default run, the comparison across the zoo (an audit reads
-    a finished default run's comparison where it finds one: COMPARISON_FOUND)."""
+    """A model's own score rows, word sets (what its tests compare) and prepared model, its
+    null copies' rows where the null-model calibration scores it, and, in a default run, the
+    comparison across the zoo (an audit reads a finished default run's comparison where it
+    finds one: COMPARISON_FOUND)."""
     model = wildcards.model
+    pairs = dict.fromkeys((j.test, j.descriptor) for j in PLAN.jobs if j.model == model)
     return {
         "scores": PLAN.model_score_files(model),
+        "wordsets": [f"results/wordsets/{t}/{d}.json" for t, d in pairs],
         "model": f"results/models/{model}/biasbench_model.json",
         "null": [null_file(model)] if model in PLAN.null_seeds else [],
         "comparison": [] if AUDIT else list(COMPARISON),

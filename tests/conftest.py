@@ -64,6 +64,7 @@ def score_row(**values):
         | {"variant": "full", "primary": True, "effect_size": float("nan")}
         | {"p_value": float("nan"), "seed": 0, "exact": False, "n_partitions": 0}
         | {"p_floor": float("nan"), "p_word_floor": float("nan")}
+        | {"p_word_strata": float("nan"), "p_word_strata_floor": float("nan")}
     )
     row.update(values)
     return row

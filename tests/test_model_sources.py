@@ -11,6 +11,7 @@ import yaml
 
 from biasbench.config import model_entry, validate_config
 from biasbench.errors import InputError
+from biasbench.models.specs import ModelSpec
 from biasbench.plan import make_plan
 
 from .conftest import ROOT
@@ -188,3 +189,37 @@ def test_a_layer_beyond_the_models_depth_names_the_field(tmp_path):
         )
     for layer in (2, -3, 0):
         assert encode(layer)[0]["valid"].all()
+
+
+def test_an_hf_model_neither_cached_nor_reachable_stops_planning_with_the_offline_route(
+    tmp_path, monkeypatch, capsys
+):
+    from biasbench.plan.inputs import model_sources
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    monkeypatch.chdir(tmp_path)
+    spec = ModelSpec.from_config("mine", model_entry(kind="transformer", source="hf:org/none"))
+    with pytest.raises(InputError) as err:
+        model_sources({"mine": spec})
+    message = str(err.value)
+    assert message.startswith("config: models.mine.source hf:org/none: it is not in the local")
+    assert "HF_HUB_OFFLINE is set" in message
+    assert "save_pretrained(DIR)" in message and "`source: path:DIR`" in message
+    assert "models.mine.revision is not set" not in capsys.readouterr().err  # stopped first
+
+
+def test_an_unpinned_hf_model_is_warned_about_and_a_prepared_one_needs_no_hub(
+    tmp_path, monkeypatch, capsys
+):
+    from biasbench.plan.inputs import model_sources
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.chdir(tmp_path)
+    prepared = tmp_path / "results" / "models" / "mine" / "biasbench_model.json"
+    prepared.parent.mkdir(parents=True)
+    prepared.write_text("{}")
+    spec = ModelSpec.from_config("mine", model_entry(kind="transformer", source="hf:org/none"))
+    assert model_sources({"mine": spec}) == {"mine": []}
+    assert "warning: models.mine.revision is not set" in capsys.readouterr().err

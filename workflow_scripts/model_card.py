@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from biasbench.data.wordsets import read_wordset_files
 from biasbench.errors import InputError
 from biasbench.io import read_tsv, sha256_of, write_text
 from biasbench.jobs import start_job
@@ -81,5 +82,8 @@ def comparison() -> Comparison | None:
 rows = [read_tsv(p) for p in sm.input.scores]
 scores = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=COLUMNS)
 null_rows = read_tsv(sm.input.null[0]) if sm.input.null else None
-card = model_card(scores, facts, comparison(), null_rows, list(sm.params.copies))
+labels = {
+    f"{ws.test}/{ws.descriptor}": dict(ws.labels) for ws in read_wordset_files(sm.input.wordsets)
+}
+card = model_card(scores, facts, comparison(), null_rows, list(sm.params.copies), labels)
 write_text(sm.output[0], card)

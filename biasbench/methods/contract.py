@@ -316,6 +316,9 @@ class Method:
     #: the words its word-level test exchanges (one of PERMUTES): a word-piece gap between
     #: those words, not the others, can make a null model's copies reject
     permutes: str | None = None
+    #: the score of no bias where it is not what ``swap`` implies (0 for a signed difference
+    #: or a magnitude, 50 for a percentage of stereotypical choices): MAC's 1, a quality's 100
+    neutral: float | None = None
     description: str = ""
     #: the code the default follows, "owner/repository: path" (the paper's equations where
     #: the authors published none); a departure from it is a named encoding or variant

@@ -281,6 +281,33 @@ def weights_directory(spec: ModelSpec, prepared: Path, download: bool = False) -
     return prepared
 
 
+def hub_problem(spec: ModelSpec, timeout: float = 5.0) -> str:
+    """Why an ``hf:`` model cannot be prepared from here ("" when it can): not in the local
+    Hugging Face cache, and the hub offline (``HF_HUB_OFFLINE``) or out of reach."""
+    import os
+
+    from huggingface_hub import HfApi, snapshot_download
+
+    try:
+        snapshot_download(
+            spec.location,
+            revision=spec.revision,
+            allow_patterns=[p for p in MODEL_FILES if p != "*.bin"],
+            local_files_only=True,
+        )
+        return ""
+    except Exception:  # noqa: BLE001 (any miss: not cached, a partial snapshot)
+        pass
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        return "it is not in the local Hugging Face cache and HF_HUB_OFFLINE is set"
+    try:
+        HfApi().model_info(spec.location, revision=spec.revision, timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 (no network, no such model, a gated one)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return f"it is not in the local Hugging Face cache and the hub cannot serve it ({reason})"
+    return ""
+
+
 def source_files(spec: ModelSpec) -> list[str]:
     """The files preparing a model reads (Snakemake inputs: replacing one prepares it again)."""
     if spec.scheme in ("pkg", "path"):

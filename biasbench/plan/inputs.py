@@ -18,16 +18,39 @@ LOCAL_SCHEMES = ("path", "w2v-path")
 FILELESS_SCHEMES = ("hf", "mlm-head", "random", "elmo")
 
 
-def model_sources(specs: dict[str, ModelSpec]) -> dict[str, list[str]]:
+def model_sources(specs: dict[str, ModelSpec], root: str | Path = ".") -> dict[str, list[str]]:
     """Model -> the files preparing it reads, each existing: a source that cannot be prepared
-    (a package not installed, a file gone) stops planning naming the field, in a finished
-    directory as in a fresh one (where the rule's input function failed instead, Snakemake
-    dropped the preparation and the run finished on the old prepared model)."""
-    from biasbench.models.prepare import source_files
+    (a package not installed, a file gone, an ``hf:`` model neither cached nor reachable)
+    stops planning naming the field, in a finished directory as in a fresh one (where the
+    rule's input function failed instead, Snakemake dropped the preparation and the run
+    finished on the old prepared model). An ``hf:`` model without ``revision`` is warned
+    about: the hub's current main is read (its commit is recorded either way)."""
+    import sys
+
+    from biasbench.models.prepare import hub_problem, source_files
 
     out = {}
     for name, spec in specs.items():
         field = f"config: models.{name}.source {spec.scheme}:{spec.location}"
+        # prepared already (the working directory's): the hub is not needed again
+        prepared = Path("results") / "models" / name / "biasbench_model.json"
+        if spec.scheme == "hf" and not prepared.is_file():
+            problem = hub_problem(spec)
+            if problem:
+                raise InputError(
+                    f"{field}: {problem}. Offline, save it where the hub is reachable "
+                    f"(AutoModelFor...from_pretrained({spec.location!r}).save_pretrained(DIR) "
+                    "and its tokenizer's save_pretrained(DIR), or `hf download "
+                    f"{spec.location} --local-dir DIR`), copy DIR here and configure "
+                    "`source: path:DIR` (docs/models.md)"
+                )
+        if spec.scheme == "hf" and not spec.revision:
+            print(
+                f"warning: models.{name}.revision is not set: {spec.location}'s current main "
+                "is read (the commit resolved is recorded in its provenance); pin "
+                "`revision: <commit>` for a run that gives the same numbers next year",
+                file=sys.stderr,
+            )
         try:
             files = source_files(spec)
         except (InputError, ImportError) as exc:  # ImportError: a gguf-asm module

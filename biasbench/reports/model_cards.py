@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -16,6 +17,7 @@ import pandas as pd
 from biasbench.io import read_table_csv
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
+from biasbench.reports import card_findings as findings
 from biasbench.studies import synthesis as syn
 
 #: the comparison's tables a card reads: the zoo's primary cells and each method's validity
@@ -315,15 +317,17 @@ def null_checked(rows: pd.DataFrame, null_rows: pd.DataFrame | None) -> pd.Serie
     )
 
 
-def _score_table(rows: pd.DataFrame, zoo: pd.Series, checked: pd.Series) -> list[str]:
+def _score_table(
+    rows: pd.DataFrame, zoo: pd.Series, checked: pd.Series, notes: pd.Series
+) -> list[str]:
     lines = [
         "| method | source | test | descriptor | effect | p | p (word) | zoo: median [min, max] "
         "(models) | note |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for (_, row), scale, ok in zip(rows.iterrows(), zoo, checked, strict=True):
+    for (_, row), scale, ok, note in zip(rows.iterrows(), zoo, checked, notes, strict=True):
         effect = _number(row.effect_size) or "n/a"
-        note = str(row.note if isinstance(row.note, str) else "").replace("|", "/")
+        note = note.replace("|", "/")
         mark = "" if ok else f" {UNCHECKED}"
         p, p_word = (
             p_text(row.p_value, row.get("p_floor")),
@@ -362,14 +366,27 @@ def model_card(
     comparison: Comparison | None = None,
     null_rows: pd.DataFrame | None = None,
     copies: list[str] = (),
+    labels: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
     """The card of one model (Markdown) from the score rows of a run (all models' or its own),
-    beside the comparison across the zoo and its own null copies' rows where there are."""
+    beside the comparison across the zoo and its own null copies' rows where there are;
+    ``labels``: "test/descriptor" -> role -> label, what each word-set test compares."""
+    labels = labels or {}
     mine = primary_rows(rows, facts.name)
+    every = rows[rows["model"] == facts.name]
+    league = comparison.league if comparison is not None else None
     head = f"# Model card: {facts.name}\n\n{facts.kind} model, source `{facts.source}`"
     if facts.paper_model:
         head += f", standing in for {facts.paper_model}"
-    lines = [head + ".", "", "## Method families", ""]
+    lines = [head + ".", "", "## Findings", ""]
+    lines += findings.summary_lines(mine, league, labels, facts.alpha)
+    lines += ["", "### Sensitive to a design choice", ""]
+    lines += findings.sensitivity_lines(every, facts.alpha)
+    tests = findings.test_lines(mine, labels)
+    if tests:
+        lines += ["", "### What the tests compare", "", *tests]
+    lines += ["", "### Scales", "", *findings.scale_lines(sorted(set(mine["method"])))]
+    lines += ["", "## Method families", ""]
     for family in FAMILIES:
         methods = [m for m in REGISTRY if m.family == family]
         ran = [m for m in methods if m.name in set(mine["method"])]
@@ -397,6 +414,9 @@ def model_card(
         else:
             lines.append(f"* **{family}** does not apply: {why_not(family, facts)}.")
     found = caveats(facts, mine)
+    notes, repeated = findings.folded_notes(mine["note"])
+    if repeated:
+        found.append("Notes the score tables repeat, each printed once: " + "; ".join(repeated))
     lines += ["", "## Caveats", "", *([f"* {c}" for c in found] or ["* None recorded."])]
     lines += comparison_lines(mine, facts, comparison, null_rows, list(copies))
     lines += [
@@ -421,5 +441,6 @@ def model_card(
     for family in FAMILIES:
         part = mine["family"] == family
         if part.any():
-            lines += ["", f"### {family}", "", *_score_table(mine[part], zoo[part], checked[part])]
+            table = _score_table(mine[part], zoo[part], checked[part], notes[part])
+            lines += ["", f"### {family}", "", *table]
     return "\n".join(lines) + "\n"

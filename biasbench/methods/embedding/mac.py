@@ -44,5 +44,6 @@ MAC = Method(
     reads=("unit",),
     encodings=("word/mean",),
     swap="keeps",
+    neutral=1.0,
     description="Mean average cosine distance of the targets to each attribute set (1: none).",
 )

@@ -1,0 +1,267 @@
+"""What a model card opens with: its findings in sentences generated from the rows, what each
+test compares and what the sign of its score means, each measure's scale and neutral point,
+and the design choices a verdict depends on.
+
+The rules are fixed here, before any card is read:
+
+* a cell is **found** when its most conservative test says so: ``p_word_strata`` where the row
+  has it (target words exchanged within their word-piece count), else ``p_word`` (the word as
+  the unit), else the paper's ``p_value``, below alpha (:data:`TRUSTED`); a cell whose paper
+  test alone is below alpha is counted apart, never as found;
+* a cell whose trusted test cannot reach alpha whatever the model (its floor) is counted apart;
+* a verdict is **sensitive to a design choice** when another encoding or variant of the same
+  (method, source, test, descriptor) gives the other sign (both scores away from the neutral
+  point) or the other found / not found.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from biasbench.methods.contract import FAMILIES
+from biasbench.methods.registry import REGISTRY
+
+#: the tests of a row, most conservative first, each with its floor and a name
+TRUSTED = (
+    ("p_word_strata", "p_word_strata_floor", "word test within word-piece counts"),
+    ("p_word", "p_word_floor", "word-level test"),
+    ("p_value", "p_floor", "paper's test"),
+)
+#: what a score's sign means, by what swapping X and Y does to it (``Method.swap``)
+SIGN = {
+    "negates": "positive: X is associated with A (and Y with B) more than the reverse",
+    "complements": "above the neutral point: the stereotypical option is preferred",
+    "keeps": "no sign: how far from the neutral point",
+}
+
+
+def _float(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def trusted(row: Mapping) -> tuple[float, float, str]:
+    """(p, floor, test name) of a row's most conservative test (:data:`TRUSTED`); NaN p: none."""
+    for column, floor, name in TRUSTED:
+        p = _float(row.get(column))
+        if not math.isnan(p):
+            bound = _float(row.get(floor))
+            return p, 0.0 if math.isnan(bound) else bound, name
+    return math.nan, math.nan, ""
+
+
+def neutral_point(method_name: str) -> float:
+    """The score of no bias: the method's declared one (``Method.neutral``), else 50 for a
+    percentage of stereotypical choices and 0 for a difference or a magnitude."""
+    method = next((m for m in REGISTRY if m.name == method_name), None)
+    if method is None:
+        return 0.0
+    if method.neutral is not None:
+        return method.neutral
+    return 50.0 if method.swap == "complements" else 0.0
+
+
+def judged(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """``rows`` with the trusted test (``test_p``, ``test_floor``, ``test_name``) and the
+    verdict columns ``found``, ``paper_only`` (the paper's p alone below alpha, the trusted
+    test able to reach it) and ``cannot`` (the trusted test's floor at or above alpha)."""
+    tested = [trusted(r) for r in rows.to_dict("records")]
+    out = rows.assign(
+        test_p=[t[0] for t in tested],
+        test_floor=[t[1] for t in tested],
+        test_name=[t[2] for t in tested],
+    )
+    paper = pd.to_numeric(out["p_value"], errors="coerce")
+    out["cannot"] = out["test_p"].notna() & (out["test_floor"] >= alpha)
+    out["found"] = (out["test_p"] < alpha) & ~out["cannot"]
+    out["paper_only"] = (paper < alpha) & ~out["found"] & ~out["cannot"]
+    return out
+
+
+def _cell(row) -> str:
+    parts = [str(row["test"])]
+    descriptor = row.get("descriptor")
+    if isinstance(descriptor, str) and descriptor and descriptor != "all":
+        parts.append(descriptor)
+    return "/".join(parts) + f" ({row['source']})"
+
+
+def _labels_text(labels: Mapping[str, Mapping[str, str]], row) -> str:
+    own = labels.get(f"{row['test']}/{row['descriptor']}")
+    if not own:
+        return ""
+    return f"{own.get('X', 'X')} vs {own.get('Y', 'Y')}, {own.get('A', 'A')} vs {own.get('B', 'B')}"
+
+
+def _validity(league: pd.DataFrame | None, methods: list[str]) -> str:
+    """What the comparison says of these methods' tests and truth, in a clause."""
+    if league is None or league.empty:
+        return (
+            "no comparison beside this card: how far these methods can be trusted is not known here"
+        )
+    mine = league[league["method"].isin(methods)]
+    parts = []
+    for row in mine.to_dict("records"):
+        verdicts = [
+            f"{design} {row.get(column)}"
+            for design, column in (
+                ("paper", "calibration_paper"),
+                ("word", "calibration_word"),
+                ("strata", "calibration_strata"),
+            )
+            if str(row.get(column, "n/a")) not in ("n/a", "nan", "")
+        ]
+        rho = _float(row.get("truth_spearman"))
+        truth = f"ground-truth rho {rho:.2f}" if not math.isnan(rho) else "no ground-truth rho"
+        parts.append(f"{row['method']}: {truth}; null models: {', '.join(verdicts) or 'n/a'}")
+    return "; ".join(parts)
+
+
+def summary_lines(
+    rows: pd.DataFrame,
+    league: pd.DataFrame | None,
+    labels: Mapping[str, Mapping[str, str]],
+    alpha: float,
+    top: int = 3,
+) -> list[str]:
+    """The card's findings, per family: how many tested cells its most conservative tests
+    find at alpha, how many only the paper's test finds, how many cannot reach alpha, the
+    strongest findings with what they compare, and what the comparison says of the methods."""
+    cells = judged(rows, alpha)
+    tested = cells[cells["test_p"].notna()]
+    lines = []
+    for family in FAMILIES:
+        part = tested[tested["family"] == family]
+        if part.empty:
+            continue
+        methods = sorted(set(part["method"]))
+        found = part[part["found"]]
+        sentence = (
+            f"* **{family}** ({', '.join(methods)}): bias found in {len(found)} of "
+            f"{len(part)} tested cells at p < {alpha:g} under each row's most conservative test"
+        )
+        paper_only = int(part["paper_only"].sum())
+        cannot = int(part["cannot"].sum())
+        if paper_only:
+            sentence += (
+                f"; {paper_only} more significant under the paper's test alone (not counted: "
+                "its unit is not independent, see the null-model verdicts)"
+            )
+        if cannot:
+            sentence += f"; {cannot} cannot reach {alpha:g} whatever the model (too few words)"
+        lines.append(sentence + ".")
+        strongest = found.assign(size=found["effect_size"].astype(float).abs())
+        for row in strongest.sort_values("size", ascending=False).head(top).to_dict("records"):
+            compared = _labels_text(labels, row)
+            lines.append(
+                f"  * {row['method']} on {_cell(row)}: {_float(row['effect_size']):.3g}, "
+                f"p = {row['test_p']:.3g} ({row['test_name']})"
+                + (f"; {compared}" if compared else "")
+            )
+        lines.append(f"  * Validity: {_validity(league, methods)}.")
+    return lines or ["* No test with a p-value ran on this model."]
+
+
+def test_lines(rows: pd.DataFrame, labels: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """What each word-set test of the card compares: its X, Y, A and B."""
+    keys = sorted({f"{t}/{d}" for t, d in zip(rows["test"], rows["descriptor"], strict=True)})
+    lines = ["| test | X | Y | A | B |", "|---|---|---|---|---|"]
+    shown = [k for k in keys if k in labels]
+    for key in shown:
+        own = labels[key]
+        lines.append(f"| {key} | " + " | ".join(own.get(r, "") for r in "XYAB") + " |")
+    return lines if shown else []
+
+
+def scale_lines(methods: list[str]) -> list[str]:
+    """Each measure's neutral point and what its sign means."""
+    lines = ["| method | neutral point | sign | what it is |", "|---|---|---|---|"]
+    for method in REGISTRY:
+        if method.name in methods:
+            lines.append(
+                f"| {method.name} | {neutral_point(method.name):g} | {SIGN[method.swap]} | "
+                f"{method.description} |"
+            )
+    return lines
+
+
+def sensitivity(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Per cell (method, source, test, descriptor) with a primary row: each other encoding or
+    variant whose score has the other sign (both away from the neutral point) or the other
+    verdict (found against not found, both able to reach alpha)."""
+    cells = judged(rows, alpha)
+    primary = cells["primary"].astype(str).str.lower().isin(("true", "1", "1.0"))
+    keys = ["method", "source", "test", "descriptor"]
+    out = []
+    for key, group in cells.groupby(keys, sort=True, dropna=False):
+        main = group[primary.loc[group.index]]
+        if main.empty:
+            continue
+        first = main.iloc[0]
+        neutral = neutral_point(str(key[0]))
+        sign = np.sign(_float(first["effect_size"]) - neutral)
+        for other in group[~primary.loc[group.index]].to_dict("records"):
+            changed = []
+            other_sign = np.sign(_float(other["effect_size"]) - neutral)
+            if sign and other_sign and sign != other_sign:
+                changed.append("sign")
+            able = not first["cannot"] and not other["cannot"]
+            both_tested = not math.isnan(first["test_p"]) and not math.isnan(other["test_p"])
+            if able and both_tested and bool(first["found"]) != bool(other["found"]):
+                changed.append("significance")
+            if changed:
+                out.append(
+                    {
+                        **dict(zip(keys, key, strict=True)),
+                        "changed": " and ".join(changed),
+                        "primary": f"{first['encoding']}/{first['variant']}",
+                        "primary_effect": _float(first["effect_size"]),
+                        "primary_p": first["test_p"],
+                        "other": f"{other['encoding']}/{other['variant']}",
+                        "other_effect": _float(other["effect_size"]),
+                        "other_p": other["test_p"],
+                    }
+                )
+    columns = [*keys, "changed", "primary", "primary_effect", "primary_p", "other"]
+    return pd.DataFrame(out, columns=[*columns, "other_effect", "other_p"])
+
+
+def sensitivity_lines(rows: pd.DataFrame, alpha: float, limit: int = 20) -> list[str]:
+    """The cells whose verdict changes with an encoding or variant, as a table (the default
+    each follows first)."""
+    table = sensitivity(rows, alpha)
+    if table.empty:
+        return ["No verdict of this card changes with an encoding or variant it ran."]
+    lines = [
+        f"{len(table)} verdicts change with a design choice (the default, which follows the "
+        "paper's reference, first; p: each row's most conservative test):",
+        "",
+        "| method | cell | changes | default: effect, p | other choice: effect, p |",
+        "|---|---|---|---|---|",
+    ]
+    for row in table.head(limit).to_dict("records"):
+        lines.append(
+            f"| {row['method']} | {_cell(row)} | {row['changed']} | {row['primary']}: "
+            f"{row['primary_effect']:.3g}, {row['primary_p']:.3g} | {row['other']}: "
+            f"{row['other_effect']:.3g}, {row['other_p']:.3g} |"
+        )
+    if len(table) > limit:
+        lines.append(f"| ... | {len(table) - limit} more in the run's collected scores | | | |")
+    return lines
+
+
+def folded_notes(notes: pd.Series, least: int = 3) -> tuple[pd.Series, list[str]]:
+    """Notes repeated in at least ``least`` rows, each replaced by a marker [n] and listed
+    once: (the notes to print, the caveats "[n] note (k rows)")."""
+    text = notes.fillna("").astype(str)
+    counts = text[text != ""].value_counts()
+    repeated = [n for n, k in counts.items() if k >= least]
+    marker = {n: f"[{i + 1}]" for i, n in enumerate(repeated)}
+    caveats = [f"{marker[n]} {n} ({counts[n]} rows)" for n in repeated]
+    return text.map(lambda n: marker.get(n, n)), caveats
