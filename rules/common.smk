@@ -12,10 +12,10 @@ from biasbench.methods.registry import REGISTRY
 from biasbench.models.null import copy_names, null_file
 from biasbench.models.specs import model_spec
 from biasbench.plan import names_except, names_only
+from biasbench.plan.audit import run_files
 from biasbench.reports.cards import slug
 from biasbench.reports.catalog import MODELS, PROVENANCE, report_section
 from biasbench.reports.model_cards import COMPARISON
-from biasbench.reports.targets import SCORES
 from biasbench.reports.tables import report_settings as plan_report_settings
 
 ENV = "../envs/biasbench.yaml"
@@ -24,11 +24,11 @@ LPBS = config["lpbs"] or {}  # null: no LPBS jobs
 #: what every table and figure is drawn with: the configuration and its plan
 REPORT_SETTINGS = plan_report_settings(config, PLAN)
 CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
-#: an audit (only_models) collects its scores and provenance apart from a default run's, so
-#: auditing in a checkout that holds one rewrites none of its files
+#: an audit (only_models) collects its scores and provenance apart from a default run's and
+#: from other audits' (one pair of files per audited model), so auditing in a checkout that
+#: holds a run rewrites none of its files
 AUDIT = config["only_models"] is not None
-SCORES_TABLE = "results/scores/audit.tsv" if AUDIT else SCORES
-PROVENANCE_PAGE = f"results/report/{'audit_' if AUDIT else ''}provenance.html"
+SCORES_TABLE, PROVENANCE_PAGE = run_files(config["only_models"])
 #: an audit's model embeds each source in one job, its longest, which every score job waits
 #: for: it goes before the LPBS and data-set jobs (measured: a 135M causal LM's audit ran 10
 #: min with it last, its embedding started 6 min in); a default run keeps its measured packing

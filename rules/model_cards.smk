@@ -26,6 +26,7 @@ rule model_card:
         divdist_files=PLAN.study_score_files(),
         audit=AUDIT,
         alpha=config["alpha"],
+        scores_file=SCORES_TABLE,
         copies=null_copy_names,
         comparison=COMPARISON_FOUND,
     script:

@@ -40,10 +40,11 @@ def word2vec_binary(path, words, dim=8):
     return path
 
 
-def audit(tmp_path, name, entry):
+def audit(tmp_path, name, entry, work=None):
     """Run the default target with ``my.yaml`` naming one model and ``only_models`` beside the
-    default config.yaml; return the working directory."""
-    work = workdir_for(tmp_path, "work", default_config())
+    default config.yaml (in ``work``, a checkout an earlier audit ran in, where given); return
+    the working directory."""
+    work = work or workdir_for(tmp_path, "work", default_config())
     mine = {
         "models": {name: entry},
         "only_models": [name],
@@ -67,7 +68,7 @@ def test_a_transformer_of_ones_own_alone(tmp_path):
     model = tiny_bert(tmp_path / "my-bert", tuple(c6_words()))  # a body without its head
     entry = {"kind": "transformer", "source": f"path:{model}", "tests": {"templates": ["C6"]}}
     work = audit(tmp_path, "my-bert", entry)
-    scores = read_tsv(work / "results/scores/audit.tsv")
+    scores = read_tsv(work / "results/scores/audit/my-bert.tsv")
     assert set(scores["model"]) == {"my-bert"}  # nothing of the zoo ran
     assert not (work / "results/tables").exists()  # nor its paper tables
     card = (work / "results/cards/models/my-bert.md").read_text(encoding="utf-8")
@@ -87,13 +88,24 @@ def test_static_vectors_of_ones_own_alone(tmp_path):
     entry = {"kind": "static", "source": f"w2v-path:{vectors}", "lowercase": True}
     entry["tests"] = ["C6"]
     work = audit(tmp_path, "my-vectors", entry)
-    assert set(read_tsv(work / "results/scores/audit.tsv")["model"]) == {"my-vectors"}
+    assert set(read_tsv(work / "results/scores/audit/my-vectors.tsv")["model"]) == {"my-vectors"}
     card = (work / "results/cards/models/my-vectors.md").read_text(encoding="utf-8")
     assert "* **embedding** applies" in card and "| WEAT | words | C6 |" in card
     for family in ("probability", "extrinsic"):
         assert f"* **{family}** does not apply: static word vectors assign no probability" in card
     assert "* **distribution** does not apply" in card
     assert "lowercase" in card
+    assert "collected scores (results/scores/audit/my-vectors.tsv)" in card
+    # a second audit in the same checkout keeps the first one's files; each card its own
+    first = (work / "results/scores/audit/my-vectors.tsv").read_bytes()
+    audit(tmp_path, "other-vectors", entry, work)
+    assert (work / "results/scores/audit/my-vectors.tsv").read_bytes() == first
+    other = read_tsv(work / "results/scores/audit/other-vectors.tsv")
+    assert set(other["model"]) == {"other-vectors"}
+    for name in ("my-vectors", "other-vectors"):
+        assert (work / f"results/report/audit/{name}.html").is_file()
+        own = (work / f"results/cards/models/{name}.md").read_text(encoding="utf-8")
+        assert f"collected scores (results/scores/audit/{name}.tsv)" in own
 
 
 def audit_plan(only, models=None):
@@ -412,3 +424,14 @@ def test_a_card_marks_the_p_values_its_own_null_copies_did_not_test():
     )
     assert null_checked(rows, null_rows).tolist() == [True, False, False]
     assert null_checked(rows, None).tolist() == [False, False, False]
+
+
+def test_each_audit_collects_into_files_of_its_own():
+    from biasbench.plan.audit import run_files
+
+    assert run_files(None) == ("results/scores/all.tsv", "results/report/provenance.html")
+    assert run_files(["my-bert"]) == (
+        "results/scores/audit/my-bert.tsv",
+        "results/report/audit/my-bert.html",
+    )
+    assert len({run_files(m)[0] for m in (None, ["a"], ["b"], ["a", "b"])}) == 4

@@ -506,8 +506,8 @@ def test_an_audit_beside_the_default_run_rewrites_none_of_its_files(workdir, tmp
     run = snakemake(work, "--configfile", "my.yaml")
     assert run.returncode == 0, run.stderr[-3000:]
     assert [str(p) for p in kept if p.read_bytes() != before[p]] == []
-    assert set(read_tsv(work / "results/scores/audit.tsv")["model"]) == {"my-bert"}
-    assert (work / "results/report/audit_provenance.html").is_file()
+    assert set(read_tsv(work / "results/scores/audit/my-bert.tsv")["model"]) == {"my-bert"}
+    assert (work / "results/report/audit/my-bert.html").is_file()
     card = (work / "results/cards/models/my-bert.md").read_text()
     assert "From the finished default run in this checkout (results/tables/synthesis_scores" in card
     assert "| s-SEAT | " in card.split("## Comparison")[1].split("### Its own null copies")[0]

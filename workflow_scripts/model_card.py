@@ -52,6 +52,7 @@ facts = ModelFacts(
     architectures=tuple((found or {}).get("architectures") or ()),
     audit=sm.params.audit,
     alpha=sm.params.alpha,
+    scores_file=sm.params.scores_file,
 )
 
 

@@ -126,3 +126,13 @@ def _tests_run(tests: Any, configured: list[str]) -> list[str]:
     for chosen in lists:
         named |= set(configured) if chosen == "all" else {t.partition("/")[0] for t in chosen}
     return [t for t in configured if t in named]
+
+
+def run_files(only: list[str] | None) -> tuple[str, str]:
+    """(collected scores, provenance page) of a run: a default run's, or an audit's named by
+    the models it measures, so audits in one checkout accumulate beside each other and beside
+    a default run, and each model's card points to its own."""
+    if only is None:
+        return "results/scores/all.tsv", "results/report/provenance.html"
+    name = ",".join(only)
+    return f"results/scores/audit/{name}.tsv", f"results/report/audit/{name}.html"

@@ -51,6 +51,7 @@ class ModelFacts:
     architectures: tuple[str, ...] = ()
     audit: bool = False  # the run measured only some models (only_models)
     alpha: float = 0.01  # the significance level of the tables (config alpha)
+    scores_file: str = "results/scores/all.tsv"  # the run's collected scores (an audit's own)
 
     @property
     def scheme(self) -> str:
@@ -430,7 +431,7 @@ def model_card(
         "its design's floor reads <= 1/N (no smaller p could come out); "
         f"{UNCHECKED}: its test was not run on this model's own null copies, so how often it "
         "rejects on random weights of this architecture is not known here. Every other "
-        "encoding and variant is in the run's collected scores.",
+        f"encoding and variant is in the run's collected scores ({facts.scores_file}).",
     ]
     checked = null_checked(mine, null_rows)
     zoo = (
