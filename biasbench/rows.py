@@ -55,7 +55,7 @@ COLUMNS = [
     # the word-level test with target words exchanged only within their word-piece count
     "p_word_strata",
     "p_word_strata_floor",  # the smallest p_word_strata its design can give
-    "se",
+    "se",  # CEAT: the combined effect's; a data-set score: seeded bootstrap over its items
     "tau_squared",
     *(f"n_{r.lower()}" for r in COUNTED_ROLES),
     "n_partitions",  # permutations evaluated, or samples combined (CEAT)

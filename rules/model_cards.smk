@@ -1,17 +1,20 @@
 rule model_card:
     """One Markdown page per model: every method's score on every test it ran beside the zoo's,
     the method families that apply to it and why each other does not, its caveats, each
-    method's validity from the comparison and its own null copies' false-positive shares.
+    method's validity from the comparison and its own null copies' false-positive shares; and
+    its data-set scores in lm-evaluation-harness's results layout.
     """
     input:
         unpack(model_card_inputs),
     output:
-        report(
+        card=report(
             "results/cards/models/{model}.md",
             caption="../resources/report/model_card.rst",
             category=MODELS,
             labels={"model": "{model}"},
         ),
+        # its data-set scores in lm-evaluation-harness's results layout
+        lm_eval="results/lm_eval/{model}.json",
     log:
         "results/logs/model_card/{model}.log",
     localrule: True
@@ -27,6 +30,13 @@ rule model_card:
         audit=AUDIT,
         alpha=config["alpha"],
         scores_file=SCORES_TABLE,
+        run=lambda w: {
+            "model_args": f"source={config['models'][w.model]['source']}",
+            "batch_size": (config["datasets"] or {}).get("batch"),
+            "device": config["compute"]["device"],
+            "limit": (config["datasets"] or {}).get("limits"),
+            "random_seed": config["seed"],
+        },
         copies=null_copy_names,
         comparison=COMPARISON_FOUND,
     script:

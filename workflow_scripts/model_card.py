@@ -13,6 +13,7 @@ from biasbench.jobs import start_job
 from biasbench.models.load import lm_head_of
 from biasbench.models.prepare import weights_directory
 from biasbench.models.specs import ModelSpec
+from biasbench.reports.lm_eval import lm_eval_results
 from biasbench.reports.model_cards import Comparison, ModelFacts, model_card, read_table
 from biasbench.rows import COLUMNS
 
@@ -87,4 +88,7 @@ labels = {
     f"{ws.test}/{ws.descriptor}": dict(ws.labels) for ws in read_wordset_files(sm.input.wordsets)
 }
 card = model_card(scores, facts, comparison(), null_rows, list(sm.params.copies), labels)
-write_text(sm.output[0], card)
+write_text(sm.output.card, card)
+# plain JSON (no seal line): what the harness's tooling reads
+results = lm_eval_results(scores, name, dict(sm.params.run))
+write_text(sm.output.lm_eval, json.dumps(results, indent=1, sort_keys=True) + "\n")

@@ -26,6 +26,8 @@ How sentences are scored (the ``encoding`` column; the first of each kind is the
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -58,13 +60,57 @@ AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included:
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"
 
 
+#: resamples of a data-set score's bootstrap standard error (its row's ``se``)
+SE_RESAMPLES = 1000
+
+
+def bootstrap_se(method, inputs, settings: Settings, seed: int) -> float:
+    """The standard error of a data-set score over its units resampled with replacement
+    (seeded): the items, or StereoSet's target terms, over which its score is a mean; the
+    method's effect size alone is recomputed (its tests run on one partition). NaN where the
+    inputs hold no per-item arrays (DisCo's counts per template)."""
+    arrays = {
+        f.name: getattr(inputs, f.name)
+        for f in dataclasses.fields(inputs)
+        if isinstance(getattr(inputs, f.name), np.ndarray)
+    }
+    if not arrays:
+        return float("nan")
+    n = len(next(iter(arrays.values())))
+    terms = getattr(inputs, "terms", None)
+    if terms is not None:
+        units = [np.flatnonzero(terms == t) for t in dict.fromkeys(terms.tolist())]
+    else:
+        units = [np.array([i]) for i in range(n)]
+    quick = dataclasses.replace(settings, exact_max=1, n_samples=1, same_samples=1)
+    rng = np.random.default_rng(derived_seed(seed, "se", method.name))
+    values = []
+    for _ in range(SE_RESAMPLES):
+        drawn = [units[i] for i in rng.integers(0, len(units), len(units))]
+        index = np.concatenate(drawn)
+        columns = {k: v[index] for k, v in arrays.items()}
+        if terms is not None:  # a term drawn twice is two terms of the resample
+            columns["terms"] = np.repeat(np.arange(len(drawn)), [len(u) for u in drawn])
+        try:
+            resample = dataclasses.replace(inputs, **columns)
+            values.append(method(resample, quick, seed).effect_size)
+        except EmptySetError:  # a resample without some cell the measure needs
+            continue
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    return float(values.std(ddof=1)) if len(values) > 1 else float("nan")
+
+
 def _row(
     method, key: rows.RowKey, inputs, settings: Settings, seed: int, signature: str, caveat=""
 ) -> dict:
-    """One row: the method on ``inputs`` (with a ``caveat`` for its note), or "n/a" with the
-    reason when they are empty."""
+    """One row: the method on ``inputs`` (with a ``caveat`` for its note) and the score's
+    bootstrap standard error where the method gives none (:func:`bootstrap_se`), or "n/a"
+    with the reason when they are empty."""
     try:
         score, note = method(inputs, settings, seed), caveat
+        if math.isnan(score.se):
+            score = dataclasses.replace(score, se=bootstrap_se(method, inputs, settings, seed))
     except EmptySetError as exc:
         score, note = None, "; ".join(n for n in (caveat, str(exc)) if n)
     return rows.make_row(
