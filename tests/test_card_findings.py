@@ -154,3 +154,42 @@ def test_the_card_opens_with_its_findings():
     assert "| LPBS | C6/names (templates) | sign and significance |" in card
     assert "| C6/names | male names | female names | career | family |" in card
     assert "| CrowS-Pairs | 50 | above the neutral point" in card
+
+
+def test_parts_of_a_data_set_and_missing_scores_are_no_design_choice():
+    table = _table()
+    extra = [
+        # BEC-Pro's male rows: a part of the data, not another way to measure it
+        _row("BEC-Pro", "BEC-Pro", 0.1, 0.3, 0.3, family="probability", variant="all"),
+        _row(
+            "BEC-Pro",
+            "BEC-Pro",
+            -0.5,
+            0.001,
+            0.001,
+            family="probability",
+            variant="male",
+            primary=False,
+        ),
+        # an encoding with no score: nothing changed
+        _row("s-SEAT", "C6", NAN, NAN, NAN, encoding="sent/mean", primary=False),
+    ]
+    changed = cf.sensitivity(pd.concat([table, pd.DataFrame(extra)]), 0.01)
+    assert set(changed["method"]) == {"LPBS", "CrowS-Pairs"}
+
+
+def test_every_method_with_a_changed_verdict_shows_the_weightiest_first():
+    rows = [_table()]
+    for i in range(30):  # many of one method's cells change sign
+        rows.append(
+            pd.DataFrame(
+                [
+                    _row("CEAT", f"T{i}", 0.3, 0.5, 0.5),
+                    _row("CEAT", f"T{i}", -0.3, 0.5, 0.5, encoding="sent/mean", primary=False),
+                ]
+            )
+        )
+    lines = cf.sensitivity_lines(pd.concat(rows), 0.01)
+    shown = [line.split(" | ")[0].lstrip("| ") for line in lines if line.startswith("| ")][1:-1]
+    assert shown[:2] == ["LPBS", "CrowS-Pairs"]  # sign and significance, then significance
+    assert shown.count("CEAT") == 3 and lines[-1].startswith("| ... | 27 more")

@@ -31,6 +31,12 @@ TRUSTED = (
     ("p_word", "p_word_floor", "word-level test"),
     ("p_value", "p_floor", "paper's test"),
 )
+#: variants that measure the same data another way (the word sets' reduced and adjective
+#: forms); the other variants are parts of a data set (BEC-Pro's male and female rows,
+#: StereoSet's two tasks), which a design-choice comparison leaves out
+WORDSET_VARIANTS = ("full", "reduced", "full+adjective", "reduced+adjective")
+#: how a verdict changed, the weightiest first (the card's order)
+CHANGES = ("sign and significance", "significance", "sign")
 #: what a score's sign means, by what swapping X and Y does to it (``Method.swap``)
 SIGN = {
     "negates": "positive: X is associated with A (and Y with B) more than the reverse",
@@ -71,6 +77,7 @@ def judged(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """``rows`` with the trusted test (``test_p``, ``test_floor``, ``test_name``) and the
     verdict columns ``found``, ``paper_only`` (the paper's p alone below alpha, the trusted
     test able to reach it) and ``cannot`` (the trusted test's floor at or above alpha)."""
+    rows = rows.reset_index(drop=True)  # one label per row, whatever was concatenated
     tested = [trusted(r) for r in rows.to_dict("records")]
     out = rows.assign(
         test_p=[t[0] for t in tested],
@@ -207,9 +214,11 @@ def sensitivity(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
         neutral = neutral_point(str(key[0]))
         sign = np.sign(_float(first["effect_size"]) - neutral)
         for other in group[~primary.loc[group.index]].to_dict("records"):
+            if other["variant"] != first["variant"] and other["variant"] not in WORDSET_VARIANTS:
+                continue  # a part of the data (BEC-Pro's male rows), not another way to measure
             changed = []
             other_sign = np.sign(_float(other["effect_size"]) - neutral)
-            if sign and other_sign and sign != other_sign:
+            if sign and other_sign and sign != other_sign and np.isfinite(sign * other_sign):
                 changed.append("sign")
             able = not first["cannot"] and not other["cannot"]
             both_tested = not math.isnan(first["test_p"]) and not math.isnan(other["test_p"])
@@ -232,12 +241,19 @@ def sensitivity(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return pd.DataFrame(out, columns=[*columns, "other_effect", "other_p"])
 
 
-def sensitivity_lines(rows: pd.DataFrame, alpha: float, limit: int = 20) -> list[str]:
+def sensitivity_lines(
+    rows: pd.DataFrame, alpha: float, limit: int = 24, per_method: int = 3
+) -> list[str]:
     """The cells whose verdict changes with an encoding or variant, as a table (the default
-    each follows first)."""
+    each follows first): the weightiest changes first, at most ``per_method`` rows of a
+    method, so every method's shows."""
     table = sensitivity(rows, alpha)
     if table.empty:
         return ["No verdict of this card changes with an encoding or variant it ran."]
+    table = table.assign(weight=table["changed"].map(CHANGES.index)).sort_values(
+        ["weight", "method", "test", "descriptor"], kind="stable"
+    )
+    shown = table.groupby("method", sort=False).head(per_method).head(limit)
     lines = [
         f"{len(table)} verdicts change with a design choice (the default, which follows the "
         "paper's reference, first; p: each row's most conservative test):",
@@ -245,14 +261,14 @@ def sensitivity_lines(rows: pd.DataFrame, alpha: float, limit: int = 20) -> list
         "| method | cell | changes | default: effect, p | other choice: effect, p |",
         "|---|---|---|---|---|",
     ]
-    for row in table.head(limit).to_dict("records"):
+    for row in shown.to_dict("records"):
         lines.append(
             f"| {row['method']} | {_cell(row)} | {row['changed']} | {row['primary']}: "
             f"{row['primary_effect']:.3g}, {row['primary_p']:.3g} | {row['other']}: "
             f"{row['other_effect']:.3g}, {row['other_p']:.3g} |"
         )
-    if len(table) > limit:
-        lines.append(f"| ... | {len(table) - limit} more in the run's collected scores | | | |")
+    if len(table) > len(shown):
+        lines.append(f"| ... | {len(table) - len(shown)} more in the collected scores | | | |")
     return lines
 
 

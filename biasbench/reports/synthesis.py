@@ -821,7 +821,9 @@ def figure_calibration(inputs, settings):
             f"false positives at alpha {alpha:g} (95% interval over clusters; verdict)",
             fontsize=8,
         )
-    axes[0].legend(fontsize=6, loc="lower right")
+    handles, labels = axes[0].get_legend_handles_labels()  # below the panels: no marker hidden
+    fig.legend(handles, labels, fontsize=7, loc="lower left", ncol=len(labels), frameon=False)
+    fig.subplots_adjust(bottom=0.09)
     _qq(axes[-1], cells, null, methods)
     why = []
     if no_word:
