@@ -101,8 +101,8 @@ def _cell(row) -> str:
 
 def _labels_text(labels: Mapping[str, Mapping[str, str]], row) -> str:
     own = labels.get(f"{row['test']}/{row['descriptor']}")
-    if not own:
-        return ""
+    if not own or all(own.get(r, r) in ("", r) for r in "XYAB"):
+        return ""  # a word set without labels: its roles say nothing more
     return f"{own.get('X', 'X')} vs {own.get('Y', 'Y')}, {own.get('A', 'A')} vs {own.get('B', 'B')}"
 
 
