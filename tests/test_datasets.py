@@ -65,6 +65,8 @@ def test_crows_pairs_counts_the_stereotype_side_and_aul_is_na_for_a_causal_lm():
         assert gender.effect_size == pytest.approx(50.0)
     primary = out[out["primary"].astype(bool)]
     assert set(primary["encoding"]) == {"causal-sentence-mean"}
+    harness = out.query("encoding == 'causal-sentence' and descriptor == 'all'").iloc[0]
+    assert "equals lm-evaluation-harness's crows_pairs_english pct_stereotype" in harness.note
     aul = out.query("method == 'AUL'").iloc[0]
     assert np.isnan(aul.effect_size) and "masked LMs only" in aul.note
 

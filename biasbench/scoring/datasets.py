@@ -56,6 +56,8 @@ from biasbench.methods.registry import get
 from biasbench.stats import derived_seed
 
 DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence-mean", "mlm", "causal")
+#: the note of the CrowS-Pairs row that is lm-evaluation-harness's metric (checked from outside)
+HARNESS_EQUAL = "equals lm-evaluation-harness's crows_pairs_english pct_stereotype (x 100)"
 AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included: masked LMs only"
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"
 
@@ -203,7 +205,8 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
             inputs = PairScores(s_more[keep], s_less[keep], stereo[keep], category[keep])
             key = rows.RowKey(model, "dataset", "CrowS-Pairs", name, encoding, "full")
             job_seed = derived_seed(seed, model, "CrowS-Pairs", name)
-            out.append(_row(method, key, inputs, settings, job_seed, signature))
+            caveat = HARNESS_EQUAL if encoding == "causal-sentence" else ""
+            out.append(_row(method, key, inputs, settings, job_seed, signature, caveat))
     return rows.frame(out)
 
 
