@@ -1,7 +1,8 @@
 rule null_calibration:
     """The null-model calibration of one configured model: its seeded random copies built in
     memory, each scored with every method on context vectors (templates; a static model's on
-    the words alone), LPBS, p-CEAT and the data-set measures (a transformer's), in one job."""
+    the words alone), LPBS, p-CEAT and the data-set measures (a transformer's), in one job.
+    """
     input:
         unpack(null_calibration_inputs),
     output:
