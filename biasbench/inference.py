@@ -188,7 +188,7 @@ def word_permutation_tests_mean_difference(
         if missing:
             raise ValueError(f"words without a stratum: {sorted(map(str, missing))}")
         strata = [stratum_of[w] for w in design.words]
-    subsets, exact, balanced = target_splits(
+    subsets, exact, balanced = word_splits(
         n_words, design.n_x, exact_max=exact_max, n_samples=n_samples, seed=seed, strata=strata
     )
     hits = [0] * len(alternatives)
@@ -200,7 +200,7 @@ def word_permutation_tests_mean_difference(
     return _results(hits, len(subsets), exact, alternatives, balanced)
 
 
-def target_splits(
+def word_splits(
     n_words: int,
     n_x: int,
     *,
@@ -209,11 +209,13 @@ def target_splits(
     seed: int,
     strata: Sequence[Hashable] | None = None,
 ) -> tuple[np.ndarray, bool, bool]:
-    """(X-word subsets, exact, balanced) of a word-level test over ``n_words`` words, the
-    first ``n_x`` on side X: every split (or seeded samples), or with ``strata`` (word j's
-    stratum) only the splits that exchange words within their stratum
-    (:func:`stratified_splits`); ``balanced``: each split's mirror is a split too (sides of
-    equal size, in every stratum where there are strata)."""
+    """(X-word subsets as an (m, n_x) index array, exact, balanced) of a word-level test over
+    ``n_words`` words, the first ``n_x`` on side X: every split, or ``n_samples`` seeded
+    ones, as the word-level tests here draw them; with ``strata`` (word j's stratum) only the
+    splits that exchange words within their stratum (:func:`stratified_splits`).
+    ``balanced``: each split's mirror is a split too (sides of equal size, in every stratum
+    where there are strata). For statistics that need the splits themselves (CEAT's and
+    p-CEAT's combined effects), paired with :func:`split_p_values`."""
     if strata is None:
         subsets, exact = _splits(n_words, n_x, exact_max, n_samples, seed)
         return subsets, exact, 2 * n_x == n_words
@@ -357,14 +359,6 @@ def stacked(
     words = [(role, j) for role, j, g in groups for _ in range(len(g))]
     roles = [role for role, _, g in groups for _ in range(len(g))]
     return items, words, roles
-
-
-def word_splits(n_words: int, n_x: int, *, exact_max: int, n_samples: int, seed: int):
-    """(X-word subsets as an (m, n_x) index array, exact): every split of ``n_words`` words
-    into ``n_x`` on side X and the rest, or ``n_samples`` seeded ones, as the word-level tests
-    here draw them; for statistics that need the splits themselves (p-CEAT's combined
-    effect). Pair with :func:`split_p_values`."""
-    return _splits(n_words, n_x, exact_max, n_samples, seed)
 
 
 def split_p_values(

@@ -231,18 +231,8 @@ TEXT_COLUMNS = (*KEY_COLUMNS, "signature")
 #: columns that hold numbers wherever they appear (score rows, DivDist's strengths): a value
 #: that is not one means a damaged file, refused where it is read
 NUMBER_COLUMNS = frozenset(
-    {
-        "effect_size",
-        "p_value",
-        "p_word",
-        "p_floor",
-        "p_word_floor",
-        "se",
-        "tau_squared",
-        "n_partitions",
-        "seed",
-        "strength",
-    }
+    {"effect_size", "se", "tau_squared", "n_partitions", "seed", "strength"}
+    | {c for c in COLUMNS if c.startswith("p_")}  # every p-value and its floor
     | {f"{kind}_{role}" for kind in ("n", "dropped") for role in (*"xyab", *"XYAB")}
 )
 

@@ -230,6 +230,12 @@ def p_floor_notes(scores: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return out
 
 
+def is_primary(scores: pd.DataFrame) -> pd.Series:
+    """The rows of each method's primary encoding and variant, the flag read as text or as
+    bool (a table read back from TSV)."""
+    return scores["primary"].astype(str).str.lower().isin(("true", "1", "1.0"))
+
+
 def sort_rows(scores: pd.DataFrame) -> pd.DataFrame:
     """The canonical order of a score table (stable: equal keys keep their order)."""
     return scores.sort_values(KEY_COLUMNS, kind="stable").reset_index(drop=True)

@@ -193,3 +193,32 @@ def test_every_method_with_a_changed_verdict_shows_the_weightiest_first():
     shown = [line.split(" | ")[0].lstrip("| ") for line in lines if line.startswith("| ")][1:-1]
     assert shown[:2] == ["LPBS", "CrowS-Pairs"]  # sign and significance, then significance
     assert shown.count("CEAT") == 3 and lines[-1].startswith("| ... | 27 more")
+
+
+def test_a_method_declares_which_variants_are_choices():
+    from biasbench.methods.contract import Method, PairScores
+    from biasbench.methods.registry import get
+
+    assert get("BEC-Pro").choices == () and get("StereoSet SS").choices == ()
+    assert get("DisCo").choices == ("names+p>0.1",) and get("CEAT").choices is None
+    with pytest.raises(ValueError, match="choices"):
+        Method(
+            "X",
+            "p",
+            "probability",
+            PairScores,
+            lambda *a: None,
+            encodings=("mlm",),
+            variants=("all", "male"),
+            choices=("female",),
+        )
+    # DisCo's default filler list against its P > 0.1 fills: a choice; against nouns: data
+    rows = [
+        _row("DisCo", "DisCo", 1.0, NAN, family="probability", variant="names"),
+        _row("DisCo", "DisCo", -1.0, NAN, family="probability", variant="nouns", primary=False),
+        _row(
+            "DisCo", "DisCo", -2.0, NAN, family="probability", variant="names+p>0.1", primary=False
+        ),
+    ]
+    changed = cf.sensitivity(pd.DataFrame(rows), 0.01)
+    assert changed["other"].tolist() == ["sent/cls/names+p>0.1"]

@@ -43,3 +43,16 @@ def test_stereoset_se_resamples_terms():
 def test_counts_without_items_have_no_se():
     counts = FillCounts([{"nurse": (1, 3)}, {"doctor": (2, 0)}])
     assert np.isnan(bootstrap_se(get("DisCo"), counts, Settings(), seed=0))
+
+
+def test_the_se_interval_covers_the_true_share_by_simulation():
+    """200 simulated CrowS-Pairs runs of 200 pairs with a true preference of 0.6: the score
+    +- 1.96 bootstrap SE covers 60 in about 95% of them (at least 91%, at most 98%)."""
+    covered = 0
+    runs = 200
+    for seed in range(runs):
+        inputs = _pairs(n=200, share=0.6, seed=100 + seed)
+        score = get("CrowS-Pairs")(inputs, Settings(), 0).effect_size
+        se = bootstrap_se(get("CrowS-Pairs"), inputs, Settings(), seed=seed, resamples=200)
+        covered += abs(score - 60.0) <= 1.96 * se
+    assert 0.91 <= covered / runs <= 0.98

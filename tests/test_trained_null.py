@@ -10,7 +10,12 @@ import pytest
 
 from biasbench.config import model_entry
 from biasbench.data.wordsets import WordSet
-from biasbench.models.null import draw_names, trained_null_file
+from biasbench.models.null import (
+    draw_names,
+    is_null_file,
+    is_trained_null_file,
+    trained_null_file,
+)
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import null_calibration as nc
@@ -123,7 +128,8 @@ def test_over_reassignments_the_word_test_holds_alpha_and_the_context_tests_do_n
 def test_draw_names_and_files():
     assert draw_names("glove", 2) == ["glove-reassigned-r0", "glove-reassigned-r1"]
     assert trained_null_file("glove") == "results/scores/null/trained/glove.tsv"
-    assert not nc.is_null_file(trained_null_file("glove"))  # not read as random-weight copies
+    assert not is_null_file(trained_null_file("glove"))  # not read as random-weight copies
+    assert is_trained_null_file(trained_null_file("glove"))
 
 
 def test_the_trained_null_table_counts_the_draws_alone_one_cluster_per_test(tmp_path):

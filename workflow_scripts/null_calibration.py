@@ -78,7 +78,7 @@ else:
         datasets=datasets,
         batch=sm.params.batch,
         lpbs_batch=sm.params.lpbs_batch,
-        max_gap=sm.params.max_gap or 0,
+        max_gap=sm.params.max_gap,
         **compute,
         log=log,
     )

@@ -307,6 +307,10 @@ class Method:
     reads: tuple[str, ...] = ()
     roles: tuple[str, ...] = ("X", "Y", "A", "B")
     variants: tuple[str, ...] = ("full",)  # word-set variants, the default first
+    #: the variants that measure the default variant's data another way (a design choice a
+    #: verdict may depend on); None: every variant does (the word sets' reduced and adjective
+    #: forms). The others are parts of a data set (BEC-Pro's male rows, StereoSet's tasks)
+    choices: tuple[str, ...] | None = None
     model_kinds: tuple[str, ...] = ("static", "transformer")
     context: str = "templates"  # the source paper tables show it on: words|templates|natural
     unit: str | None = None  # what a set item is; None: the configured unit
@@ -337,6 +341,8 @@ class Method:
             )
         if self.consumes not in INPUT_KINDS or not self.encodings or not self.variants:
             raise ValueError(f"method {self.name}: incomplete declaration")
+        if not set(self.choices or ()) <= set(self.variants[1:]):
+            raise ValueError(f"method {self.name}: choices {self.choices} not among its variants")
         if not set(self.reads) <= set(SETTING_KEYS):
             raise ValueError(f"method {self.name}: reads unknown settings {self.reads}")
 

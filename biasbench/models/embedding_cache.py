@@ -36,9 +36,7 @@ from biasbench.data.wordsets import check_distinct_after
 from biasbench.errors import InputError
 from biasbench.io import atomic_path, read_json, read_sealed, read_tsv, sha256_of, write_json
 from biasbench.models.extract import split_rows, write_embeddings
-from biasbench.models.specs import ModelSpec
-
-BUILTIN_SOURCES = ("templates", "words")
+from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec
 
 #: the code an embeddings file depends on (encoding, loading, the checks a cached test skips):
 #: editing any of it encodes every test again

@@ -90,3 +90,7 @@ def draw_names(model: str, draws: int) -> list[str]:
 def trained_null_file(model: str) -> str:
     """The score rows of a trained model's reassigned draws."""
     return f"results/scores/null/trained/{model}.tsv"
+
+
+def is_trained_null_file(path: str | Path) -> bool:
+    return Path(path).parent.as_posix().endswith("scores/null/trained")

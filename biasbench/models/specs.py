@@ -30,6 +30,8 @@ from biasbench.data.sampling import CASE_POLICIES
 from biasbench.errors import InputError
 
 KINDS = ("static", "transformer", "elmo")
+#: context sources built here (no corpus): every model reads them under one name
+BUILTIN_SOURCES = ("templates", "words")
 SCHEMES = {
     "static": ("glove-pkg", "w2v-pkg", "w2v-path"),
     "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm", "mlm-head", "random"),
@@ -47,6 +49,12 @@ class ModelSpec:
     lowercase: bool
     layer: int
     case: str  # which corpus occurrences of a stimulus count (sampling.CASE_POLICIES)
+
+    @property
+    def default_source(self) -> str:
+        """The context source its ``tests`` list runs on: words alone for static vectors,
+        templates for a contextual model."""
+        return "words" if self.kind == "static" else "templates"
 
     @classmethod
     def from_config(cls, name: str, cfg: dict[str, Any]) -> ModelSpec:

@@ -17,7 +17,7 @@ from typing import Any
 
 from biasbench.data.wordsets import descriptors
 from biasbench.errors import InputError
-from biasbench.models.specs import ModelSpec, check_known_model
+from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec, check_known_model
 from biasbench.plan.audit import restrict_to_models
 from biasbench.plan.datasets import DatasetPlan, dataset_jobs
 from biasbench.plan.inputs import (
@@ -46,8 +46,6 @@ __all__ = [
     "package_files",
     "resolve_files",
 ]
-
-BUILTIN_SOURCES = ("templates", "words")
 
 
 @dataclass(frozen=True)
@@ -248,7 +246,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     available = {t: descriptors(root / "resources" / "wordsets" / f"{t}.yaml") for t in tests}
     jobs = []
     for name, cfg in config["models"].items():
-        default = "words" if specs[name].kind == "static" else "templates"
+        default = specs[name].default_source
         wanted = cfg["tests"] if isinstance(cfg["tests"], dict) else {default: cfg["tests"]}
         for source, entries in wanted.items():
             # a contextual model reads words alone too ("[CLS] w [SEP]": Schröder et al.)

@@ -18,7 +18,7 @@ LOCAL_SCHEMES = ("path", "w2v-path")
 FILELESS_SCHEMES = ("hf", "mlm-head", "random", "elmo")
 
 
-def model_sources(specs: dict[str, ModelSpec], root: str | Path = ".") -> dict[str, list[str]]:
+def model_sources(specs: dict[str, ModelSpec]) -> dict[str, list[str]]:
     """Model -> the files preparing it reads, each existing: a source that cannot be prepared
     (a package not installed, a file gone, an ``hf:`` model neither cached nor reachable)
     stops planning naming the field, in a finished directory as in a fresh one (where the

@@ -40,13 +40,16 @@ class NullPlan:
     def null_source(self, model: str) -> str:
         """Where a base model's copies read the tests: words alone (static), templates."""
         self.null_base(model)
-        return "words" if self.specs[model].kind == "static" else "templates"
+        return self.specs[model].default_source
 
     def null_test_files(self, model: str) -> dict[str, dict[str, list[str]]]:
         """Test -> descriptor -> [contexts file, word-set file] of a base model's copies."""
-        source = self.null_source(model)
+        return self._test_files(model, self.null_source(model), self.null_tests[model])
+
+    def _test_files(self, model: str, source: str, pairs) -> dict[str, dict[str, list[str]]]:
+        """Test -> descriptor -> [contexts file, word-set file] of (test, descriptor) pairs."""
         out: dict[str, dict[str, list[str]]] = {}
-        for test, descriptor in self.null_tests[model]:
+        for test, descriptor in pairs:
             out.setdefault(test, {})[descriptor] = [
                 self.contexts_file(model, source, test, descriptor),
                 f"results/wordsets/{test}/{descriptor}.json",
@@ -132,20 +135,14 @@ class NullPlan:
                 f"(null_calibration.trained.models; planned: "
                 f"{', '.join(self.trained_draws) or 'none'})"
             )
-        return "words" if self.specs[model].kind == "static" else "templates"
+        return self.specs[model].default_source
 
     def trained_tests(self, model: str) -> dict[str, dict[str, list[str]]]:
         """Test -> descriptor -> [contexts file, word-set file] of a trained model's draws:
         every test the model runs on its source (the embeddings files it has)."""
         source = self.trained_source(model)
-        out: dict[str, dict[str, list[str]]] = {}
-        for job in self.jobs:
-            if (job.model, job.source) == (model, source):
-                out.setdefault(job.test, {})[job.descriptor] = [
-                    self.contexts_file(model, source, job.test, job.descriptor),
-                    f"results/wordsets/{job.test}/{job.descriptor}.json",
-                ]
-        return out
+        mine = [(j.test, j.descriptor) for j in self.jobs if (j.model, j.source) == (model, source)]
+        return self._test_files(model, source, mine)
 
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
@@ -170,7 +167,7 @@ def trained_null(config: dict[str, Any], specs: dict[str, ModelSpec], jobs) -> d
             raise InputError(
                 f"{field}: not a configured static or transformer model with its own weights"
             )
-        source = "words" if spec.kind == "static" else "templates"
+        source = spec.default_source
         if not any((j.model, j.source) == (model, source) for j in jobs):
             raise InputError(f"{field}: it runs no test on {source} (models.{model}.tests)")
         out[model] = section["draws"]

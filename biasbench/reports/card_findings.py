@@ -9,8 +9,9 @@ The rules are fixed here, before any card is read:
   the unit), else the paper's ``p_value``, below alpha (:data:`TRUSTED`); a cell whose paper
   test alone is below alpha is counted apart, never as found;
 * a cell whose trusted test cannot reach alpha whatever the model (its floor) is counted apart;
-* a verdict is **sensitive to a design choice** when another encoding or variant of the same
-  (method, source, test, descriptor) gives the other sign (both scores away from the neutral
+* a verdict is **sensitive to a design choice** when another encoding, or another variant
+  the method declares a choice (``Method.choices``), of the same (method, source, test,
+  descriptor) gives the other sign (both scores away from the neutral
   point) or the other found / not found.
 """
 
@@ -23,18 +24,20 @@ import numpy as np
 import pandas as pd
 
 from biasbench.methods.contract import FAMILIES
-from biasbench.methods.registry import REGISTRY
+from biasbench.methods.registry import REGISTRY, get
+from biasbench.reports.synthesis import league_columns
+from biasbench.rows import is_primary
+from biasbench.studies.synthesis import DESIGNS, FLOORS
 
 #: the tests of a row, most conservative first, each with its floor and a name
-TRUSTED = (
-    ("p_word_strata", "p_word_strata_floor", "word test within word-piece counts"),
-    ("p_word", "p_word_floor", "word-level test"),
-    ("p_value", "p_floor", "paper's test"),
+TRUSTED = tuple(
+    (column, FLOORS[column], name)
+    for column, name in (
+        ("p_word_strata", "word test within word-piece counts"),
+        ("p_word", "word-level test"),
+        ("p_value", "paper's test"),
+    )
 )
-#: variants that measure the same data another way (the word sets' reduced and adjective
-#: forms); the other variants are parts of a data set (BEC-Pro's male and female rows,
-#: StereoSet's two tasks), which a design-choice comparison leaves out
-WORDSET_VARIANTS = ("full", "reduced", "full+adjective", "reduced+adjective")
 #: how a verdict changed, the weightiest first (the card's order)
 CHANGES = ("sign and significance", "significance", "sign")
 #: what a score's sign means, by what swapping X and Y does to it (``Method.swap``)
@@ -65,9 +68,7 @@ def trusted(row: Mapping) -> tuple[float, float, str]:
 def neutral_point(method_name: str) -> float:
     """The score of no bias: the method's declared one (``Method.neutral``), else 50 for a
     percentage of stereotypical choices and 0 for a difference or a magnitude."""
-    method = next((m for m in REGISTRY if m.name == method_name), None)
-    if method is None:
-        return 0.0
+    method = get(method_name)
     if method.neutral is not None:
         return method.neutral
     return 50.0 if method.swap == "complements" else 0.0
@@ -115,15 +116,11 @@ def _validity(league: pd.DataFrame | None, methods: list[str]) -> str:
     mine = league[league["method"].isin(methods)]
     parts = []
     for row in mine.to_dict("records"):
-        verdicts = [
-            f"{design} {row.get(column)}"
-            for design, column in (
-                ("paper", "calibration_paper"),
-                ("word", "calibration_word"),
-                ("strata", "calibration_strata"),
-            )
-            if str(row.get(column, "n/a")) not in ("n/a", "nan", "")
-        ]
+        verdicts = []
+        for design in DESIGNS:
+            verdict = str(row.get(league_columns(design)["verdict"], "n/a"))
+            if verdict not in ("n/a", "nan", ""):
+                verdicts.append(f"{design} {verdict}")
         rho = _float(row.get("truth_spearman"))
         truth = f"ground-truth rho {rho:.2f}" if not math.isnan(rho) else "no ground-truth rho"
         parts.append(f"{row['method']}: {truth}; null models: {', '.join(verdicts) or 'n/a'}")
@@ -203,7 +200,7 @@ def sensitivity(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
     variant whose score has the other sign (both away from the neutral point) or the other
     verdict (found against not found, both able to reach alpha)."""
     cells = judged(rows, alpha)
-    primary = cells["primary"].astype(str).str.lower().isin(("true", "1", "1.0"))
+    primary = is_primary(cells)
     keys = ["method", "source", "test", "descriptor"]
     out = []
     for key, group in cells.groupby(keys, sort=True, dropna=False):
@@ -213,8 +210,10 @@ def sensitivity(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
         first = main.iloc[0]
         neutral = neutral_point(str(key[0]))
         sign = np.sign(_float(first["effect_size"]) - neutral)
+        method = get(str(key[0]))
+        choices = method.variants if method.choices is None else method.choices
         for other in group[~primary.loc[group.index]].to_dict("records"):
-            if other["variant"] != first["variant"] and other["variant"] not in WORDSET_VARIANTS:
+            if other["variant"] != first["variant"] and other["variant"] not in choices:
                 continue  # a part of the data (BEC-Pro's male rows), not another way to measure
             changed = []
             other_sign = np.sign(_float(other["effect_size"]) - neutral)

@@ -47,36 +47,14 @@ def _definition(method) -> str:
     return doc or method.description
 
 
-#: each test design's league columns: share, interval, clusters, verdict
-CALIBRATION_COLUMNS = {
-    "paper": ("significant_null", "null_low", "null_high", "null_clusters", "calibration_paper"),
-    "word": (
-        "significant_null_word",
-        "null_word_low",
-        "null_word_high",
-        "null_word_clusters",
-        "calibration_word",
-    ),
-    "strata": (
-        "significant_null_strata",
-        "null_strata_low",
-        "null_strata_high",
-        "null_strata_clusters",
-        "calibration_strata",
-    ),
-}
-DESIGN_NAMES = {
-    "paper": "the paper's test (p_value)",
-    "word": "the word-level test (p_word)",
-    "strata": "the word-level test within word-piece counts (p_word_strata)",
-}
-
-
 def _calibration_line(league: pd.Series, design: str, alpha: float | None) -> str:
-    """The calibration verdict of the method's paper (word) test on the null models, with
+    """The calibration verdict of one of the method's test designs on the null models, with
     the false-positive share, its cluster-aware interval and the clusters behind it."""
-    share, low, high, clusters, verdict = CALIBRATION_COLUMNS[design]
-    what = DESIGN_NAMES[design]
+    columns = syn_report.league_columns(design)
+    share, low, high, clusters, verdict = (
+        columns[what] for what in ("null", "null_low", "null_high", "clusters", "verdict")
+    )
+    what = f"the {syn_report.DESIGN_LABELS[design]}"
     level = f"p < {alpha:g}" if alpha is not None else "p < alpha"
     verdict = league.get(verdict)
     value = league.get(share)
@@ -153,7 +131,7 @@ def card(
             value = league.get(column)
             shown = "n/a" if value is None or pd.isna(value) else f"{value:.3g}"
             lines.append(f"- {label}: {shown}")
-        lines += [_calibration_line(league, d, alpha) for d in CALIBRATION_COLUMNS]
+        lines += [_calibration_line(league, d, alpha) for d in syn_report.syn.DESIGNS]
     return "\n".join(lines) + "\n"
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from biasbench import __version__
+from biasbench.scoring.datasets import HARNESS_ROWS
 
 #: method -> (task, metric, as a fraction, higher is better)
 TASKS = {
@@ -34,8 +35,6 @@ TASKS = {
     "WinoBias stereotype": ("winobias", "stereotype", False, False),
     "LPBS he/she": ("lpbs_salaries", "he_she_bias", False, False),
 }
-#: (method, encoding) of the rows equal to the harness's own metric: filter "none"
-HARNESS_EQUAL = {("CrowS-Pairs", "causal-sentence")}
 
 
 def _value(value) -> float | None:
@@ -62,7 +61,7 @@ def lm_eval_results(rows: pd.DataFrame, model: str, run: Mapping[str, object]) -
         scale = 100.0 if fraction else 1.0
         filtered = (
             "none"
-            if (row["method"], row["encoding"]) in HARNESS_EQUAL
+            if (row["method"], row["encoding"]) in HARNESS_ROWS
             else f"{row['encoding']}/{row['variant']}"
         )
         stderr = _value(row["se"])

@@ -18,6 +18,8 @@ from biasbench.io import read_table_csv
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
 from biasbench.reports import card_findings as findings
+from biasbench.reports.synthesis import league_columns
+from biasbench.rows import is_primary
 from biasbench.studies import synthesis as syn
 
 #: the comparison's tables a card reads: the zoo's primary cells and each method's validity
@@ -216,19 +218,23 @@ def _share(value) -> str:
 
 
 def validity_lines(league: pd.DataFrame, methods: list[str], alpha: float) -> list[str]:
-    """Each of the model's methods as the comparison rates it (synthesis_league)."""
+    """Each of the model's methods as the comparison rates it (synthesis_league): truth,
+    census, and per test design its null share and verdict."""
+    columns = {d: league_columns(d) for d in syn.DESIGNS}
     lines = [
-        f"| method | ground truth rho [95% CI] | census rho | null cells p < {alpha:g}: paper "
-        "test | word test | calibration: paper | word |",
-        "|---|---|---|---|---|---|---|",
+        "| method | ground truth rho [95% CI] | census rho | "
+        + " | ".join(f"null cells p < {alpha:g}: {d} test | verdict: {d}" for d in columns)
+        + " |",
+        "|---|---|---|" + "---|---|" * len(columns),
     ]
-    for row in league[league["method"].isin(methods)].itertuples(index=False):
-        lines.append(
-            f"| {row.method} | {_interval(row.truth_spearman, row.truth_ci_low, row.truth_ci_high)}"
-            f" | {_number(row.census_spearman) or 'n/a'} | {_share(row.significant_null)} | "
-            f"{_share(row.significant_null_word)} | {row.calibration_paper} | "
-            f"{row.calibration_word} |"
+    for row in league[league["method"].isin(methods)].to_dict("records"):
+        designs = " | ".join(
+            f"{_share(row.get(c['null']))} | {row.get(c['verdict'], 'n/a')}"
+            for c in columns.values()
         )
+        truth = _interval(row["truth_spearman"], row["truth_ci_low"], row["truth_ci_high"])
+        census = _number(row["census_spearman"]) or "n/a"
+        lines.append(f"| {row['method']} | {truth} | {census} | {designs} |")
     return lines
 
 
@@ -239,7 +245,7 @@ def own_null_lines(
     method and test design the false-positive share of their primary cells that can reach
     alpha, with its cluster-aware interval, clusters and verdict (at most alpha is what a
     calibrated test gives)."""
-    cells = null_rows[_primary(null_rows) & null_rows["effect_size"].notna()]
+    cells = null_rows[is_primary(null_rows) & null_rows["effect_size"].notna()]
     table = syn.calibration(cells, copies, dict.fromkeys(copies, model), (alpha,))
     lines = [
         f"| method | test | null cells (cannot reach {alpha:g}) | clusters | share p < "
@@ -345,7 +351,7 @@ def primary_rows(rows: pd.DataFrame, model: str) -> pd.DataFrame:
     """A model's rows of each method's primary encoding and variant, in a stable order."""
     mine = rows[rows["model"] == model]
     keys = ["family", "method", "source", "test", "descriptor"]
-    return mine[_primary(mine)].sort_values(keys, kind="stable").reset_index(drop=True)
+    return mine[is_primary(mine)].sort_values(keys, kind="stable").reset_index(drop=True)
 
 
 def _first_note(rows: pd.DataFrame, model: str, method: str) -> str:
@@ -354,11 +360,6 @@ def _first_note(rows: pd.DataFrame, model: str, method: str) -> str:
     notes = rows.loc[(rows["model"] == model) & (rows["method"] == method), "note"].dropna()
     notes = notes[notes.astype(str).str.strip() != ""]
     return str(notes.iloc[0]).split(";")[0].strip() if len(notes) else ""
-
-
-def _primary(rows: pd.DataFrame) -> pd.Series:
-    """The rows of each method's primary encoding and variant (read as text or as bool)."""
-    return rows["primary"].astype(str).str.lower().isin(("true", "1", "1.0"))
 
 
 def model_card(

@@ -11,13 +11,13 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_rows, read_tsv
+from biasbench.models.null import is_null_file, is_trained_null_file
 from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Table
 from biasbench.studies import synthesis as syn
 from biasbench.studies.groundtruth.every_method import QUANTITIES, injected_quantity
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
-from biasbench.studies.null_calibration import is_null_file
 
 COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
@@ -82,10 +82,11 @@ def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFra
     return cells.assign(truth=[truth(r) for r in cells.itertuples(index=False)])
 
 
-def _scores(inputs: list[str]) -> pd.DataFrame:
-    """The tidy scores, with the null-model calibration's rows where the target reads them."""
-    null = [read_rows(p) for p in inputs if is_null_file(p)]
-    return pd.concat([read_rows(inputs[0]), *null], ignore_index=True)
+def _scores(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
+    """The tidy scores, with the rows of the inputs ``extra`` picks (the null-model
+    calibration's, where the target reads them)."""
+    added = [read_rows(p) for p in inputs if extra(p)]
+    return pd.concat([read_rows(inputs[0]), *added], ignore_index=True)
 
 
 def _with_null(plan) -> list[str]:
@@ -281,7 +282,9 @@ def null_table(inputs, settings):
     note = (
         "Per method and test design (paper: the paper's p_value; word: p_word, the same "
         "statistic tested with the stimulus word as the exchangeable unit, every context of a "
-        "word moving with it): cells_null, the primary cells of the null models "
+        "word moving with it; strata: p_word_strata, the word test exchanging target words "
+        "only with words of as many word pieces): cells_null, the primary cells of the null "
+        "models "
         f"{null_names(null) or '(none configured)'} with that p-value (each transformer's "
         "architecture and tokenizer with seeded random weights, each static model's stimuli "
         "as seeded random directions of their vectors' norms). Per alpha: cannot_<alpha>, "
@@ -300,15 +303,9 @@ def null_table(inputs, settings):
     return plain_table(table, title, note)
 
 
-def _trained(inputs: list[str]) -> pd.DataFrame:
-    """The tidy scores with the trained-weight null's rows (results/scores/null/trained/)."""
-    drawn = [read_rows(p) for p in inputs if Path(p).parent.name == "trained"]
-    return pd.concat([read_rows(inputs[0]), *drawn], ignore_index=True)
-
-
 def trained_table(inputs, settings):
     title = "Trained-weight null: false-positive shares on real vectors, words reassigned"
-    cells = syn.primary_cells(_trained(inputs), _context(settings))
+    cells = syn.primary_cells(_scores(inputs, is_trained_null_file), _context(settings))
     cells = cells[~_null_mask(cells, settings)]  # the random-weight copies are another null
     draws = sorted(set(cells["model"]) & set(settings.trained_bases))
     alphas = _alphas(settings)
@@ -458,9 +455,7 @@ def survival(inputs, settings) -> pd.DataFrame:
             total["method"] = "(all methods)"
             part = pd.concat([part, total.to_frame().T], ignore_index=True)
         part[SURVIVAL] = part[SURVIVAL].astype(int)
-        part["survival_share"] = (part["surviving"] / part["word_tested"]).where(
-            part["word_tested"] > 0
-        )
+        part["survival_share"] = syn.survival_share(part)
         out.append(part.assign(paper=paper, cells=which))
     frame = pd.concat(out, ignore_index=True)
     return frame[["paper", "cells", "method", *SURVIVAL, "survival_share"]]
@@ -504,6 +499,11 @@ CALIBRATED = (
     ("null_strata_clusters", "strata", "clusters"),
     ("calibration_strata", "strata", "verdict"),
 )
+
+
+def league_columns(design: str) -> dict[str, str]:
+    """For one test design: what of :func:`syn.calibration`'s row -> the league's column."""
+    return {what: column for column, d, what in CALIBRATED if d == design}
 
 
 def _calibrated_columns(
@@ -581,8 +581,9 @@ def league(inputs, settings) -> pd.DataFrame:
         timed = pd.read_csv(costs[0], sep="\t")[["method", "seconds"]]
         out = out.merge(timed, on="method", how="left")
         out = out.rename(columns={"seconds": "statistic_seconds"})
-    for column in ("calibration_paper", "calibration_word", "calibration_strata"):
-        out[column] = out[column].fillna("n/a")
+    for design in syn.DESIGNS:
+        verdict = league_columns(design)["verdict"]
+        out[verdict] = out[verdict].fillna("n/a")
     out["cells"] = out["method"].map(real.groupby("method").size()).fillna(0).astype(int)
     return out
 
@@ -706,8 +707,8 @@ DESIGN_STYLE = (
         dict(fmt="^", color="tab:blue", mfc="white"),
     ),
 )
-#: each design's row offset within a method's band
-DESIGN_OFFSETS = (-0.27, 0.0, 0.27)
+#: each design's name, as the figure's legend and the cards say it
+DESIGN_LABELS = {design: label for design, label, _style in DESIGN_STYLE}
 
 
 def _sqrt_axis(ax) -> None:
@@ -780,7 +781,8 @@ def figure_calibration(inputs, settings):
     y = np.arange(len(methods))
     rows = table.set_index(["method", "design"])
     for ax, alpha in zip(axes, syn.ALPHAS, strict=False):
-        for offset, (design, label, style) in zip(DESIGN_OFFSETS, DESIGN_STYLE, strict=True):
+        offsets = np.linspace(-0.27, 0.27, len(DESIGN_STYLE))  # each design's row in a band
+        for offset, (design, label, style) in zip(offsets, DESIGN_STYLE, strict=True):
             part = rows.xs(design, level="design").reindex(methods)
             share = part[f"null_{alpha:g}"].to_numpy(float)
             low = part[f"null_low_{alpha:g}"].to_numpy(float)

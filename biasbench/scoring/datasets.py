@@ -56,8 +56,10 @@ from biasbench.methods.registry import get
 from biasbench.stats import derived_seed
 
 DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence-mean", "mlm", "causal")
-#: the note of the CrowS-Pairs row that is lm-evaluation-harness's metric (checked from outside)
-HARNESS_EQUAL = "equals lm-evaluation-harness's crows_pairs_english pct_stereotype (x 100)"
+#: (method, encoding) of the rows equal to lm-evaluation-harness's own metric (checked from
+#: outside: 0 preference flips over 1,508 CrowS-Pairs pairs), and what their note says
+HARNESS_ROWS = {("CrowS-Pairs", "causal-sentence")}
+HARNESS_NOTE = "equals lm-evaluation-harness's crows_pairs_english pct_stereotype (x 100)"
 AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included: masked LMs only"
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"
 
@@ -66,7 +68,9 @@ NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score i
 SE_RESAMPLES = 1000
 
 
-def bootstrap_se(method, inputs, settings: Settings, seed: int) -> float:
+def bootstrap_se(
+    method, inputs, settings: Settings, seed: int, resamples: int = SE_RESAMPLES
+) -> float:
     """The standard error of a data-set score over its units resampled with replacement
     (seeded): the items, or StereoSet's target terms, over which its score is a mean; the
     method's effect size alone is recomputed (its tests run on one partition). NaN where the
@@ -87,7 +91,7 @@ def bootstrap_se(method, inputs, settings: Settings, seed: int) -> float:
     quick = dataclasses.replace(settings, exact_max=1, n_samples=1, same_samples=1)
     rng = np.random.default_rng(derived_seed(seed, "se", method.name))
     values = []
-    for _ in range(SE_RESAMPLES):
+    for _ in range(resamples):
         drawn = [units[i] for i in rng.integers(0, len(units), len(units))]
         index = np.concatenate(drawn)
         columns = {k: v[index] for k, v in arrays.items()}
@@ -205,7 +209,7 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
             inputs = PairScores(s_more[keep], s_less[keep], stereo[keep], category[keep])
             key = rows.RowKey(model, "dataset", "CrowS-Pairs", name, encoding, "full")
             job_seed = derived_seed(seed, model, "CrowS-Pairs", name)
-            caveat = HARNESS_EQUAL if encoding == "causal-sentence" else ""
+            caveat = HARNESS_NOTE if (method.name, encoding) in HARNESS_ROWS else ""
             out.append(_row(method, key, inputs, settings, job_seed, signature, caveat))
     return rows.frame(out)
 

@@ -54,11 +54,13 @@ def stimulus_groups(
 
 
 def stimulus_strata(
-    contexts: pd.DataFrame, pieces: np.ndarray, valid: np.ndarray, roles: Iterable[str]
-) -> dict[str, list[int]]:
+    contexts: pd.DataFrame, pieces: np.ndarray | None, valid: np.ndarray, roles: Iterable[str]
+) -> dict[str, list[int]] | None:
     """Per role, each stimulus :func:`stimulus_groups` keeps, in its order: the number of word
     pieces most of its usable contexts pool it from (a tie: the smaller), its stratum in the
-    stratified word-level test (``p_word_strata``)."""
+    stratified word-level test (``p_word_strata``); None without pieces (static vectors)."""
+    if pieces is None:
+        return None
     stimuli, role_of = contexts["stimulus"].to_numpy(), contexts["role"].to_numpy()
     out = {}
     for role in roles:
@@ -150,9 +152,7 @@ def score_file(
                 paired = None
                 if pairs is not None:
                     paired = definitional_pairs(contexts, arrays[encoding], valid, pairs)
-                strata = None
-                if pieces is not None:  # a tokenizer's model: the stratified word test
-                    strata = stimulus_strata(contexts, pieces, valid, groups)
+                strata = stimulus_strata(contexts, pieces, valid, groups)
                 grouped[encoding] = (valid, dropped, ContextVectors(groups, paired, strata))
             valid, dropped, inputs = grouped[encoding]
             note = coverage_note(
@@ -172,9 +172,9 @@ def score_file(
                     used, removed = stimulus_groups(
                         contexts[mask], arrays[encoding][mask], valid[mask], expected
                     )
-                    strata = None
-                    if pieces is not None:
-                        strata = stimulus_strata(contexts[mask], pieces[mask], valid[mask], used)
+                    strata = stimulus_strata(
+                        contexts[mask], None if pieces is None else pieces[mask], valid[mask], used
+                    )
                     variant_inputs = ContextVectors(used, inputs.pairs, strata)
                 key = rows.RowKey(model, source, test, descriptor, encoding, variant)
                 score, why = None, note

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from biasbench.models.null import copy_names, draw_names, is_null_file  # noqa: F401 (is_null_file: the reports')
+from biasbench.models.null import copy_names, draw_names
 from biasbench.stats import derived_seed
 
 if TYPE_CHECKING:  # the report modules import this one while the DAG is planned: kept light
@@ -213,7 +213,7 @@ def transformer_null_rows(
     datasets: Mapping[str, DatasetInputs] | None = None,
     batch: int | None,
     lpbs_batch: int,
-    max_gap: int = 0,
+    max_gap: int | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     log: Callable[[str], None] = print,
@@ -290,6 +290,8 @@ def transformer_null_rows(
                     signature=signature,
                 )
             )
+            if inputs.contexts and max_gap is None:
+                raise ValueError("p-CEAT on pair contexts needs lpbs.max_gap")
             for corpus, contexts in inputs.contexts.items():
                 pceat, _sweep, _samples = probability_ceat_rows(
                     with_log_probs(contexts, context_probe),

@@ -581,8 +581,13 @@ def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
     )
     frame = frame[frame["tested"]]
     out = frame.groupby("method", sort=True)[SURVIVAL].sum().astype(int)
-    out["survival_share"] = (out["surviving"] / out["word_tested"]).where(out["word_tested"] > 0)
+    out["survival_share"] = survival_share(out)
     return out.reset_index().reindex(columns=["method", *SURVIVAL, "survival_share"])
+
+
+def survival_share(counts: pd.DataFrame) -> pd.Series:
+    """surviving / word_tested per row of survival counts (NaN without a word-tested cell)."""
+    return (counts["surviving"] / counts["word_tested"]).where(counts["word_tested"] > 0)
 
 
 def ground_truth(cells: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:

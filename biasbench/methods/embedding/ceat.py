@@ -55,12 +55,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
-from biasbench.inference import _hits, _results, target_splits
+from biasbench.inference import split_p_values, word_splits
 from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
 from biasbench.methods.embedding.vectors import unit_rows
 from biasbench.rows import Score
 from biasbench.stats import (
-    TIE_RTOL,
     PermutationResult,
     derived_seed,
     few_words_note,
@@ -210,7 +209,7 @@ def word_level_test(
     :mod:`biasbench.inference` draws them (with ``strata``, word j's stratum: only splits
     within strata); ties up to ``TIE_RTOL`` count."""
     n_words = z.shape[1]
-    subsets, exact, balanced = target_splits(
+    subsets, exact, balanced = word_splits(
         n_words, n_x, exact_max=n_splits, n_samples=n_splits, seed=seed, strata=strata
     )
 
@@ -226,9 +225,7 @@ def word_level_test(
             for i in range(0, len(subsets), 4096)
         ]
     )
-    tol = TIE_RTOL * max(1.0, abs(observed))
-    hits = [_hits(stats, observed, tol, "two-sided")]
-    return _results(hits, len(subsets), exact, ("two-sided",), balanced)[0]
+    return split_p_values(stats, observed, ("two-sided",), exact, balanced)[0]
 
 
 def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:

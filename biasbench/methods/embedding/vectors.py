@@ -41,32 +41,10 @@ def target_words(x_groups: Sequence[np.ndarray], y_groups: Sequence[np.ndarray])
     return [j for j, g in enumerate(groups) for _ in range(len(g))]
 
 
-def word_p(
-    values: np.ndarray,
-    x_groups: Sequence[np.ndarray],
-    y_groups: Sequence[np.ndarray],
-    settings: Settings,
-    seed: int,
-    alternative: str,
-    paper: PermutationResult,
-) -> PermutationResult:
-    """The word-level test of a difference of item means, ``values`` the set items of X then Y
-    (``set_items`` of the two lists of per-stimulus context matrices under ``settings.unit``).
-
-    Where the items are already the words (unit ``stimulus``, or one context per stimulus:
-    static vectors) the paper's context-level test (``paper``) is the word-level one and is
-    returned as it is. Otherwise every context of a stimulus moves with it between X and
-    Y (:func:`biasbench.inference.word_permutation_tests_mean_difference`), over the same
-    number of splits as the paper's test (``exact_max``, ``n_samples``), from a seed derived
-    from the method's: the cluster permutation test of Good (2005) and Edgington & Onghena
-    (2007), valid when the words, not their contexts, are exchangeable under the null.
-    """
-    if settings.unit == "stimulus" or all(len(g) == 1 for g in (*x_groups, *y_groups)):
-        return paper
-    return _word_test(values, x_groups, y_groups, settings, seed, alternative, None)
-
-
 def _word_test(values, x_groups, y_groups, settings, seed, alternative, strata):
+    """The word-level permutation test of the difference of item means (every context of a
+    stimulus moving with it between X and Y), words exchanged only within ``strata`` when
+    given (word j's stratum, X then Y)."""
     words = (
         target_words(x_groups, y_groups)
         if settings.unit == "context"
@@ -94,14 +72,28 @@ def word_fields(
     paper: PermutationResult,
 ) -> dict[str, float]:
     """A target-exchanging method's word-level tests as :class:`biasbench.rows.Score`
-    fields: ``p_word`` (:func:`word_p`) and, where the inputs carry each stimulus' number of
-    word pieces, ``p_word_strata``: the same test with X and Y words exchanged only within
-    their piece count (:func:`biasbench.inference.stratified_splits`). A word of two pieces
-    is pooled from two token vectors, one of one piece from one: the stratified test needs
-    only words of one count to be exchangeable, which the plain one does not give where X's
-    and Y's words differ in pieces (``synthesis_null_pieces``)."""
+    fields, ``values`` the set items of X then Y (``set_items`` of the per-stimulus context
+    matrices under ``settings.unit``).
+
+    ``p_word``: where the items are already the words (unit ``stimulus``, or one context per
+    stimulus: static vectors) the paper's test (``paper``) is the word-level one. Otherwise
+    every context of a stimulus moves with it between X and Y
+    (:func:`biasbench.inference.word_permutation_tests_mean_difference`), over the same
+    number of splits as the paper's test, from a seed derived from the method's: the cluster
+    permutation test of Good (2005) and Edgington & Onghena (2007), valid when the words, not
+    their contexts, are exchangeable under the null.
+
+    ``p_word_strata``, where the inputs carry each stimulus' number of word pieces: the same
+    test with X and Y words exchanged only within their piece count
+    (:func:`biasbench.inference.stratified_splits`). A word of two pieces is pooled from two
+    token vectors, one of one piece from one: the stratified test needs only words of one
+    count to be exchangeable, which the plain one does not give where X's and Y's words
+    differ in pieces (``synthesis_null_pieces``)."""
     x, y = inputs.groups["X"], inputs.groups["Y"]
-    word = word_p(values, x, y, settings, seed, alternative, paper)
+    if settings.unit == "stimulus" or all(len(g) == 1 for g in (*x, *y)):
+        word = paper
+    else:
+        word = _word_test(values, x, y, settings, seed, alternative, None)
     fields = {"p_word": word.p_value, "p_word_floor": word.floor}
     if inputs.strata is not None:
         strata = [*inputs.strata["X"], *inputs.strata["Y"]]

@@ -75,6 +75,7 @@ BEC_PRO = Method(
     score,
     encodings=("mlm", "causal", "mlm-pieces"),
     variants=("all", "male", "female", "balanced"),
+    choices=(),  # the person words' and profession groups' parts of the data
     model_kinds=("transformer",),
     roles=("items",),
     unit="sentence pair",

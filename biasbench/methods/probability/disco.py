@@ -62,6 +62,7 @@ DISCO = Method(
     score,
     encodings=("mlm", "causal"),
     variants=("names", "nouns", "names+p>0.1", "nouns+p>0.1"),
+    choices=("names+p>0.1",),  # nouns: another filler list
     model_kinds=("transformer",),
     roles=("items",),
     unit="template",

@@ -130,7 +130,9 @@ def word_level_test(
     n_attr = bs.shape[1]
     weight = np.array([1 / n_a, -1 / (n_attr - n_a)])
     ces_of = combined_effects(bs, sd)
-    subsets, exact = word_splits(n_attr, n_a, exact_max=exact_max, n_samples=n_samples, seed=seed)
+    subsets, exact, balanced = word_splits(
+        n_attr, n_a, exact_max=exact_max, n_samples=n_samples, seed=seed
+    )
     observed = float(ces_of(np.where(np.arange(n_attr) < n_a, weight[0], weight[1])[None])[0])
     stats = np.empty(len(subsets))
     block = 1 << 13
@@ -139,7 +141,7 @@ def word_level_test(
         weights = np.full((len(rows), n_attr), weight[1])
         np.put_along_axis(weights, rows.astype(np.intp), weight[0], axis=1)
         stats[i : i + len(rows)] = ces_of(weights, observed)
-    return split_p_values(stats, observed, ("two-sided",), exact, balanced=2 * n_a == n_attr)[0]
+    return split_p_values(stats, observed, ("two-sided",), exact, balanced)[0]
 
 
 def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:

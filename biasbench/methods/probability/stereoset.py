@@ -81,6 +81,7 @@ _COMMON = dict(
     consumes=TripleScores,
     encodings=("mlm", "causal", "mlm-items", "causal-items", "mlm-joint", "mlm-joint-items"),
     variants=("intrasentence", "intersentence"),
+    choices=(),  # two tasks of the data set
     model_kinds=("transformer",),
     roles=("items",),
     unit="item",
