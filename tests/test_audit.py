@@ -330,7 +330,7 @@ def test_a_card_without_a_comparison_says_how_to_get_one():
 
 def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
     """The league's row of each method the model ran, as printed: rho with its interval, the
-    null shares of both tests and each one's verdict; another method's row is left out."""
+    null share of each test design and its verdict; another method's row is left out."""
     import pandas as pd
 
     from biasbench.reports.model_cards import validity_lines
@@ -347,6 +347,8 @@ def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
                 "significant_null_word": 0.03977,
                 "calibration_paper": "miscalibrated",
                 "calibration_word": "undetermined (40 clusters; 67 needed)",
+                "significant_null_strata": 0.02,
+                "calibration_strata": "undetermined (41 clusters; 340 needed)",
             },
             {
                 "method": "MAC",
@@ -362,12 +364,13 @@ def test_a_card_rates_each_of_its_methods_as_the_comparison_does():
         ]
     )
     lines = validity_lines(league, ["RND"], 0.01)
+    assert lines[0].count("|") == lines[2].count("|")  # a cell under every heading
     assert lines[2:] == [
-        "| RND | 0.61 [0.12, 0.87] | 0.291 | 8.6% | 4.0% | miscalibrated | undetermined (40 "
-        "clusters; 67 needed) |"
+        "| RND | 0.61 [0.12, 0.87] | 0.291 | 8.6% | miscalibrated | 4.0% | undetermined (40 "
+        "clusters; 67 needed) | 2.0% | undetermined (41 clusters; 340 needed) |"
     ]
     mac = validity_lines(league, ["MAC"], 0.01)[2]
-    assert mac == "| MAC | 0.23 [-0.26, 0.71] | n/a | n/a | n/a | n/a | n/a |"
+    assert mac == "| MAC | 0.23 [-0.26, 0.71] | n/a | n/a | n/a | n/a | n/a | n/a | n/a |"
 
 
 def test_a_card_says_why_a_method_that_ran_has_no_primary_score():

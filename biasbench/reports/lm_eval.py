@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from biasbench import __version__
-from biasbench.scoring.datasets import HARNESS_ROWS
+from biasbench.methods.probability.crows_pairs import HARNESS_ROWS
 
 #: method -> (task, metric, as a fraction, higher is better)
 TASKS = {

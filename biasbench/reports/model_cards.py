@@ -213,6 +213,11 @@ def _interval(value, low, high, spec: str = ".2f") -> str:
     return f"{float(value):{spec}} [{float(low):{spec}}, {float(high):{spec}}]"
 
 
+def _text(value) -> str:
+    """A table's text cell, "n/a" where it is missing."""
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
 def _share(value) -> str:
     return "n/a" if value is None or not math.isfinite(float(value)) else f"{float(value):.1%}"
 
@@ -229,7 +234,7 @@ def validity_lines(league: pd.DataFrame, methods: list[str], alpha: float) -> li
     ]
     for row in league[league["method"].isin(methods)].to_dict("records"):
         designs = " | ".join(
-            f"{_share(row.get(c['null']))} | {row.get(c['verdict'], 'n/a')}"
+            f"{_share(row.get(c['null']))} | {_text(row.get(c['verdict']))}"
             for c in columns.values()
         )
         truth = _interval(row["truth_spearman"], row["truth_ci_low"], row["truth_ci_high"])

@@ -11,13 +11,13 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_rows, read_tsv
-from biasbench.models.null import is_null_file, is_trained_null_file
 from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Table
 from biasbench.studies import synthesis as syn
 from biasbench.studies.groundtruth.every_method import QUANTITIES, injected_quantity
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
+from biasbench.studies.null_calibration import is_null_file, is_trained_null_file
 
 COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = "results/studies/divdist/validity.json"

@@ -52,13 +52,12 @@ from biasbench.methods.contract import (
     Settings,
     TripleScores,
 )
+from biasbench.methods.probability.crows_pairs import HARNESS_ROWS
 from biasbench.methods.registry import get
 from biasbench.stats import derived_seed
 
 DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence-mean", "mlm", "causal")
-#: (method, encoding) of the rows equal to lm-evaluation-harness's own metric (checked from
-#: outside: 0 preference flips over 1,508 CrowS-Pairs pairs), and what their note says
-HARNESS_ROWS = {("CrowS-Pairs", "causal-sentence")}
+#: what the rows equal to lm-evaluation-harness's own metric say (crows_pairs.HARNESS_ROWS)
 HARNESS_NOTE = "equals lm-evaluation-harness's crows_pairs_english pct_stereotype (x 100)"
 AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included: masked LMs only"
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"

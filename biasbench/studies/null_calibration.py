@@ -39,7 +39,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from biasbench.models.null import copy_names, draw_names
+from biasbench.models.null import (  # noqa: F401 (re-exported: reports/ import no models/)
+    copy_names,
+    draw_names,
+    is_null_file,
+    is_trained_null_file,
+)
 from biasbench.stats import derived_seed
 
 if TYPE_CHECKING:  # the report modules import this one while the DAG is planned: kept light

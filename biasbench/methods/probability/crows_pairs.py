@@ -39,6 +39,10 @@ from biasbench.methods.contract import Method, PairScores, Settings
 from biasbench.rows import Score
 from biasbench.stats import binomial_floor
 
+#: (method, encoding) of the rows equal to lm-evaluation-harness's own metric (checked from
+#: outside: 0 preference flips over 1,508 pairs): its crows_pairs_english pct_stereotype
+HARNESS_ROWS = {("CrowS-Pairs", "causal-sentence")}
+
 
 def stereotype_preferred(inputs: PairScores) -> tuple[np.ndarray, np.ndarray]:
     """(the model prefers the more stereotyping sentence, the pair is a tie), per pair; the
