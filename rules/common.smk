@@ -169,6 +169,7 @@ def settings_of(field, *keys):
 #: the masked LM's name or the data-set limits: adding a mean retrains no other)
 GROUNDTRUTH_KEYS = (
     "sigma",
+    "alignment",
     "repeats",
     "trainable_layers",
     "epochs",

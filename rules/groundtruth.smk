@@ -97,8 +97,8 @@ rule injected_scores:
         files=lambda w: {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets},
         limits=lambda w: study_dataset_limits(),
         batch=lambda w: config["datasets"]["batch"],
-        draws=lambda w: settings_of("groundtruth", "robustness_draws")[
-            "robustness_draws"
+        splits=lambda w: settings_of("groundtruth", "reliability_splits")[
+            "reliability_splits"
         ],
         scoring=config["scoring"],
         seed=config["seed"],
@@ -137,7 +137,7 @@ rule injected_methods:
         dtype=config["compute"]["dtype"]["groundtruth"],
         scoring=config["scoring"],
         extraction=config["extraction"],
-        study=lambda w: settings_of("groundtruth", "robustness_draws"),
+        study=lambda w: settings_of("groundtruth", "reliability_splits"),
         negative=lambda w: divdist_negative(),
         seed=config["seed"],
     script:

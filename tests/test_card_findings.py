@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import pytest
 
+from biasbench.methods.registry import get
 from biasbench.reports import card_findings as cf
 from biasbench.reports.model_cards import ModelFacts, model_card
 
@@ -138,8 +139,8 @@ def test_a_verdict_that_changes_with_an_encoding_is_flagged():
 
 
 def test_neutral_points_and_folded_notes():
-    assert cf.neutral_point("CrowS-Pairs") == 50 and cf.neutral_point("StereoSet SS") == 50
-    assert cf.neutral_point("MAC") == 1 and cf.neutral_point("WEAT") == 0
+    assert get("CrowS-Pairs").neutral_point == 50 and get("StereoSet SS").neutral_point == 50
+    assert get("MAC").neutral_point == 1 and get("WEAT").neutral_point == 0
     notes = pd.Series(["no pairs", "no pairs", "", "no pairs", "once"])
     shown, caveats = cf.folded_notes(notes)
     assert shown.tolist() == ["[1]", "[1]", "", "[1]", "once"]

@@ -294,8 +294,8 @@ def test_a_remembering_engine_scores_as_the_engine_and_its_halves_call_no_model(
     for name in RememberingEngine.PER_ITEM:
         setattr(remembering.engine, name, refuse)
     halves = dataset_halves(
-        remembering, items, scorers, model="m", settings=ARGS["settings"], seed=3, draws=2
+        remembering, items, scorers, model="m", settings=ARGS["settings"], seed=3, splits=2
     )
     assert {h["resample"] for h in halves} == {"items"}
-    assert {h["draw"] for h in halves} == {0, 1}
+    assert {(h["split"], h["half"]) for h in halves} == {(0, 0), (0, 1), (1, 0), (1, 1)}
     assert {h["method"] for h in halves} >= {"CrowS-Pairs", "BEC-Pro", "DisCo"}

@@ -22,8 +22,6 @@ from biasbench.studies.groundtruth.every_method import (
     StudyEncoder,
     divdist_row,
     halves,
-    injected_bias,
-    injected_quantity,
     lpbs_templates,
     lpbs_wordset,
     pceat_row,
@@ -32,6 +30,7 @@ from biasbench.studies.groundtruth.every_method import (
 )
 from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.surgery import injected_model, study_models
+from biasbench.studies.groundtruth.truth import TRUTH, injected_bias
 
 from .test_groundtruth import data, masked_lm  # noqa: F401 (a fixture)
 
@@ -58,10 +57,11 @@ def test_injected_quantities_by_hand():
     assert got["direction"] == pytest.approx(0.5 - 0.5)
     assert got["spread"] == pytest.approx(np.std([0.8, 0.2, 0.5]))
     assert got["magnitude"] == pytest.approx(0.2)
+    assert got["stereotype"] == pytest.approx((0.8 + 0.8 + 0.5) / 3)
 
 
 def test_what_each_method_tracks():
-    tracks = {m.name: injected_quantity(m) for m in REGISTRY}
+    tracks = {m.name: TRUTH[m.name].quantity for m in REGISTRY}
     assert tracks["s-SEAT"] == tracks["LPBS"] == "difference"  # X against Y: negates
     assert tracks["SAME skew"] == "direction" and tracks["SAME stereotype"] == "spread"
     assert tracks["SAME"] == tracks["MAC"] == tracks["Direct Bias"] == "magnitude"
@@ -125,7 +125,7 @@ def test_every_method_that_runs_on_a_masked_lm_scores_every_study_model(study):
         settings=ScoreSettings(seed=1, n_samples=200, ceat_samples=50, same_samples=50),
         signature="test",
         extraction={},
-        draws=2,
+        splits=1,
     )
     primary = rows[rows["primary"].astype(bool)]
     on_vectors = {m.name for m in REGISTRY if m.consumes is ContextVectors} - {"WEAT"}
@@ -134,11 +134,20 @@ def test_every_method_that_runs_on_a_masked_lm_scores_every_study_model(study):
     assert set(primary["method"]) == expected  # WEAT reads static vectors only
     assert primary.groupby("method")["model"].nunique().eq(len(names)).all()
     assert primary["effect_size"].notna().all()
-    counts = spread.groupby(["method", "resample"]).size()
+    counts = spread.groupby(["method", "resample", "half"]).size()
     assert set(counts.index.get_level_values(0)) == expected
-    assert counts.eq(2 * len(names)).all()  # two draws per model and resample
+    # both halves of one split per model and resample; LPBS has one template: no second half
+    lpbs_templates = [("LPBS", "templates", 1), ("p-CEAT", "templates", 1)]
+    assert counts.drop(lpbs_templates, errors="ignore").eq(len(names)).all()
+    assert not set(lpbs_templates) & set(counts.index)
     # the records carry the injected quantities the league reads
-    assert set(records[0]["injected"]) == {"difference", "direction", "spread", "magnitude"}
+    assert set(records[0]["injected"]) == {
+        "difference",
+        "direction",
+        "spread",
+        "magnitude",
+        "stereotype",
+    }
 
 
 def test_divdist_on_study_vectors_by_hand():

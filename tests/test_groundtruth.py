@@ -109,12 +109,12 @@ def test_the_top_layer_at_a_few_positions_equals_the_full_layer(masked_lm):
 
 
 def test_draws_split_and_training_bias_by_hand():
-    p = male_probabilities(1000, 0.5, 0.4, seed=3)
+    p = male_probabilities(np.zeros(1000), 0.5, 0.4, 0.0, 0, seed=3)
     assert p.min() == 0 and p.max() == 1  # clipped to [0, 1]
     sentences = fill(OCCUPATIONS, TRAIN, "OCCUPATION", "[MASK]", "[MASK]")
     assert sentences.texts[0] == "[MASK] is a nurse" and sentences.spans[0] == (12, 17)
     assert len(sentences.texts) == 18 and list(sentences.kind[-6:]) == [1] * 6
-    male, train, held = draw_labels(np.full(6, 0.5), sentences, 0.5, 0.1, 0, StudySettings())
+    male, train, held = draw_labels(np.full(6, 0.5), sentences, 0.5, 0.1, 0.0, 0, StudySettings())
     assert len(held) == round(0.3 * 18) and sorted(np.r_[train, held]) == list(range(18))
     toy = Sentences(["a", "b", "c", "d"], np.array([0, 0, 1, 1]), np.zeros(4, int), [(0, 1)] * 4)
     bias = training_bias(np.array([True, False, True, True]), np.array([0, 1, 2]), toy, 3)
@@ -151,6 +151,8 @@ def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
     again, _ = run_grid(masked_lm, data(), models, settings)
     assert json.dumps(first) == json.dumps(again)
     assert [(r["mu"], r["repeat"]) for r in first] == [(0.3, 0), (0.3, 1)]
+    assert first[0]["name"] == "gt-mu0.30-sd0.20-a0.00-r0"
+    assert first[0]["p"] != first[1]["p"]  # every model its own draw of the shares
     rep = first[0]["representations"]
     assert set(rep) == {"alone", "in templates"}
     assert len(rep["alone"]["word_scores"]["WEAT"]) == len(OCCUPATIONS)

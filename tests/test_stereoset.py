@@ -1,7 +1,12 @@
 """StereoSet's SS, LMS and ICAT by hand and at their landmarks."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from biasbench.methods.contract import Settings, TripleScores
 from biasbench.methods.probability.stereoset import (
@@ -103,9 +108,105 @@ def test_stepwise_unmasking_equals_each_step_run_alone(tmp_path):
             assert value == pytest.approx(float(logp[ids[k]]), abs=1e-6)
 
 
-def test_ss_p_word_is_its_binomial_p_the_items_are_the_units():
-    from biasbench.methods.probability.stereoset import STEREOSET_SS
+def _triples(preferred: np.ndarray, terms=None) -> TripleScores:
+    """Items whose stereotype scores above (True) or below (False) its anti-stereotype."""
+    stereo = np.where(preferred, 1.0, -1.0)
+    return TripleScores(stereo, np.zeros(len(stereo)), np.full(len(stereo), -5.0), terms)
 
-    inputs = TripleScores(np.array([1.0, 2, 0, 3]), np.zeros(4), np.zeros(4))
-    res = STEREOSET_SS(inputs, Settings(), 0)
-    assert res.p_word == res.p_value and np.isfinite(res.p_word)
+
+def _hand_items() -> TripleScores:
+    """Term a: 18 of 20 items stereotyped (d = 0.4); b: 3 of 4 (0.25); c: 1 of 4 (-0.25)."""
+    preferred = np.r_[np.arange(20) < 18, np.arange(4) < 3, np.arange(4) < 1]
+    return _triples(preferred, np.repeat(np.array(["a", "b", "c"]), [20, 4, 4]))
+
+
+def test_ss_without_terms_keeps_the_item_level_binomial():
+    from scipy.stats import binomtest
+
+    from biasbench.stats import binomial_floor
+
+    items = replace(_hand_items(), terms=None)  # the -items encodings
+    res = STEREOSET_SS(items, Settings(), 0)
+    assert res.p_value == pytest.approx(binomtest(22, 28, 0.5).pvalue)
+    assert res.p_word == res.p_value and res.p_floor == res.p_word_floor == binomial_floor(28)
+    assert res.sizes == {"X": 28}
+
+
+def test_ss_tests_the_terms_by_hand_not_the_items():
+    """|0.4 s_a + 0.25 s_b - 0.25 s_c| over the 8 sign vectors (s_a, s_b, s_c), the observed
+    one +++ at 0.4:
+        +++ 0.4   ++- 0.9   +-+ 0.1   +-- 0.4   -++ 0.4   -+- 0.1   --+ 0.9   --- 0.4
+    6 of 8 at least 0.4: p = 0.75, where the binomial of the 22 of 28 items says 0.004."""
+    res = STEREOSET_SS(_hand_items(), Settings(), 0)
+    assert res.effect_size == pytest.approx(100 * (0.9 + 0.75 + 0.25) / 3)
+    assert res.p_value == pytest.approx(0.75) and res.p_word == res.p_value
+    assert res.exact and res.n_partitions == 8
+    no_terms = STEREOSET_SS(replace(_hand_items(), terms=None), Settings(), 0)
+    assert no_terms.p_value < 0.005
+    assert res.sizes == {"X": 28} and "3 target terms of 28 items" in res.note
+
+
+def test_ss_term_floor_is_two_of_the_sign_vectors():
+    """Three terms each wholly stereotyped: only +++ and --- are as extreme, p = 2 / 8."""
+    items = _triples(np.ones(7, bool), np.array(list("aaabbcc")))
+    res = STEREOSET_SS(items, Settings(), 0)
+    assert res.p_floor == res.p_word_floor == pytest.approx(2 / 8)
+    assert res.p_value == res.p_floor
+    sampled = STEREOSET_SS(items, Settings(exact_max=1, n_samples=4), 0)
+    assert not sampled.exact and sampled.p_floor == pytest.approx(1 / 5)
+
+
+def _random_terms(rng, n_terms, per_term, spread):
+    """A null model of term-level random effects: each term's preference drawn symmetric about
+    1/2, its items Bernoulli of it."""
+    share = np.clip(0.5 + rng.normal(0, spread, n_terms), 0, 1)
+    preferred = rng.random((n_terms, per_term)) < share[:, None]
+    return _triples(preferred.ravel(), np.repeat(np.arange(n_terms), per_term))
+
+
+def test_ss_sampled_sign_vectors_are_seeded_and_agree_with_the_exact_test():
+    """12 terms: all 4,096 sign vectors, or 4,000 sampled ones (fewer than the vectors, so
+    sampled): the same seed gives the same p, and it is the exact p within 4 Monte Carlo SEs."""
+    items = _random_terms(np.random.default_rng(3), 12, 6, 0.25)
+    exact = STEREOSET_SS(items, Settings(), 0)
+    forced = Settings(exact_max=1, n_samples=4000)
+    sampled = STEREOSET_SS(items, forced, 7)
+    assert exact.exact and exact.n_partitions == 4096
+    assert not sampled.exact and sampled.n_partitions == 4000
+    assert sampled.p_value == STEREOSET_SS(items, forced, 7).p_value
+    assert 0.05 < exact.p_value < 0.95  # a p the sampled test resolves
+    mc_se = np.sqrt(exact.p_value * (1 - exact.p_value) / 4000)
+    assert sampled.p_value == pytest.approx(exact.p_value, abs=4 * mc_se)
+
+
+@hyp_settings(max_examples=60)
+@given(
+    sizes=st.lists(st.integers(1, 5), min_size=1, max_size=9),
+    exact_max=st.sampled_from([1, 10**6]),
+    data=st.data(),
+)
+def test_ss_term_p_is_above_its_floor_and_even_in_the_swap(sizes, exact_max, data):
+    """Swapping stereotype and anti-stereotype negates every d_t: the two-sided p stays."""
+    preferred = np.array(
+        data.draw(st.lists(st.booleans(), min_size=sum(sizes), max_size=sum(sizes)))
+    )
+    items = _triples(preferred, np.repeat(np.arange(len(sizes)), sizes))
+    settings = Settings(exact_max=exact_max, n_samples=100)
+    res = STEREOSET_SS(items, settings, 5)
+    assert 0 < res.p_floor <= res.p_value <= 1
+    assert STEREOSET_SS(items.swapped(), settings, 5).p_value == res.p_value
+
+
+def test_ss_term_test_holds_its_level_where_the_item_binomial_does_not():
+    """300 seeded null models, 12 terms of 15 items, each term's preference 1/2 +- N(0, 0.2):
+    the term-level test rejects at 0.05 about 5% of the time (<= 0.09, above the binomial
+    interval's 0.075), the item-level binomial about 28% (> 0.15)."""
+    rng = np.random.default_rng(11)
+    term_rejects = item_rejects = 0
+    runs = 300
+    for _ in range(runs):
+        items = _random_terms(rng, 12, 15, 0.2)
+        term_rejects += STEREOSET_SS(items, Settings(), 0).p_value <= 0.05
+        item_rejects += STEREOSET_SS(replace(items, terms=None), Settings(), 0).p_value <= 0.05
+    assert term_rejects / runs <= 0.09
+    assert item_rejects / runs > 0.15

@@ -88,40 +88,12 @@ def test_agreement_by_hand():
     assert order.index("CEAT") in (0, 2)  # the anti-correlated one at an end
 
 
-def test_null_share_ground_truth_and_model_cells():
+def test_null_share_and_model_cells():
     cells = syn.primary_cells(_rows(), {"CEAT": "natural"})
     share = syn.calibration(cells, ["m1-null"], {}, (0.05,))
     share = share[share["design"] == "paper"].set_index("method")
     assert share.loc["s-SEAT", "null_0.05"] == pytest.approx(3 / 5)
     assert share.loc["CEAT", "real_0.05"] == 1 and share.loc["CEAT", "cells_real"] == 5
-    injected = pd.DataFrame(
-        [
-            score_row(
-                method="CrowS-Pairs",
-                model=f"gt-mu{mu:.2f}-sd0.10-r0",
-                test="CrowS-Pairs",
-                descriptor="all",
-                effect_size=50 + 10 * mu,
-            )
-            for mu in (0.3, 0.5, 0.7)
-        ]
-        + [
-            score_row(
-                method="CrowS-Pairs",
-                model="gt-mu0.90-sd0.10-r0",
-                test="CrowS-Pairs",
-                descriptor="all",
-                effect_size=40.0,
-            )
-        ]
-    )
-    injected["truth"] = [float(m.split("mu")[1].split("-")[0]) for m in injected["model"]]
-    gt = syn.ground_truth(injected).set_index("method")
-    # 0.3, 0.5, 0.7 rise, 0.9 falls: rho = (1 - 6 * 12 / 60) = -0.2
-    assert gt.loc["CrowS-Pairs", "models"] == 4
-    assert gt.loc["CrowS-Pairs", "truth_spearman"] == pytest.approx(-0.2)
-    low, high = gt.loc["CrowS-Pairs", ["truth_ci_low", "truth_ci_high"]]
-    assert -1 <= low <= -0.2 <= high <= 1
     per_model = syn.model_cells(cells[cells["model"] == "m1"]).set_index("method")
     assert per_model.loc["s-SEAT", "effect_size"] == pytest.approx(0.5)
 
@@ -147,60 +119,49 @@ def test_targets_and_cards_render_byte_stable(tmp_path):
     assert "(model, test)" not in pages["index"] and "[CEAT](ceat.md)" in pages["index"]
 
 
-def test_robustness_by_hand():
-    full = pd.DataFrame(
-        {"method": ["SAME", "SAME"], "model": ["a", "b"], "effect_size": [1.0, 3.0]}
-    )
-    draws = pd.DataFrame(
-        {
-            "method": ["SAME"] * 3,
-            "model": ["a", "b", "b"],
-            "resample": ["words", "words", "templates"],
-            "effect_size": [1.5, 1.5, 3.2],
-        }
-    )
-    noise = syn.robustness(draws, full).set_index("method")
-    # words: mean(|1.5 - 1|, |1.5 - 3|) = 1.0; templates: 0.2; sd of (1, 3) = sqrt(2)
-    assert noise.loc["SAME", "words_noise"] == pytest.approx(1 / np.sqrt(2))
-    assert noise.loc["SAME", "templates_noise"] == pytest.approx(0.2 / np.sqrt(2))
-
-
 def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
-    """Every method with rows on the study's models gets a rho with its interval, against the
-    injected quantity it tracks (a method scored against the wrong one would fall to -1); the
-    others say why not."""
+    """Every method with rows on the study's models gets a rho with its adjusted interval,
+    against its own truth (a method scored against another quantity would not reach 1): on
+    every model, the learned-bias filter a sensitivity column; the others say why not."""
     from biasbench.io import write_json
-    from biasbench.studies.groundtruth.every_method import injected_quantity
+    from biasbench.studies.groundtruth.truth import TRUTH
 
     study = tmp_path / "groundtruth"
     study.mkdir()
     write_tsv(tmp_path / "all.tsv", _rows())
-    names = [f"gt-mu0.50-sd0.20-r{r}" for r in range(6)]
+    names = [f"gt-mu0.50-sd0.20-a0.00-r{r}" for r in range(8)]
     # each quantity in its own order across the models, so only the right one gives rho = 1
     quantities = {
-        "difference": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
-        "direction": [0.6, 0.5, 0.4, 0.3, 0.2, 0.1],
-        "spread": [0.3, 0.1, 0.6, 0.2, 0.5, 0.4],
-        "magnitude": [0.2, 0.6, 0.1, 0.5, 0.3, 0.4],
+        "difference": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+        "direction": [0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1],
+        "spread": [0.3, 0.1, 0.6, 0.2, 0.5, 0.4, 0.8, 0.7],
+        "magnitude": [0.2, 0.6, 0.1, 0.5, 0.3, 0.4, 0.7, 0.8],
+        "stereotype": [0.5, 0.3, 0.8, 0.1, 0.7, 0.2, 0.6, 0.4],
     }
     records = [
-        {"name": n, "mu": 0.5, "kept": i != 5, "injected": {q: v[i] for q, v in quantities.items()}}
+        {
+            "name": n,
+            "mu": 0.5,
+            "kept": i != 5,
+            "p": [i / 10],  # every model its own draw: its own cluster
+            "injected": {q: v[i] for q, v in quantities.items()},
+        }
         for i, n in enumerate(names)
     ]
     write_json(study / "mu0.50.json", {"models": records})
     # every method that runs on a masked LM: on the study's test, or (data sets) on its own
-    study_methods = ("LPBS", "p-CEAT", "DivDist")
     runs = [
         m
         for m in REGISTRY
         if m.family in ("embedding", "probability") or m.name == "DivDist"
         if m.name != "WEAT"
     ]
-    rows, draws = [], []
+    rows, halves = [], []
     for m in runs:
+        truth = TRUTH[m.name]
+        on_study = truth.where == "study test"
         for i, n in enumerate(names):
-            on_study = m.family == "embedding" or m.name in study_methods
-            truth = quantities[injected_quantity(m)][i] if on_study else 0.5 + i
+            value = quantities[truth.quantity][i] if truth.quantity else 1.0
             rows.append(
                 score_row(
                     method=m.name,
@@ -208,26 +169,44 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
                     test="groundtruth" if on_study else m.name,
                     descriptor="occupations" if on_study else "all",
                     source="templates",
-                    effect_size=3 * truth,
+                    effect_size=3 * value**3,  # monotone, not linear: Spearman 1
                 )
             )
-            draws.append(
-                {"model": n, "method": m.name, "resample": "words", "draw": 0, "effect_size": 0}
-            )
+            halves += [
+                {
+                    "model": n,
+                    "method": m.name,
+                    "resample": "words",
+                    "split": 0,
+                    "half": h,
+                    "effect_size": value + (0.01 * i * h),
+                }
+                for h in (0, 1)
+            ]
     frame = pd.DataFrame(rows)
     write_tsv(study / "mu0.50.methods.tsv", frame[frame["test"] == "groundtruth"])
     write_tsv(study / "mu0.50.datasets.tsv", frame[frame["test"] != "groundtruth"])
-    write_tsv(study / "mu0.50.robustness.tsv", pd.DataFrame(draws))
-    # the data sets' truth is mu: one mean here, so their rows carry no spread
+    write_tsv(study / "mu0.50.robustness.tsv", pd.DataFrame(halves))
     inputs = [str(p) for p in (tmp_path / "all.tsv", *sorted(study.iterdir()))]
     league = report.league(inputs, SETTINGS).set_index("method")
-    on_study = [m.name for m in runs if m.family == "embedding" or m.name in study_methods]
-    assert league.loc[on_study, "truth_spearman"].tolist() == pytest.approx([1.0] * len(on_study))
-    assert (league.loc[on_study, "models"] == 5).all()  # the model that did not learn is out
+    with_truth = [m.name for m in runs if TRUTH[m.name].quantity]
+    assert league.loc[with_truth, "truth_spearman"].tolist() == pytest.approx(
+        [1.0] * len(with_truth)
+    )
+    assert (league.loc[with_truth, "models"] == 8).all()  # every model, the filter apart
+    assert (league.loc[with_truth, "distributions"] == 8).all()
+    assert (league.loc[with_truth, "models_kept"] == 7).all()
+    assert (league.loc[with_truth, "truth_verdict"] == "found").all()
+    assert league.loc["SAME", "truth_quantity"] == "magnitude"
+    assert league.loc["CrowS-Pairs", "truth_quantity"] == "stereotype"
+    assert league.loc["StereoSet LMS", "truth_note"].startswith("no injected truth")
     natural = ["p-CEAT", "DivDist", "CEAT"]  # their rho stands on the templates: it says so
-    assert (league.loc[[m for m in on_study if m not in natural], "truth_note"] == "").all()
-    for name in natural:
-        assert league.loc[name, "truth_note"].startswith("on the study's templates")
+    plain = [m for m in with_truth if m not in natural and not TRUTH[m].reads_filter]
+    assert (league.loc[plain, "truth_note"] == "").all()
+    assert "not natural contexts" in league.loc["DivDist", "truth_note"]
+    assert league.loc["LPBS", "truth_note"].startswith("reads the slot probabilities")
     assert league.loc["WEAT", "truth_note"].startswith("static vectors only")
-    assert league.loc["CrowS-Pairs", "truth_note"] == "no spread across the study's models"
-    assert league.loc["SAME", "words_noise"] > 0 and np.isnan(league.loc["SAME", "templates_noise"])
+    assert league.loc["SAME", "reliability_words"] > 0.99
+    assert np.isnan(league.loc["SAME", "reliability_templates"])
+    pairs = report.truth_inference(inputs, SETTINGS)[1]
+    assert (pairs["difference"] == 0).all()  # every rho is 1: no method better

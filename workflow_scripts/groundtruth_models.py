@@ -26,7 +26,7 @@ settings = StudySettings(
 records, weights = run_grid(
     str(Path(i.model).parent),
     read_data(i.occupations, i.train, i.test, i.pairs, i.professions),
-    grid([float(sm.wildcards.mu)], study["sigma"], study["repeats"]),
+    grid([float(sm.wildcards.mu)], study["sigma"], study["repeats"], study["alignment"]),
     settings,
     load_states(i.states),
     **compute,

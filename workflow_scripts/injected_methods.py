@@ -22,8 +22,8 @@ i = sm.input
 base, tokenizer = load_study_lm(str(Path(i.model).parent), **compute)
 log_model(base)
 weights = load_tensors(i.weights)
-# the models that learned the bias (Schröder et al.'s R² bar): the only ones the league reads
-names = [r["name"] for r in read_json(i.records)["models"] if r["kept"]]
+# every model: the learned-bias filter (Schröder et al.'s R² bar) is the league's sensitivity row
+names = [r["name"] for r in read_json(i.records)["models"]]
 scores, robustness = score_study_models(
     tqdm(study_models(base, weights, names), total=len(names), desc="study models"),
     tokenizer,
@@ -43,7 +43,7 @@ scores, robustness = score_study_models(
         ]
     ),
     extraction=sm.params.extraction,
-    draws=sm.params.study["robustness_draws"],
+    splits=sm.params.study["reliability_splits"],
     negative=sm.params.negative,
 )
 write_tsv(sm.output.scores, scores)

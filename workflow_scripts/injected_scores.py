@@ -1,7 +1,8 @@
 """Adapter: rule injected_scores -> biasbench.studies.groundtruth.surgery.study_models + the
-data-set scorers, for every study model of one mean that learned the bias (the frozen lower
-layers computed once for all, each data set read and sampled once for all), and again on
-random halves of the items (the league's robustness; the engine remembers every item)."""
+data-set scorers on the items of the injected category (gender), for every study model of one
+mean (the frozen lower layers computed once for all, each data set read and sampled once for
+all), and again on complementary halves of the items (the league's split-half reliability;
+the engine remembers every item)."""
 
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth.every_method import dataset_halves
 from biasbench.studies.groundtruth.states import load_study_lm
 from biasbench.studies.groundtruth.surgery import study_models
+from biasbench.studies.groundtruth.truth import INJECTED_CATEGORY
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -31,14 +33,20 @@ records = read_json(sm.input.records)["models"]
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
 signature = signature_of(
     [sm.input.weights, *sm.input.files, sm.input.model],
-    f"limits:{sorted(sm.params.limits.items())}",
+    f"limits:{sorted(sm.params.limits.items())} category:{INJECTED_CATEGORY}",
 )
 items = {
-    d: dataset_items(d, dict(sm.params.files[d]), sm.params.limits.get(d), sm.params.seed)[0]
+    d: dataset_items(
+        d,
+        dict(sm.params.files[d]),
+        sm.params.limits.get(d),
+        sm.params.seed,
+        category=INJECTED_CATEGORY,
+    )[0]
     for d in sm.params.datasets
 }
 frames, halves = [], []
-names = [r["name"] for r in records if r["kept"]]  # those that learned the bias
+names = [r["name"] for r in records]  # every model: the league's filter is a sensitivity row
 for name, model in tqdm(study_models(base, weights, names), total=len(names), desc="study models"):
     engine = RememberingEngine(Engine(model, tokenizer, True, sm.params.batch))
     for dataset in sm.params.datasets:
@@ -59,8 +67,8 @@ for name, model in tqdm(study_models(base, weights, names), total=len(names), de
         model=name,
         settings=settings,
         seed=sm.params.seed,
-        draws=sm.params.draws,
+        splits=sm.params.splits,
     )
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True) if frames else rows.frame([]))
-columns = ["model", "method", "resample", "draw", "effect_size"]
+columns = ["model", "method", "resample", "split", "half", "effect_size"]
 write_tsv(sm.output.robustness, pd.DataFrame(halves, columns=columns))

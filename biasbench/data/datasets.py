@@ -67,7 +67,8 @@ def load_disco(files: dict[str, list[str]]) -> tuple[list[str], dict[str, list[t
 class DataSet:
     """A data set the probability measures run on: its name in the rows' ``test`` column,
     the files it reads by role, how to read them, and whether its items may be sampled (a
-    ``limit`` in the config) and by which unit (default: each item). Its scorer is
+    ``limit`` in the config) and by which unit (default: each item), and an item's bias
+    category where it has several (None: one category, gender). Its scorer is
     ``biasbench.scoring.datasets.SCORERS``."""
 
     name: str
@@ -75,13 +76,24 @@ class DataSet:
     load: Callable[[dict[str, list[str]]], object]
     sampled: bool = False
     unit: Callable | None = None
+    category: Callable | None = None
 
 
 DATASETS = {
     "crows_pairs": DataSet(
-        "CrowS-Pairs", ("data",), lambda f: read_crows_pairs(f["data"][0]), True
+        "CrowS-Pairs",
+        ("data",),
+        lambda f: read_crows_pairs(f["data"][0]),
+        sampled=True,
+        category=lambda pair: pair.category,
     ),
-    "stereoset": DataSet("StereoSet", ("data",), lambda f: read_stereoset(f["data"][0]), True),
+    "stereoset": DataSet(
+        "StereoSet",
+        ("data",),
+        lambda f: read_stereoset(f["data"][0]),
+        sampled=True,
+        category=lambda item: item.domain,
+    ),
     "becpro": DataSet(
         "BEC-Pro",
         ("data",),
@@ -99,11 +111,19 @@ DATASETS = {
 }
 
 
-def dataset_items(dataset: str, files, limit, seed: int) -> tuple[object, dict]:
-    """(the items of a data set the measures score, coverage: items read, items scored)."""
+def dataset_items(
+    dataset: str, files, limit, seed: int, category: str | None = None
+) -> tuple[object, dict]:
+    """(the items of a data set the measures score, coverage: items read, items scored);
+    with a ``category``, only the items of that bias category (before sampling; a data set
+    of one category keeps all)."""
     spec = DATASETS[dataset]
     items = spec.load(files)
     n_read = len(items) if isinstance(items, list) else None
+    if category is not None and spec.category is not None:
+        items = [item for item in items if spec.category(item) == category]
+        if not items:
+            raise InputError(f"{spec.name}: no item of the category {category!r}")
     if limit is not None:
         if not spec.sampled:
             raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")

@@ -42,8 +42,6 @@ FAMILIES = ("embedding", "probability", "distribution", "extrinsic")
 #: what swapping the two target sets X and Y (or the two sides of a pair) does to a method's
 #: effect size
 SWAPS = ("negates", "keeps", "complements")  # complements: a percentage p becomes 100 - p
-#: what a score may be declared to rise with in a model of injected bias (the ground-truth study)
-TRACKS = ("difference", "direction", "spread", "magnitude")
 TARGETS = ("X", "Y")
 #: the words a method's word-level test (``p_word``) exchanges: the targets X u Y, the
 #: attributes A u B, or none (its units are items, sentence pairs, professions)
@@ -315,8 +313,6 @@ class Method:
     context: str = "templates"  # the source paper tables show it on: words|templates|natural
     unit: str | None = None  # what a set item is; None: the configured unit
     swap: str = "negates"  # what swapping X and Y does to the effect size
-    #: the injected bias its score rises with, where ``swap`` does not say it (one of TRACKS)
-    tracks: str | None = None
     #: the words its word-level test exchanges (one of PERMUTES): a word-piece gap between
     #: those words, not the others, can make a null model's copies reject
     permutes: str | None = None
@@ -329,15 +325,10 @@ class Method:
     reference: str = ""
 
     def __post_init__(self) -> None:
-        if (
-            self.family not in FAMILIES
-            or self.swap not in SWAPS
-            or self.tracks not in (None, *TRACKS)
-            or self.permutes not in PERMUTES
-        ):
+        if self.family not in FAMILIES or self.swap not in SWAPS or self.permutes not in PERMUTES:
             raise ValueError(
-                f"method {self.name}: bad family {self.family}, swap {self.swap}, tracks "
-                f"{self.tracks} or permutes {self.permutes}"
+                f"method {self.name}: bad family {self.family}, swap {self.swap} or permutes "
+                f"{self.permutes}"
             )
         if self.consumes not in INPUT_KINDS or not self.encodings or not self.variants:
             raise ValueError(f"method {self.name}: incomplete declaration")
@@ -345,6 +336,14 @@ class Method:
             raise ValueError(f"method {self.name}: choices {self.choices} not among its variants")
         if not set(self.reads) <= set(SETTING_KEYS):
             raise ValueError(f"method {self.name}: reads unknown settings {self.reads}")
+
+    @property
+    def neutral_point(self) -> float:
+        """The score of no bias: the declared one (``neutral``), else 50 for a percentage of
+        stereotypical choices and 0 for a difference or a magnitude."""
+        if self.neutral is not None:
+            return self.neutral
+        return 50.0 if self.swap == "complements" else 0.0
 
     def settings_of(self, settings: Settings) -> dict[str, object]:
         """The settings it reads, by short name: what its rows record and sign."""

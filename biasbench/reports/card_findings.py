@@ -65,15 +65,6 @@ def trusted(row: Mapping) -> tuple[float, float, str]:
     return math.nan, math.nan, ""
 
 
-def neutral_point(method_name: str) -> float:
-    """The score of no bias: the method's declared one (``Method.neutral``), else 50 for a
-    percentage of stereotypical choices and 0 for a difference or a magnitude."""
-    method = get(method_name)
-    if method.neutral is not None:
-        return method.neutral
-    return 50.0 if method.swap == "complements" else 0.0
-
-
 def judged(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """``rows`` with the trusted test (``test_p``, ``test_floor``, ``test_name``) and the
     verdict columns ``found``, ``paper_only`` (the paper's p alone below alpha, the trusted
@@ -122,7 +113,11 @@ def _validity(league: pd.DataFrame | None, methods: list[str]) -> str:
             if verdict not in ("n/a", "nan", ""):
                 verdicts.append(f"{design} {verdict}")
         rho = _float(row.get("truth_spearman"))
-        truth = f"ground-truth rho {rho:.2f}" if not math.isnan(rho) else "no ground-truth rho"
+        truth = (
+            f"ground-truth rho {rho:.2f} ({row.get('truth_verdict', 'n/a')})"
+            if not math.isnan(rho)
+            else "no ground-truth rho"
+        )
         parts.append(f"{row['method']}: {truth}; null models: {', '.join(verdicts) or 'n/a'}")
     return "; ".join(parts)
 
@@ -189,7 +184,7 @@ def scale_lines(methods: list[str]) -> list[str]:
     for method in REGISTRY:
         if method.name in methods:
             lines.append(
-                f"| {method.name} | {neutral_point(method.name):g} | {SIGN[method.swap]} | "
+                f"| {method.name} | {method.neutral_point:g} | {SIGN[method.swap]} | "
                 f"{method.description} |"
             )
     return lines
@@ -208,7 +203,7 @@ def sensitivity(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
         if main.empty:
             continue
         first = main.iloc[0]
-        neutral = neutral_point(str(key[0]))
+        neutral = get(str(key[0])).neutral_point
         sign = np.sign(_float(first["effect_size"]) - neutral)
         method = get(str(key[0]))
         choices = method.variants if method.choices is None else method.choices

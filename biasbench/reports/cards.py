@@ -113,14 +113,15 @@ def card(
             lines.append(f"- rho with the injected bias (ground-truth models): n/a ({why})")
         else:
             lines.append(
-                f"- rho with the injected bias (ground-truth models): {rho:.2f} "
-                f"[{league['truth_ci_low']:.2f}, {league['truth_ci_high']:.2f}] over "
-                f"{int(league['models'])} models"
+                f"- rho with its truth ({league['truth_quantity']}, ground-truth models): "
+                f"{rho:.2f} [{league['truth_ci_low']:.2f}, {league['truth_ci_high']:.2f}] "
+                f"(Holm-adjusted interval) over {int(league['models'])} models, "
+                f"{int(league['distributions'])} independent draws: {league['truth_verdict']}"
             )
         for column, label in (
-            ("words_noise", "score moved by half the words, per spread across study models"),
-            ("templates_noise", "the same for half the templates"),
-            ("items_noise", "the same for half a data set's items"),
+            ("reliability_words", "split-half reliability over the words (Spearman-Brown)"),
+            ("reliability_templates", "the same over the templates"),
+            ("reliability_items", "the same over a data set's items"),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
             ("significant_null", "share significant on null models (random weights)"),

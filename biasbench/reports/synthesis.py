@@ -14,9 +14,11 @@ from biasbench.io import read_json, read_rows, read_tsv
 from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Table
+from biasbench.studies import reliability as rel
 from biasbench.studies import synthesis as syn
-from biasbench.studies.groundtruth.every_method import QUANTITIES, injected_quantity
+from biasbench.studies import validity
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
+from biasbench.studies.groundtruth.truth import ON_STUDY, QUANTITIES, TRUTH, truth_of
 from biasbench.studies.null_calibration import is_null_file, is_trained_null_file
 
 COSTS = "benchmarks/method_costs.tsv"
@@ -58,28 +60,42 @@ def _injected(inputs: list[str]) -> pd.DataFrame:
     return pd.concat([read_tsv(p) for p in files], ignore_index=True) if files else rows.frame([])
 
 
-def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
-    """The study models' primary cells with the bias injected into each (column ``truth``):
-    on the study's own test the quantity the method should track, on a data set the mean
-    male probability mu; only the models that learned the bias (Schröder et al.'s R² bar)."""
-    from biasbench.methods.registry import get
-
-    records = {
+def _records(inputs: list[str]) -> dict[str, dict]:
+    """The ground-truth study's records by model name."""
+    return {
         r["name"]: r
         for p in inputs
         if Path(p).parent.name == "groundtruth" and p.endswith(".json")
         for r in read_json(p)["models"]
     }
+
+
+def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
+    """The study models' primary cells with the quantity each method's construct measures
+    (``truth``: its entry in ``groundtruth.truth.TRUTH``, on the study's own test or on a data
+    set's rows of the injected category), every model with ``kept`` (Schröder et al.'s R²
+    bar, the league's sensitivity row) and ``cluster``: the models that share one draw of the
+    injected shares (identical ``p``) are one cluster."""
+    records = _records(inputs)
     cells = syn.primary_cells(frames, _context(settings))
-    cells = cells[np.array([records.get(m, {}).get("kept", False) for m in cells["model"]], bool)]
+    cells = cells[cells["model"].isin(set(records))].reset_index(drop=True)
+    draws = {name: repr(r["p"]) for name, r in records.items()}
+    cluster_of = {d: i for i, d in enumerate(dict.fromkeys(draws.values()))}
 
     def truth(row) -> float:
-        record = records[row.model]
-        if row.test == STUDY_TEST:
-            return record["injected"][injected_quantity(get(row.method))]
-        return record["mu"] if row.descriptor == "all" else np.nan
+        declared = truth_of(row.method)
+        on_study = row.test == STUDY_TEST
+        if declared.quantity is None or on_study != (declared.where == ON_STUDY):
+            return np.nan
+        if not on_study and row.descriptor != "all":
+            return np.nan
+        return records[row.model]["injected"].get(declared.quantity, np.nan)
 
-    return cells.assign(truth=[truth(r) for r in cells.itertuples(index=False)])
+    return cells.assign(
+        truth=[truth(r) for r in cells.itertuples(index=False)],
+        kept=[bool(records[m]["kept"]) for m in cells["model"]],
+        cluster=[cluster_of[draws[m]] for m in cells["model"]],
+    )
 
 
 def _scores(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
@@ -165,10 +181,31 @@ def scores_table(inputs, settings):
     return plain_table(cells[keep], title, note)
 
 
+def _scales() -> dict[str, dict]:
+    """Per method: whether it is a magnitude (keeps its value when X and Y swap) and its
+    neutral point, for agreement on one scale."""
+    from biasbench.methods.registry import REGISTRY
+
+    return {
+        "magnitude": {m.name: m.swap == "keeps" for m in REGISTRY},
+        "neutral": {m.name: m.neutral_point for m in REGISTRY},
+    }
+
+
+def _agreement(cells: pd.DataFrame, inputs, settings) -> pd.DataFrame:
+    by_method = rel.by_method(reliability(inputs)).set_index("method")["reliability"]
+    return syn.agreement(
+        cells,
+        settings.alpha,
+        reliability=by_method.dropna().to_dict(),
+        **_scales(),
+    )
+
+
 def agreement_pairs(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     cells = _cells(inputs, settings)
     real = cells[~_null_mask(cells, settings)]
-    return real, syn.agreement(real, settings.alpha)
+    return real, _agreement(real, inputs, settings)
 
 
 def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -180,11 +217,11 @@ def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
         frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
         cells = pd.concat([cells, syn.primary_cells(frames, _context(settings))], ignore_index=True)
     per_model = syn.model_cells(cells[~_null_mask(cells, settings)])
-    return per_model, syn.agreement(per_model, settings.alpha)
+    return per_model, _agreement(per_model, inputs, settings)
 
 
 def agreement_table(inputs, settings):
-    title = "Agreement between methods over the cells both score"
+    title = "Agreement between methods over the cells both score, on one scale"
     _, pairs = agreement_pairs(inputs, settings)
     _, across = model_agreement(inputs, settings)
     pairs = pd.concat(
@@ -194,14 +231,22 @@ def agreement_table(inputs, settings):
     pairs = pairs[pairs["n"] > 0]
     note = (
         "Cells: (model, test, descriptor) of the real models both methods score (primary rows). "
-        "rho: Spearman over the shared cells with a 95% percentile bootstrap interval (1,000 "
-        f"seeded resamples of the cells; n < {syn.MIN_CELLS}: none); sign agreement: share of "
-        "shared cells with the same sign (a magnitude such as Direct Bias, MAC or DivDist is "
-        "never negative); significance agreement: share of the cells both test with the same "
-        f"verdict at p < {settings.alpha}. Pairs without a shared cell are left out (the "
-        "data-set measures share cells only with the measures of their own data set). Rows "
-        "'over models' compare each method's mean score per model across the zoo and the "
-        "ground-truth study's injected-bias models."
+        "scale: where one method is a magnitude (its value keeps when X and Y swap: MAC, "
+        "Direct Bias, SAME, DivDist, ...) and the other signed, the signed score enters as "
+        "its distance from its neutral point (|score - neutral|), the quantity a magnitude "
+        "measures; otherwise both as they are. rho: Spearman over the shared cells (n, over "
+        "models and tests: the independent inputs behind it) with a 95% percentile interval "
+        "from the crossed bootstrap (1,000 seeded resamples drawing models and tests "
+        "independently, each cell weighted by how often its model and its test were drawn; "
+        f"n < {syn.MIN_CELLS}: none). spearman_corrected: rho / sqrt(reliability_a x "
+        "reliability_b), Spearman's correction for attenuation with each method's lowest "
+        "split-half reliability on the ground-truth study's models (synthesis_reliability; "
+        "clipped to [-1, 1], empty without both: a zoo model's reliability is assumed to be "
+        "the study's). sign agreement: share of shared cells with the same raw sign; "
+        "significance agreement: share of the cells both test with the same verdict at p < "
+        f"{settings.alpha}. Pairs without a shared cell are left out. Rows 'over models' "
+        "compare each method's mean score per model across the zoo and the ground-truth "
+        "study's injected-bias models."
     )
     return plain_table(pairs, title, note)
 
@@ -520,8 +565,12 @@ def _calibrated_columns(
 
 
 def _why_no_truth(method, with_truth: pd.DataFrame) -> str:
-    """Empty where the method has a truth rho, else why not, for the league's row."""
-    rows = with_truth[with_truth["method"] == method.name]
+    """Empty where the method has a truth rho, else why not, for the league's row; what its
+    rho stands on where that needs saying."""
+    rows = with_truth[(with_truth["method"] == method.name) & with_truth["truth"].notna()]
+    declared = truth_of(method.name)
+    if declared.quantity is None:
+        return f"no injected truth: {declared.why}"
     if with_truth.empty:
         return "the ground-truth study did not run"
     if "transformer" not in method.model_kinds:
@@ -531,14 +580,68 @@ def _why_no_truth(method, with_truth: pd.DataFrame) -> str:
     if rows["effect_size"].nunique() < 2 or rows["truth"].nunique() < 2:
         return "no spread across the study's models"
     if len(rows) < syn.MIN_CELLS:
-        return f"fewer than {syn.MIN_CELLS} kept models"
+        return f"fewer than {syn.MIN_CELLS} models"
+    notes = []
+    if declared.reads_filter:
+        notes.append("reads the slot probabilities the learned-bias filter selects on")
     if method.context == "natural":
-        return "on the study's templates, not natural contexts (its models read no corpus)"
-    return ""
+        notes.append("on the study's templates, not natural contexts (its models read no corpus)")
+    return "; ".join(notes)
+
+
+def truth_inference(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`validity.league_inference` on every study model, beside the same rho on the
+    models that pass the learned-bias filter (``kept``) as a sensitivity column."""
+    with_truth = _with_truth(_injected(inputs), inputs, settings)
+    cells = with_truth.dropna(subset=["truth", "effect_size"])
+    table, pairs = validity.league_inference(cells)
+    kept = cells[cells["kept"].astype(bool)]
+    sensitivity = [
+        {
+            "method": method,
+            "models_kept": frame["model"].nunique(),
+            "truth_spearman_kept": validity.spearman(
+                frame["truth"].to_numpy(), frame["effect_size"].to_numpy()
+            ),
+        }
+        for method, frame in kept.drop_duplicates(["method", "model"]).groupby("method")
+    ]
+    table = table.merge(
+        pd.DataFrame(sensitivity, columns=["method", "models_kept", "truth_spearman_kept"]),
+        on="method",
+        how="left",
+    )
+    return table, pairs
+
+
+#: the league's truth columns: validity.league_inference's -> the league's
+TRUTH_COLUMNS = {
+    "models": "models",
+    "clusters": "distributions",
+    "truth_spearman": "truth_spearman",
+    "ci_low": "truth_ci_low",
+    "ci_high": "truth_ci_high",
+    "p": "truth_p",
+    "p_holm": "truth_p_holm",
+    "detectable_rho": "detectable_rho",
+    "verdict": "truth_verdict",
+    "models_kept": "models_kept",
+    "truth_spearman_kept": "truth_spearman_kept",
+}
+
+
+def reliability(inputs) -> pd.DataFrame:
+    """Split-half reliability per method and facet (:func:`rel.split_half`) from the study's
+    halves files (``*.robustness.tsv``)."""
+    halves = [read_tsv(p) for p in inputs if p.endswith(".robustness.tsv")]
+    if not halves:
+        return pd.DataFrame(columns=["method", "facet", "models", "half_r", "reliability"])
+    return rel.split_half(pd.concat(halves, ignore_index=True))
 
 
 def league(inputs, settings) -> pd.DataFrame:
-    """Per method: ground truth, census, extrinsic proxy, null-model share, cost."""
+    """Per method: its truth and how well it follows it, its reliability, census, extrinsic
+    proxy, null-model calibration, cost."""
     from biasbench.methods.registry import REGISTRY
 
     scores = _scores(inputs)
@@ -547,22 +650,21 @@ def league(inputs, settings) -> pd.DataFrame:
     null = sorted(set(cells["model"]) & set(settings.null_models))
     frames = _injected(inputs)
     with_truth = _with_truth(frames, inputs, settings)
-    truth_frame = syn.ground_truth(with_truth)
+    truth_frame, _pairs = truth_inference(inputs, settings)
     out = pd.DataFrame(
         {
             "method": [m.name for m in REGISTRY],
             "paper": [m.paper for m in REGISTRY],
             "family": [m.family for m in REGISTRY],
+            "truth_quantity": [TRUTH[m.name].quantity or "none" for m in REGISTRY],
+            "truth_on": [TRUTH[m.name].where for m in REGISTRY],
         }
     )
-    out = out.merge(truth_frame, on="method", how="left")
+    truth_frame = truth_frame.rename(columns=TRUTH_COLUMNS)
+    out = out.merge(truth_frame[["method", *TRUTH_COLUMNS.values()]], on="method", how="left")
+    out["truth_verdict"] = out["truth_verdict"].astype(object).fillna("n/a")
     out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
-    draws = [read_tsv(p) for p in inputs if p.endswith(".robustness.tsv")]
-    if draws:
-        on_all = (with_truth["test"] == STUDY_TEST) | (with_truth["descriptor"] == "all")
-        study = with_truth[on_all].groupby(["method", "model"], as_index=False)["effect_size"]
-        study = study.mean()  # a data set's score on all its items (one row per task or form)
-        out = out.merge(syn.robustness(pd.concat(draws), study), on="method", how="left")
+    out = out.merge(rel.by_method(reliability(inputs)), on="method", how="left")
     census = [p for p in inputs if p.endswith("validity.json")]
     if census:
         pred = pd.DataFrame(read_json(census[0])["predictive"])
@@ -588,23 +690,40 @@ def league(inputs, settings) -> pd.DataFrame:
     return out
 
 
+def _truth_rule(settings) -> str:
+    return (
+        "truth_spearman: Spearman rho, across every model of the ground-truth study (models; "
+        "distributions: the independent draws of injected shares they come from, each model "
+        "its own draw unless models share one), of the method's score with its truth: the "
+        "injected quantity its construct measures (truth_quantity; biasbench.studies."
+        "groundtruth.truth.TRUTH says which and why), on the study's own test (its "
+        "occupations split by debiaswe's stereotype against its definitional words) or on "
+        "a data set's items of the injected category, gender (truth_on). Quantities: "
+        + "; ".join(f"{k}: {v}" for k, v in QUANTITIES.items())
+        + ". truth_ci_low / truth_ci_high: the cluster bootstrap's percentile interval "
+        f"({validity.N_BOOT:,} seeded resamples of the distributions, each drawn with all its "
+        f"models) at the Bonferroni level 1 - {validity.ALPHA:g} / m over the m methods with a "
+        "rho; truth_p: the bootstrap's two-sided p of rho = 0, truth_p_holm Holm's adjusted "
+        "p across the methods; truth_verdict, fixed in code before any run "
+        f"(biasbench.studies.validity.truth_verdict): found (or reversed) where truth_p_holm "
+        f"< {validity.ALPHA:g}, else not found with detectable_rho, the smallest rho found "
+        f"with {validity.POWER:.0%} power at the adjusted level on that many distributions "
+        "(Fisher's z, Spearman's variance 1.06 / (n - 3)). truth_spearman_kept / "
+        "models_kept: the same rho on the models that pass Schröder et al.'s learned-bias "
+        "filter (R² of unmasking with training bias), a sensitivity row: LPBS, LPBS he/she "
+        "and p-CEAT read the slot probabilities that filter selects on. synthesis_league_pairs "
+        "compares the methods' rhos pair by pair."
+    )
+
+
 def league_table(inputs, settings):
-    title = "Validity league table: every method against ground truth, census, proxy and null"
-    quantities = "; ".join(f"{k}: {v}" for k, v in QUANTITIES.items())
+    title = "Validity league table: every method against its truth, census, proxy and null"
     note = (
-        "truth_spearman: Spearman rho, across the ground-truth study's models that learned the "
-        "bias (Schröder et al.'s R² bar; models), of the method's score with the bias injected "
-        "into each, with a 95% bootstrap interval (models resampled, 1,000 seeded draws). On "
-        "the study's own test (its occupations split by debiaswe's stereotype against its "
-        "definitional words, in the configured templates; LPBS: he against she in the study's "
-        "test templates), the injected quantity the method should rise with ("
-        f"{quantities}; a test of X against Y: difference; SAME's skew: direction; its "
-        "stereotype: spread; a magnitude: magnitude); on a data set the mean male probability "
-        "mu. truth_note: why a method has no rho, or what its rho stands on. words_noise / "
-        "templates_noise / items_noise: the mean |score on a random half of the words "
-        "(templates; a data set's items) - score on all| over the study models, divided by the "
-        "standard deviation of the score across them (below 1: the choice moves the score less "
-        "than the injected bias does). census_spearman: "
+        _truth_rule(settings) + " truth_note: why a method has no rho, or what its rho stands "
+        "on. reliability_words / _templates / _items: split-half reliability across the "
+        "study's models (two complementary random halves of the words, the templates or a "
+        "data set's items; Pearson r of the halves' scores, stepped up by Spearman-Brown: "
+        "synthesis_reliability); reliability: the lowest of them. census_spearman: "
         "mean rho with the 2010 census over the static models (bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_real: "
         "share of the real models' cells that can reach alpha with p < alpha (the paper's "
@@ -617,12 +736,44 @@ def league_table(inputs, settings):
         "significant_null_strata, null_strata_low / null_strata_high, null_strata_clusters, "
         "calibration_strata: the same for the word-level test within word-piece counts "
         "(p_word_strata: target words exchanged only with words of as many pieces). "
-        "Verdicts: synthesis_null (both "
-        "alphas and the counts); statistic_seconds: the "
+        "Verdicts: synthesis_null (both alphas and the counts); statistic_seconds: the "
         "statistic alone on a typical test (benchmarks/bench_methods.py, model inference "
         "excluded); cells: scored (model, test) cells on the real models."
     )
     return plain_table(league(inputs, settings), title, note)
+
+
+def pairs_table(inputs, settings):
+    title = "Validity league, paired: which method follows its truth better"
+    _table, pairs = truth_inference(inputs, settings)
+    note = (
+        "Per pair of methods with a truth rho: difference = rho_a - rho_b on the study's "
+        "models (each with its own truth, as synthesis_league), its percentile interval from "
+        "the same cluster-bootstrap resamples for both methods (the distributions resampled; "
+        f"{validity.N_BOOT:,} seeded draws) at the Bonferroni level 1 - "
+        f"{validity.ALPHA:g} / pairs; p: the bootstrap's two-sided p of no difference, "
+        "p_holm Holm's adjusted p across the pairs; detectable_difference: the smallest "
+        f"difference found with {validity.POWER:.0%} power at that level (the bootstrap's "
+        "standard error); verdict, fixed in code before any run: '<method> better' where "
+        f"p_holm < {validity.ALPHA:g}, else no difference found, 'underpowered' where the "
+        "observed difference is below the detectable one."
+    )
+    return plain_table(pairs, title, note)
+
+
+def reliability_table(inputs, settings):
+    title = "Reliability: split-half reliability of every method on the study's models"
+    note = (
+        "Per method and facet: each ground-truth model scores the method on two complementary "
+        "random halves of the facet (words: the X and Y occupations and the definitional "
+        "pairs; templates: the study's templates; items: a data set's items of the injected "
+        "category), seeded; half_r: Pearson r of the two halves' scores across the models "
+        "(models), the mean over splits; reliability: Spearman-Brown's 2 r / (1 + r), the "
+        "reliability of the full-length score. A correlation between two measures is bounded "
+        "by the square root of the product of their reliabilities (synthesis_agreement "
+        "corrects for it)."
+    )
+    return plain_table(reliability(inputs), title, note)
 
 
 #: the league figure's heat-map columns: (column, colour scale)
@@ -633,7 +784,8 @@ VALIDITY = (
     "significant_null_word",
     "significant_real",
 )
-NOISE = syn.NOISE
+#: the league figure's reliability columns
+RELIABILITY = tuple(f"reliability_{facet}" for facet in rel.FACETS)
 
 
 def figure_league(inputs, settings):
@@ -641,38 +793,54 @@ def figure_league(inputs, settings):
 
     frame = league(inputs, settings).set_index("method")
     n = len(frame)
-    fig, (truth, validity, noise) = plt.subplots(
+    fig, (truth, heat, reliable) = plt.subplots(
         1,
         3,
-        figsize=(13, 0.32 * n + 2),
+        figsize=(14, 0.32 * n + 2),
         sharey=True,
-        gridspec_kw={"width_ratios": [2.2, len(VALIDITY), len(NOISE)]},
+        gridspec_kw={"width_ratios": [2.6, len(VALIDITY), len(RELIABILITY)]},
     )
     y = np.arange(n)
     rho = frame["truth_spearman"].astype(float).to_numpy()
-    low = frame.get("truth_ci_low", pd.Series(np.nan, frame.index)).astype(float).to_numpy()
-    high = frame.get("truth_ci_high", pd.Series(np.nan, frame.index)).astype(float).to_numpy()
-    ok = np.isfinite(rho)
-    truth.errorbar(
-        rho[ok],
-        y[ok],
-        xerr=[rho[ok] - low[ok], high[ok] - rho[ok]],
-        fmt="o",
-        color="black",
-        ecolor="grey",
-        capsize=2,
-        markersize=3,
-    )
-    for i in np.flatnonzero(~ok):
+    low, high = (frame[c].astype(float).to_numpy() for c in ("truth_ci_low", "truth_ci_high"))
+    found = frame["truth_verdict"].astype(str).isin(["found", "reversed"]).to_numpy()
+    for mask, style, label in (
+        (found, dict(mfc="black"), "found (Holm-adjusted)"),
+        (~found, dict(mfc="white"), "not found"),
+    ):
+        ok = np.isfinite(rho) & mask
+        truth.errorbar(
+            rho[ok],
+            y[ok],
+            xerr=[rho[ok] - low[ok], high[ok] - rho[ok]],
+            fmt="o",
+            color="black",
+            ecolor="grey",
+            capsize=2,
+            markersize=4,
+            label=label,
+            **style,
+        )
+    kept = frame["truth_spearman_kept"].astype(float).to_numpy()
+    ok = np.isfinite(kept)
+    truth.plot(kept[ok], y[ok], "x", color="tab:red", markersize=4, label="filtered models only")
+    for i in np.flatnonzero(~np.isfinite(rho)):
         truth.text(0, i, "n/a", ha="center", va="center", fontsize=6, color="grey")
+    for i in np.flatnonzero(np.isfinite(rho)):
+        quantity = frame["truth_quantity"].iloc[i]
+        truth.text(-1.02, i, quantity, ha="left", va="center", fontsize=5, color="tab:blue")
     truth.axvline(0, color="grey", lw=0.5)
     truth.set_xlim(-1.05, 1.05)
     truth.set_yticks(y, frame.index, fontsize=7)
     truth.invert_yaxis()
-    truth.set_title("ground truth: rho with the\ninjected bias (95% interval)", fontsize=8)
+    truth.legend(fontsize=5, loc="lower right")
+    truth.set_title(
+        "rho with its own truth (blue), Holm-adjusted\ninterval over independent draws",
+        fontsize=8,
+    )
     for ax, columns, scale in (
-        (validity, VALIDITY, dict(vmin=-1, vmax=1, cmap="RdBu_r")),
-        (noise, NOISE, dict(vmin=0, vmax=2, cmap="Oranges")),
+        (heat, VALIDITY, dict(vmin=-1, vmax=1, cmap="RdBu_r")),
+        (reliable, RELIABILITY, dict(vmin=0, vmax=1, cmap="Greens")),
     ):
         grid = frame.reindex(columns=list(columns)).astype(float)
         ax.imshow(grid.to_numpy(), aspect="auto", **scale)
@@ -689,10 +857,8 @@ def figure_league(inputs, settings):
                     fontsize=5,
                     color="grey" if not np.isfinite(v) else "black",
                 )
-    validity.set_title("census, extrinsic proxy, null and real models", fontsize=8)
-    noise.set_title(
-        "robustness: half the words, templates\nor items, / spread across models", fontsize=8
-    )
+    heat.set_title("census, extrinsic proxy, null and real models", fontsize=8)
+    reliable.set_title("split-half reliability\n(Spearman-Brown)", fontsize=8)
     fig.suptitle("Validity league table (n/a: see the table's truth_note)", fontsize=9)
     return fig
 
@@ -855,8 +1021,8 @@ TABLES = (
         "synthesis_agreement",
         "Agreement between methods",
         agreement_table,
-        "Rank correlation, sign and significance agreement per pair.",
-        reads=lambda plan: [SCORES, *plan.injected_scores],
+        "Rank correlation on one scale, corrected for reliability, per pair.",
+        reads=lambda plan: [SCORES, *plan.injected_scores, *plan.injected_methods],
     ),
     _table(
         "synthesis_null",
@@ -904,7 +1070,19 @@ TABLES = (
         "synthesis_league",
         "Validity league table",
         league_table,
-        "Every method against ground truth, census, proxy and null models.",
+        "Every method against its own truth, census, proxy and null models.",
+    ),
+    _table(
+        "synthesis_league_pairs",
+        "Validity league, paired",
+        pairs_table,
+        "Paired differences of the methods' truth rhos, Holm-adjusted.",
+    ),
+    _table(
+        "synthesis_reliability",
+        "Split-half reliability",
+        reliability_table,
+        "Each method's split-half reliability over words, templates and items.",
     ),
 )
 FIGURES = (
@@ -912,7 +1090,7 @@ FIGURES = (
         "synthesis_agreement",
         "Agreement: clustered rank correlations between methods",
         figure_agreement,
-        lambda plan: [SCORES, *plan.injected_scores],
+        lambda plan: [SCORES, *plan.injected_scores, *plan.injected_methods],
         reading="Rho over the (model, test) cells both methods score; n below rho.",
     ),
     FigureTarget(

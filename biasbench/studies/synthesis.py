@@ -47,20 +47,6 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(sps.spearmanr(a, b)[0])
 
 
-def spearman_interval(
-    x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: int = 1000
-) -> tuple[float, float, float]:
-    """Spearman rho of x and y and its 95% percentile bootstrap interval (pairs resampled)."""
-    rho, low, high = _spearman(x, y), float("nan"), float("nan")
-    if np.isfinite(rho):
-        draws = rng.integers(0, len(x), size=(n_boot, len(x)))
-        boot = np.array([_spearman(x[d], y[d]) for d in draws])
-        boot = boot[np.isfinite(boot)]
-        if len(boot):
-            low, high = (float(v) for v in np.percentile(boot, [2.5, 97.5]))
-    return rho, low, high
-
-
 def model_cells(cells: pd.DataFrame) -> pd.DataFrame:
     """One cell per (method, model): the mean primary effect size over the model's tests (the
     data-set measures: their overall row), for agreement across models."""
@@ -69,11 +55,70 @@ def model_cells(cells: pd.DataFrame) -> pd.DataFrame:
     return mean.assign(test="(mean over tests)", descriptor="", p_value=np.nan)
 
 
-def agreement(cells: pd.DataFrame, alpha: float, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Per pair of methods: the shared cells n, Spearman rho of their effect sizes with a
-    percentile bootstrap interval (cells resampled, seeded), the share of shared cells with the
-    same sign, and the share with the same significance verdict (p < alpha; over the cells
-    where both have a p-value)."""
+def one_scale(
+    x: np.ndarray, y: np.ndarray, magnitude: tuple[bool, bool], neutral: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Two methods' scores on one scale: where exactly one is a magnitude (its value keeps
+    when X and Y swap: MAC, SAME, Direct Bias), the signed one becomes its distance from its
+    neutral point, |score - neutral|, which a magnitude measures; otherwise both as they are.
+    A signed score against a magnitude would correlate low by construction: the signed
+    score's sign says which side, the magnitude's value does not."""
+    if magnitude[0] == magnitude[1]:
+        return x, y, "magnitudes" if magnitude[0] else "signed"
+    if magnitude[0]:
+        return x, np.abs(y - neutral[1]), "magnitude vs |signed|"
+    return np.abs(x - neutral[0]), y, "|signed| vs magnitude"
+
+
+def crossed_bootstrap(
+    x: np.ndarray,
+    y: np.ndarray,
+    rows: np.ndarray,
+    columns: np.ndarray,
+    rng: np.random.Generator,
+    n_boot: int = 1000,
+) -> np.ndarray:
+    """Spearman's rho of x and y on ``n_boot`` resamples of a crossed design: the rows
+    (models) and the columns (tests) resampled independently, each cell weighted by how
+    often its model and its test were drawn (a cell shares its model with the model's other
+    tests and its test with the test's other models; resampling cells ignores both)."""
+    from scipy import stats as sps
+
+    row_codes, row_names = pd.factorize(np.asarray(rows))
+    column_codes, column_names = pd.factorize(np.asarray(columns))
+    out = np.full(n_boot, np.nan)
+    for i in range(n_boot):
+        weight = (
+            rng.multinomial(len(row_names), np.full(len(row_names), 1 / len(row_names)))[row_codes]
+            * rng.multinomial(len(column_names), np.full(len(column_names), 1 / len(column_names)))[
+                column_codes
+            ]
+        )
+        keep = np.repeat(np.arange(len(x)), weight)
+        if len(keep) >= MIN_CELLS and np.ptp(x[keep]) > 0 and np.ptp(y[keep]) > 0:
+            out[i] = sps.spearmanr(x[keep], y[keep])[0]
+    return out
+
+
+def agreement(
+    cells: pd.DataFrame,
+    alpha: float,
+    n_boot: int = 1000,
+    seed: int = 0,
+    magnitude: Mapping[str, bool] | None = None,
+    neutral: Mapping[str, float] | None = None,
+    reliability: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
+    """Per pair of methods: the shared cells n, over how many models and tests, Spearman rho
+    of their effect sizes on one scale (:func:`one_scale`: ``magnitude`` and ``neutral`` per
+    method; absent: every score signed, neutral 0) with a 95% percentile interval from the
+    crossed bootstrap (models and tests resampled, seeded), the rho corrected for the two
+    methods' ``reliability`` (:func:`biasbench.studies.reliability.disattenuate`; NaN
+    without both), the share of shared cells with the same sign, and the share with the same
+    significance verdict (p < alpha; over the cells where both have a p-value)."""
+    from biasbench.studies.reliability import disattenuate
+
+    magnitude, neutral, reliability = magnitude or {}, neutral or {}, reliability or {}
     value = cells.pivot_table(index=CELL, columns="method", values="effect_size", aggfunc="first")
     p = cells.pivot_table(index=CELL, columns="method", values="p_value", aggfunc="first")
     methods = list(value.columns)
@@ -82,37 +127,62 @@ def agreement(cells: pd.DataFrame, alpha: float, n_boot: int = 1000, seed: int =
     for i, a in enumerate(methods):
         for b in methods[i + 1 :]:
             both = value[[a, b]].dropna()
-            x, y = both[a].to_numpy(), both[b].to_numpy()
+            raw_a, raw_b = both[a].to_numpy(), both[b].to_numpy()
+            x, y, scale = one_scale(
+                raw_a,
+                raw_b,
+                (magnitude.get(a, False), magnitude.get(b, False)),
+                (neutral.get(a, 0.0), neutral.get(b, 0.0)),
+            )
             n = len(both)
-            rho, low, high = spearman_interval(x, y, rng, n_boot)
+            models = both.index.get_level_values("model")
+            tests = (
+                both.index.get_level_values("test")
+                + "|"
+                + both.index.get_level_values("descriptor")
+            )
+            rho = _spearman(x, y)
+            low = high = float("nan")
+            if np.isfinite(rho):
+                low, high = _percentiles(crossed_bootstrap(x, y, models, tests, rng, n_boot))
             pp = p.reindex(both.index)[[a, b]].dropna() if a in p and b in p else pd.DataFrame()
             rows.append(
                 {
                     "method_a": a,
                     "method_b": b,
+                    "scale": scale,
                     "n": n,
+                    "models": models.nunique(),
+                    "tests": tests.nunique(),
                     "spearman": rho,
-                    "ci_low": float(low),
-                    "ci_high": float(high),
-                    "sign_agreement": float(np.mean(np.sign(x) == np.sign(y))) if n else np.nan,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "reliability_a": reliability.get(a, np.nan),
+                    "reliability_b": reliability.get(b, np.nan),
+                    "spearman_corrected": disattenuate(
+                        rho, reliability.get(a, np.nan), reliability.get(b, np.nan)
+                    ),
+                    "sign_agreement": (
+                        float(np.mean(np.sign(raw_a) == np.sign(raw_b))) if n else np.nan
+                    ),
                     "n_tested": len(pp),
                     "significance_agreement": (
                         float(np.mean((pp[a] < alpha) == (pp[b] < alpha))) if len(pp) else np.nan
                     ),
                 }
             )
-    columns = [
-        "method_a",
-        "method_b",
-        "n",
-        "spearman",
-        "ci_low",
-        "ci_high",
-        "sign_agreement",
-        "n_tested",
-        "significance_agreement",
-    ]
+    columns = ["method_a", "method_b", "scale", "n", "models", "tests", "spearman", "ci_low"]
+    columns += ["ci_high", "reliability_a", "reliability_b", "spearman_corrected"]
+    columns += ["sign_agreement", "n_tested", "significance_agreement"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _percentiles(draws: np.ndarray) -> tuple[float, float]:
+    draws = draws[np.isfinite(draws)]
+    if not len(draws):
+        return float("nan"), float("nan")
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def correlation_matrix(pairs: pd.DataFrame, methods: Iterable[str]) -> pd.DataFrame:
@@ -588,48 +658,6 @@ def survival(cells: pd.DataFrame, alpha: float) -> pd.DataFrame:
 def survival_share(counts: pd.DataFrame) -> pd.Series:
     """surviving / word_tested per row of survival counts (NaN without a word-tested cell)."""
     return (counts["surviving"] / counts["word_tested"]).where(counts["word_tested"] > 0)
-
-
-def ground_truth(cells: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Per method: Spearman rho across the study models of its primary effect size with the
-    bias injected into each (column ``truth``), with a 95% bootstrap interval (models
-    resampled, seeded), and the number of models."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for method, frame in cells.dropna(subset=["truth"]).groupby("method", sort=True):
-        frame = frame.drop_duplicates("model")
-        x, y = frame["truth"].to_numpy(float), frame["effect_size"].to_numpy(float)
-        rho, low, high = spearman_interval(x, y, rng, n_boot)
-        out.append(
-            {
-                "method": method,
-                "models": len(frame),
-                "truth_spearman": rho,
-                "truth_ci_low": low,
-                "truth_ci_high": high,
-            }
-        )
-    columns = ["method", "models", "truth_spearman", "truth_ci_low", "truth_ci_high"]
-    return pd.DataFrame(out, columns=columns)
-
-
-#: the robustness columns: what a random half is drawn of (a data set's: its items)
-NOISE = ("words_noise", "templates_noise", "items_noise")
-
-
-def robustness(draws: pd.DataFrame, full: pd.DataFrame) -> pd.DataFrame:
-    """Per method: how far a random half of the words (templates, items) moves its score,
-    against how far the injected bias moves it: the mean over models and draws of
-    |score on the half - score on all| divided by the standard deviation of the score on all
-    across the models. Below 1: word (template) choice moves the score less than the models
-    differ. ``draws``: method, model, resample, effect_size; ``full``: method, model,
-    effect_size (the models to use)."""
-    both = draws.merge(full, on=["method", "model"], suffixes=("", "_all"))
-    both["deviation"] = (both["effect_size"] - both["effect_size_all"]).abs()
-    scale = full.groupby("method")["effect_size"].std(ddof=1)
-    noise = both.groupby(["method", "resample"])["deviation"].mean().unstack("resample")
-    noise = noise.div(scale, axis=0).rename(columns=lambda r: f"{r}_noise")
-    return noise.reindex(columns=list(NOISE)).reset_index()
 
 
 def extrinsic(scores: pd.DataFrame, proxy: str = "WinoBias F1 gap") -> pd.DataFrame:

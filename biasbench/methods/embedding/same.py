@@ -181,7 +181,6 @@ SAME_SKEW = Method(
     reads=TESTED,
     permutes="attributes",
     description="Mean cos(w, â - b̂): do the target words lean to one group as a whole?",
-    tracks="direction",
     **_COMMON,
 )
 SAME_STEREOTYPE = Method(
@@ -189,6 +188,5 @@ SAME_STEREOTYPE = Method(
     compute=score_stereotype,
     reads=("unit",),
     description="Standard deviation of cos(w, â - b̂): do the words lean to different groups?",
-    tracks="spread",
     **_COMMON,
 )

@@ -1,9 +1,11 @@
 """The ground-truth study of Schröder et al. (section 5): masked LMs fine-tuned on text whose
 gender bias per occupation is set by us, then measured by every word- and set-level score.
 
-For a distribution (mu, sigma), each occupation gets a male probability p ~ N(mu, sigma) clipped
-to [0, 1] (fixed per distribution). A repeat draws the pronoun of every (occupation, training
-template) sentence from it and a random 70/30 split; the model learns the pronoun slot only.
+For a distribution (mu, sigma, alignment a), each model draws a male probability per occupation,
+p = mu + a * (its centred stereotype score) + sigma * N(0, 1), clipped to [0, 1] (a = 0 is the
+paper's p ~ N(mu, sigma); every model its own draw), then the pronoun of every (occupation,
+training template) sentence from it and a random 70/30 split; the model learns the pronoun slot
+only.
 Training bias = the share of male pronouns among an occupation's training sentences; unmasking
 bias = the mean over the test templates of P(male) / (P(male) + P(female)) at the slot. A model
 counts when R² (squared Pearson r) between the two exceeds 0.7.

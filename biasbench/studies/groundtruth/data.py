@@ -113,17 +113,29 @@ def read_data(occupations: str, train: str, test: str, pairs: str, professions: 
     )
 
 
-def male_probabilities(n: int, mu: float, sigma: float, seed: int) -> np.ndarray:
-    """p_occ ~ N(mu, sigma), clipped to [0, 1] (the paper does not say how it bounds them)."""
-    rng = np.random.default_rng(derived_seed(seed, "p", f"{mu:.4f}", f"{sigma:.4f}"))
-    return np.clip(rng.normal(mu, sigma, size=n), 0.0, 1.0)
+def male_probabilities(
+    stereotype: np.ndarray, mu: float, sigma: float, alignment: float, repeat: int, seed: int
+) -> np.ndarray:
+    """p_occ = mu + alignment * (s_occ - mean s) + sigma * z_occ, clipped to [0, 1] (the paper
+    does not say how it bounds them), s the occupation's stereotype score and z standard
+    normal. Schröder et al. draw p ~ N(mu, sigma) (alignment 0): the difference between the
+    male- and the female-stereotyped occupations is then a small by-product of the noise, the
+    same in expectation for every model; the stereotype-aligned part makes it vary across
+    models, so a test of X against Y has a truth to follow. Every model draws its own z (the
+    repeat is in the seed): models are independent draws, not copies of one."""
+    key = (f"{mu:.4f}", f"{sigma:.4f}", f"{alignment:.4f}", str(repeat))
+    rng = np.random.default_rng(derived_seed(seed, "p", *key))
+    centred = np.asarray(stereotype, float) - np.mean(stereotype)
+    noise = rng.normal(0.0, 1.0, size=len(centred))
+    return np.clip(mu + alignment * centred + sigma * noise, 0.0, 1.0)
 
 
-def draw_labels(p: np.ndarray, sentences: Sentences, mu, sigma, repeat, settings: StudySettings):
+def draw_labels(
+    p: np.ndarray, sentences: Sentences, mu, sigma, alignment, repeat, settings: StudySettings
+):
     """(is_male per training sentence, the training indices, the held-out indices)."""
-    rng = np.random.default_rng(
-        derived_seed(settings.seed, "draw", f"{mu:.4f}", f"{sigma:.4f}", str(repeat))
-    )
+    key = (f"{mu:.4f}", f"{sigma:.4f}", f"{alignment:.4f}", str(repeat))
+    rng = np.random.default_rng(derived_seed(settings.seed, "draw", *key))
     male = rng.random(len(sentences.texts)) < p[sentences.occupation]
     order = rng.permutation(len(sentences.texts))
     n_test = int(round(settings.test_share * len(order)))
@@ -138,10 +150,16 @@ def training_bias(male: np.ndarray, train: np.ndarray, sentences: Sentences, n: 
         return males / counts
 
 
-def grid(mus: list[float], sigmas: list[float], repeats: int) -> list[tuple[float, float, int]]:
-    return [(m, s, r) for m in mus for s in sigmas for r in range(repeats)]
+#: one model of the grid: (mu, sigma, alignment, repeat)
+GridPoint = tuple[float, float, float, int]
 
 
-def model_name(mu: float, sigma: float, repeat: int) -> str:
+def grid(
+    mus: list[float], sigmas: list[float], repeats: int, alignments: list[float] = (0.0,)
+) -> list[GridPoint]:
+    return [(m, s, a, r) for m in mus for s in sigmas for a in alignments for r in range(repeats)]
+
+
+def model_name(mu: float, sigma: float, alignment: float, repeat: int) -> str:
     """The name an injected-bias model goes by in score rows."""
-    return f"gt-mu{mu:.2f}-sd{sigma:.2f}-r{repeat}"
+    return f"gt-mu{mu:.2f}-sd{sigma:.2f}-a{alignment:.2f}-r{repeat}"

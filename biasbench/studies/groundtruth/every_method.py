@@ -10,10 +10,7 @@ computed once for all models of a job; every method then scores them exactly as 
 zoo model (``score_file``), and again on random halves of the words and of the templates (how
 far word and template choice move a score, against how far the injected bias moves it).
 
-What a method's score should rise with (:data:`INJECTED`, read from the records of
-:func:`injected_bias`): a test of X against Y the injected difference between their male shares;
-SAME's skew the mean male share; SAME's stereotype their spread; a magnitude (SAME, MAC, Direct
-Bias) the mean distance of the male shares from 1/2.
+What a method's score should rise with: its entry in ``groundtruth.truth.TRUTH``.
 """
 
 from __future__ import annotations
@@ -30,21 +27,6 @@ from biasbench.studies.groundtruth.data import StudyData
 from biasbench.studies.groundtruth.surgery import forward
 
 TEST, DESCRIPTOR = "groundtruth", "occupations"
-
-#: what each injected quantity is (the league's note prints these)
-QUANTITIES = {
-    "difference": "mean male share of the X occupations minus that of the Y occupations",
-    "direction": "mean male share of the occupations minus 1/2",
-    "spread": "standard deviation of the occupations' male shares",
-    "magnitude": "mean |male share - 1/2| over the occupations",
-}
-
-
-def injected_quantity(method) -> str:
-    """The injected quantity a method's score should rise with: its declared one, else what
-    its behaviour under swapping X and Y implies (a test of X against Y: their difference; a
-    score that keeps its value: a magnitude)."""
-    return method.tracks or ("magnitude" if method.swap == "keeps" else "difference")
 
 
 def study_wordset(data: StudyData) -> WordSet:
@@ -70,19 +52,6 @@ def study_wordset(data: StudyData) -> WordSet:
         },
         paired=True,
     )
-
-
-def injected_bias(male_share: np.ndarray, stereotype: np.ndarray) -> dict[str, float]:
-    """The injected quantities of one model from its occupations' male shares (the training
-    bias; NaN for an occupation without a training sentence) and debiaswe's stereotypes."""
-    x, y, rated = stereotype > 0, stereotype < 0, stereotype != 0
-    p = male_share[rated]
-    return {
-        "difference": float(np.nanmean(male_share[x]) - np.nanmean(male_share[y])),
-        "direction": float(np.nanmean(p) - 0.5),
-        "spread": float(np.nanstd(p)),
-        "magnitude": float(np.nanmean(np.abs(p - 0.5))),
-    }
 
 
 class StudyEncoder:
@@ -115,7 +84,7 @@ def halves(
 ) -> np.ndarray:
     """A mask of the contexts that keep a random half of the templates of each group
     (``templates``; the group read from ``provenance``), or of the X and Y words and of the
-    definitional pairs (``words``)."""
+    definitional pairs (``words``); its complement is the other half."""
     if resample == "templates":
         group = frame["provenance"].str.split("[").str[0]
         keep = np.zeros(len(frame), bool)
@@ -265,14 +234,15 @@ def score_study_models(
     settings,
     signature: str,
     extraction: dict,
-    draws: int = 0,
+    splits: int = 0,
     negative: str = "clip",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows of every method on context vectors (the study's test in ``templates``, each
     method's primary encoding and variant) and of LPBS (in the study's own templates) for each
-    (name, study model) of ``models``; and their effect sizes on ``draws`` random halves of the
-    words and of the templates per model (the league's robustness; p-values there on few
-    permutations: effect sizes do not read them). DivDist reads the same vectors and p-CEAT
+    (name, study model) of ``models``; and their effect sizes on ``splits`` random splits of
+    the words, and of the templates, into two complementary halves per model (the league's
+    split-half reliability; p-values there on few permutations: effect sizes do not read
+    them). DivDist reads the same vectors and p-CEAT
     LPBS's log-probabilities (``negative``: DivDist's handling of a negative cosine)."""
     from dataclasses import replace
     from functools import partial
@@ -361,73 +331,83 @@ def score_study_models(
         ]
         rng = np.random.default_rng(derived_seed(settings.seed, name, "halves"))
         for resample in ("words", "templates"):
-            for draw in range(draws):
-                keep = halves(frame, resample, rng, pairs)
-                part = frame[keep].reset_index(drop=True)
-                rows = vectors(name, part, {k: v[keep] for k, v in arrays.items()}, quick)
-                words, category = lpbs_words, all_templates
-                if resample == "words":
-                    chosen = set(part["stimulus"])
-                    words = replace(
-                        lpbs_words,
-                        sets={**lpbs_words.sets}
-                        | {r: tuple(w for w in lpbs_words.sets[r] if w in chosen) for r in "AB"},
-                    )
-                else:
-                    half = max(1, len(all_templates) // 2)
-                    picked = rng.choice(len(all_templates), half, replace=False)
-                    category = tuple(all_templates[i] for i in sorted(picked))
-                rows = pd.concat([rows, lpbs(name, log_probs, words, category, quick)])
-                rows = rows[rows["primary"].astype(bool)]
-                spread += [
-                    {
-                        "model": name,
-                        "method": m,
-                        "resample": resample,
-                        "draw": draw,
-                        "effect_size": e,
-                    }
-                    for m, e in zip(rows["method"], rows["effect_size"], strict=True)
-                ]
-    columns = ["model", "method", "resample", "draw", "effect_size"]
+            for split in range(splits):
+                first = halves(frame, resample, rng, pairs)
+                n_templates = len(all_templates)
+                picked = rng.choice(n_templates, max(1, n_templates // 2), replace=False)
+                for half, keep in enumerate((first, ~first)):
+                    part = frame[keep].reset_index(drop=True)
+                    rows = vectors(name, part, {k: v[keep] for k, v in arrays.items()}, quick)
+                    words, category = lpbs_words, all_templates
+                    if resample == "words":
+                        chosen = set(part["stimulus"])
+                        words = replace(
+                            lpbs_words,
+                            sets={**lpbs_words.sets}
+                            | {
+                                r: tuple(w for w in lpbs_words.sets[r] if w in chosen) for r in "AB"
+                            },
+                        )
+                    else:
+                        mine = np.isin(np.arange(len(all_templates)), picked) == (half == 0)
+                        category = tuple(np.asarray(all_templates, object)[mine])
+                    if category and all(words.sets[r] for r in "AB"):  # else no LPBS half
+                        rows = pd.concat([rows, lpbs(name, log_probs, words, category, quick)])
+                    rows = rows[rows["primary"].astype(bool)]
+                    spread += [
+                        {
+                            "model": name,
+                            "method": m,
+                            "resample": resample,
+                            "split": split,
+                            "half": half,
+                            "effect_size": e,
+                        }
+                        for m, e in zip(rows["method"], rows["effect_size"], strict=True)
+                    ]
+    columns = ["model", "method", "resample", "split", "half", "effect_size"]
     scores = pd.concat(frames, ignore_index=True) if frames else rows_frame([])
     return scores, pd.DataFrame(spread, columns=columns)
 
 
-def item_half(items, rng: np.random.Generator):
-    """A random half of a data set's items in their order (DisCo's ``(templates, fillers)``:
-    half of its templates, every filler)."""
+def item_halves(items, rng: np.random.Generator):
+    """A random split of a data set's items into two complementary halves, each in file order
+    (DisCo's ``(templates, fillers)``: its templates split, every filler in both)."""
     if isinstance(items, tuple):
         templates, fillers = items
-        return item_half(list(templates), rng), fillers
-    chosen = np.sort(rng.choice(len(items), size=max(1, len(items) // 2), replace=False))
-    return [items[i] for i in chosen]
+        return tuple((half, fillers) for half in item_halves(list(templates), rng))
+    first = np.zeros(len(items), bool)
+    first[rng.choice(len(items), size=max(1, len(items) // 2), replace=False)] = True
+    return tuple(
+        [item for item, keep in zip(items, mask, strict=True) if keep] for mask in (first, ~first)
+    )
 
 
 def dataset_halves(
-    engine, items: dict, scorers: dict, *, model: str, settings, seed: int, draws: int
+    engine, items: dict, scorers: dict, *, model: str, settings, seed: int, splits: int
 ) -> list[dict]:
-    """Each data-set measure's primary effect size on ``draws`` random halves of each data
-    set's items (resample ``items``): the league's robustness of the data-set measures.
-    ``engine`` should remember the items it has scored (``RememberingEngine``): the halves
-    then cost no model call."""
+    """Each data-set measure's primary effect size on both halves of ``splits`` random splits
+    of each data set's items (resample ``items``): the league's split-half reliability of the
+    data-set measures. ``engine`` should remember the items it has scored
+    (``RememberingEngine``): the halves then cost no model call."""
     from biasbench.stats import derived_seed
 
     rng = np.random.default_rng(derived_seed(seed, model, "item halves"))
     out = []
-    for draw in range(draws):
+    for split in range(splits):
         for dataset, scorer in scorers.items():
-            rows = scorer(
-                engine,
-                item_half(items[dataset], rng),
-                model=model,
-                settings=settings,
-                seed=seed,
-                signature="",
-            )
-            rows = rows[rows["primary"].astype(bool) & (rows["descriptor"] == "all")]
-            out += [
-                {"model": model, "method": m, "resample": "items", "draw": draw, "effect_size": e}
-                for m, e in zip(rows["method"], rows["effect_size"], strict=True)
-            ]
+            for half, part in enumerate(item_halves(items[dataset], rng)):
+                rows = scorer(engine, part, model=model, settings=settings, seed=seed, signature="")
+                rows = rows[rows["primary"].astype(bool) & (rows["descriptor"] == "all")]
+                out += [
+                    {
+                        "model": model,
+                        "method": m,
+                        "resample": "items",
+                        "split": split,
+                        "half": half,
+                        "effect_size": e,
+                    }
+                    for m, e in zip(rows["method"], rows["effect_size"], strict=True)
+                ]
     return out

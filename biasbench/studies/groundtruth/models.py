@@ -16,6 +16,7 @@ from biasbench.methods.embedding.weat import association
 from biasbench.models.device import model_device
 from biasbench.stats import derived_seed, effect_size
 from biasbench.studies.groundtruth.data import (
+    GridPoint,
     StudyData,
     StudySettings,
     draw_labels,
@@ -25,7 +26,6 @@ from biasbench.studies.groundtruth.data import (
     span_positions,
     training_bias,
 )
-from biasbench.studies.groundtruth.every_method import injected_bias
 from biasbench.studies.groundtruth.states import (
     STATE_PARTS,
     FrozenStates,
@@ -34,6 +34,7 @@ from biasbench.studies.groundtruth.states import (
 )
 from biasbench.studies.groundtruth.statistics import r2
 from biasbench.studies.groundtruth.surgery import PronounHead, forward
+from biasbench.studies.groundtruth.truth import injected_bias
 
 
 @dataclass
@@ -198,17 +199,18 @@ def measure(
 def run_grid(
     model_dir: str,
     data: StudyData,
-    models: list[tuple[float, float, int]],
+    models: list[GridPoint],
     settings: StudySettings,
     states: dict[str, FrozenStates] | None = None,
     *,
     device: str = "cpu",
     dtype: str = "float32",
 ) -> tuple[list[dict], dict]:
-    """Fine-tune and measure one model per (mu, sigma, repeat) on the frozen states (computed
-    here unless given). Returns the records and the trained weights ({model name/parameter:
-    tensor}: the top layers and the head's transform, what :func:`injected_model` puts back
-    into the masked LM). ``device`` and ``dtype``: the masked LM's (:func:`load_study_lm`)."""
+    """Fine-tune and measure one model per (mu, sigma, alignment, repeat) on the frozen
+    states (computed here unless given). Returns the records and the trained weights
+    ({model name/parameter: tensor}: the top layers and the head's transform, what
+    :func:`injected_model` puts back into the masked LM). ``device`` and ``dtype``: the
+    masked LM's (:func:`load_study_lm`)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -223,11 +225,12 @@ def run_grid(
     positions, real = (t.to(dev) for t in span_positions(tokenizer, test))
     head = PronounHead.of(model, tokenizer)
     records, weights = [], {}
-    for mu, sigma, repeat in tqdm(models, desc="ground-truth models"):
-        p = male_probabilities(n, mu, sigma, settings.seed)
-        male, fit, held = draw_labels(p, train, mu, sigma, repeat, settings)
+    for mu, sigma, alignment, repeat in tqdm(models, desc="ground-truth models"):
+        p = male_probabilities(data.stereotype, mu, sigma, alignment, repeat, settings.seed)
+        male, fit, held = draw_labels(p, train, mu, sigma, alignment, repeat, settings)
         labels = train.kind * 2 + (~male).astype(int)  # he she his her
-        seed = derived_seed(settings.seed, "fit", f"{mu:.4f}", f"{sigma:.4f}", str(repeat))
+        key = (f"{mu:.4f}", f"{sigma:.4f}", f"{alignment:.4f}", str(repeat))
+        seed = derived_seed(settings.seed, "fit", *key)
         trained = fine_tune(model, head, frozen_train, labels, fit, settings, seed)
         with torch.inference_mode():
             out = forward(
@@ -261,7 +264,7 @@ def run_grid(
             for name, occupation_vectors in (("alone", vectors[:n]), ("in templates", in_context))
         }
         fit_r2 = r2(unmask, p_train)
-        name = model_name(mu, sigma, repeat)
+        name = model_name(mu, sigma, alignment, repeat)
         for k, layer in enumerate(trained.layers):
             weights |= {f"{name}/layer{k}.{p}": t for p, t in layer.state_dict().items()}
         weights |= {
@@ -272,6 +275,7 @@ def run_grid(
                 "name": name,
                 "mu": mu,
                 "sigma": sigma,
+                "alignment": alignment,
                 "repeat": repeat,
                 "train_loss": trained.losses,
                 "heldout_accuracy": float((predicted == labels[held]).mean()),

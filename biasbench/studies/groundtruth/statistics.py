@@ -80,13 +80,13 @@ def angles(records: list[dict], representation: str, selection: float = 0.6) -> 
 
 
 def robustness(records: list[dict], representation: str) -> dict[str, float]:
-    """Table 2: per model the sd of each word score; within each distribution the mean over
-    pairs of repeats of |a - b| / ((a + b) / 2); the mean over the distributions."""
+    """Table 2: per model the sd of each word score; within each distribution (mu, sigma,
+    alignment) the mean over pairs of repeats of |a - b| / ((a + b) / 2); the mean over the
+    distributions (NaN with one repeat per distribution)."""
     groups: dict[tuple, list[dict]] = {}
     for m in records:
-        groups.setdefault((m["mu"], m["sigma"]), []).append(
-            m["representations"][representation]["sd"]
-        )
+        key = (m["mu"], m["sigma"], m.get("alignment", 0.0))
+        groups.setdefault(key, []).append(m["representations"][representation]["sd"])
     out = {}
     for score in (*WORD_SCORES, "unmasking"):
         per_group = []

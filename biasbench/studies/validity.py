@@ -1,0 +1,256 @@
+"""The validity league's inference: how well each method's score follows the bias injected
+into the ground-truth study's models, as an inference a reviewer accepts.
+
+- **Its own truth.** Each method is held against the quantity its construct measures
+  (``groundtruth.truth.TRUTH``), per model.
+- **Independent units.** Models that share a draw of the injected shares (a distribution's
+  repeats in Schröder et al.'s design) are one cluster: the bootstrap resamples clusters and
+  keeps each drawn cluster's models together (:func:`cluster_bootstrap`). Resampling models
+  as if independent covers less than nominal when they share a draw
+  (``tests/test_validity.py`` simulates both).
+- **Adjusted decisions.** A method's rho is tested against 0 by the bootstrap (the share of
+  resamples on the other side of 0), Holm's step-down adjusts across the methods, and the
+  interval printed is at the Bonferroni level 1 - alpha / m, the simultaneous interval Holm's
+  first step uses. "found" only where the adjusted p is below alpha.
+- **Paired comparisons.** Two methods are compared by the difference of their rhos on the
+  models both score, every resample the same clusters for both (:func:`paired_differences`),
+  Holm across the pairs; a difference smaller than the design can detect is "underpowered".
+- **Power.** :func:`detectable_rho`: the smallest rho found with 80% power at the adjusted
+  level on n independent clusters (Fisher's z, with the Spearman variance 1.06 / (n - 3) of
+  Fieller, Hartley and Pearson 1957).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+ALPHA = 0.05  # the league's decisions (familywise, Holm)
+POWER = 0.8
+N_BOOT = 2000
+MIN_CLUSTERS = 4  # fewer: no rho
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rho (average ranks for ties); NaN under 4 pairs or without spread."""
+    from scipy import stats as sps
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < MIN_CLUSTERS or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(sps.spearmanr(x, y)[0])
+
+
+def _ranks_rho(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each row of x with the same row of y (2-D, NaN-free), vectorised."""
+    from scipy import stats as sps
+
+    rx, ry = sps.rankdata(x, axis=1), sps.rankdata(y, axis=1)
+    rx -= rx.mean(axis=1, keepdims=True)
+    ry -= ry.mean(axis=1, keepdims=True)
+    denominator = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, (rx * ry).sum(axis=1) / denominator, np.nan)
+
+
+def resample_clusters(
+    clusters: np.ndarray, rng: np.random.Generator, n_boot: int
+) -> list[np.ndarray]:
+    """``n_boot`` index arrays: each draws as many clusters as there are, with replacement,
+    and takes every member of each drawn cluster (a cluster bootstrap)."""
+    codes, names = pd.factorize(np.asarray(clusters))
+    if not len(names):
+        return [np.empty(0, int)] * n_boot
+    members = [np.flatnonzero(codes == c) for c in range(len(names))]
+    draws = rng.integers(0, len(members), size=(n_boot, len(members)))
+    return [np.concatenate([members[c] for c in row]) for row in draws]
+
+
+def cluster_bootstrap(
+    x: np.ndarray,
+    y: np.ndarray,
+    clusters: np.ndarray,
+    rng: np.random.Generator,
+    n_boot: int = N_BOOT,
+) -> np.ndarray:
+    """Spearman's rho of x and y on ``n_boot`` cluster-bootstrap resamples (NaN where a
+    resample has no spread). Every model its own cluster: the plain (pairs) bootstrap."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    out = np.full(n_boot, np.nan)
+    by_size: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for i, index in enumerate(resample_clusters(clusters, rng, n_boot)):
+        by_size.setdefault(len(index), []).append((i, index))
+    for group in by_size.values():
+        rows = np.array([index for _, index in group])
+        out[[i for i, _ in group]] = _ranks_rho(x[rows], y[rows])
+    return out
+
+
+def interval(draws: np.ndarray, level: float) -> tuple[float, float]:
+    """The percentile interval of the finite draws at ``level`` (NaN without any)."""
+    draws = draws[np.isfinite(draws)]
+    if not len(draws):
+        return float("nan"), float("nan")
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(draws, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def bootstrap_p(draws: np.ndarray) -> float:
+    """Two-sided bootstrap p of "the statistic is 0": twice the share of the finite draws on
+    the far side of 0 (at least one draw counted: p >= 2 / (n + 1)), at most 1."""
+    draws = draws[np.isfinite(draws)]
+    if not len(draws):
+        return float("nan")
+    tail = min((draws <= 0).sum(), (draws >= 0).sum())
+    return float(min(1.0, 2 * (tail + 1) / (len(draws) + 1)))
+
+
+def holm(p: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaN stays NaN and counts in no family)."""
+    p = np.asarray(p, float)
+    out = np.full(len(p), np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = len(order)
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * p[i]))
+        out[i] = running
+    return out
+
+
+def detectable_rho(n: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """The smallest Spearman rho a two-sided test at ``alpha`` finds with ``power`` on n
+    independent units (Fisher's z; Spearman's variance 1.06 / (n - 3)); NaN for n <= 3."""
+    from scipy import stats as sps
+
+    if n <= 3:
+        return float("nan")
+    z = sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power)
+    return float(np.tanh(z * np.sqrt(1.06 / (n - 3))))
+
+
+def truth_verdict(rho: float, p_adjusted: float, detectable: float, alpha: float = ALPHA) -> str:
+    """found / reversed where the adjusted p is below alpha (by rho's sign), else not found
+    with the smallest rho the design would find; n/a without a rho. Fixed before any run."""
+    if not np.isfinite(rho) or not np.isfinite(p_adjusted):
+        return "n/a"
+    if p_adjusted < alpha:
+        return "found" if rho > 0 else "reversed"
+    return f"not found (80% power only for rho >= {detectable:.2f})"
+
+
+def league_inference(
+    cells: pd.DataFrame,
+    *,
+    alpha: float = ALPHA,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per method (``cells``: method, model, cluster, truth, effect_size; one row per method
+    and model): rho with its truth, the models and clusters it stands on, the cluster
+    bootstrap's interval at the Bonferroni level 1 - alpha / m, its p and Holm's adjusted p,
+    the smallest rho detectable at the adjusted level, and the verdict. And per pair of
+    methods: :func:`paired_differences`. Every method's resamples use the same clusters."""
+    rng = np.random.default_rng(seed)
+    clusters = pd.Index(sorted(set(cells["cluster"])))
+    picks = resample_clusters(np.arange(len(clusters)), rng, n_boot)
+    draws, rows = {}, []
+    for method, frame in cells.groupby("method", sort=True):
+        frame = frame.dropna(subset=["truth", "effect_size"]).drop_duplicates("model")
+        own = clusters.get_indexer(frame["cluster"])
+        rho = spearman(frame["truth"].to_numpy(), frame["effect_size"].to_numpy())
+        draws[method] = _draws_on(frame, own, picks) if np.isfinite(rho) else None
+        rows.append(
+            {
+                "method": method,
+                "models": len(frame),
+                "clusters": len(set(own)),
+                "truth_spearman": rho,
+                "p": bootstrap_p(draws[method]) if draws[method] is not None else np.nan,
+            }
+        )
+    table = pd.DataFrame(rows, columns=["method", "models", "clusters", "truth_spearman", "p"])
+    m = int(table["p"].notna().sum())
+    level = 1 - alpha / max(m, 1)
+    table["p_holm"] = holm(table["p"].to_numpy())
+    bounds = [
+        interval(draws[k], level) if draws[k] is not None else (np.nan, np.nan)
+        for k in table["method"]
+    ]
+    table["ci_low"], table["ci_high"] = zip(*bounds, strict=True) if bounds else ((), ())
+    table["level"] = level
+    table["detectable_rho"] = [detectable_rho(c, alpha / max(m, 1)) for c in table["clusters"]]
+    table["verdict"] = [
+        truth_verdict(r.truth_spearman, r.p_holm, r.detectable_rho, alpha)
+        for r in table.itertuples()
+    ]
+    return table, paired_differences(table, draws, alpha)
+
+
+def _draws_on(frame: pd.DataFrame, own: np.ndarray, picks: list[np.ndarray]) -> np.ndarray:
+    """A method's rho on each resample of the clusters (its models in the drawn clusters)."""
+    truth, score = frame["truth"].to_numpy(float), frame["effect_size"].to_numpy(float)
+    members: dict[int, np.ndarray] = {c: np.flatnonzero(own == c) for c in set(own)}
+    out = np.full(len(picks), np.nan)
+    for i, pick in enumerate(picks):
+        index = np.concatenate([members.get(c, np.empty(0, int)) for c in pick])
+        if len(index) >= MIN_CLUSTERS:
+            out[i] = _ranks_rho(truth[index][None], score[index][None])[0]
+    return out
+
+
+def paired_differences(
+    table: pd.DataFrame, draws: dict[str, np.ndarray | None], alpha: float = ALPHA
+) -> pd.DataFrame:
+    """Per pair of methods with a rho: the difference of their rhos, its bootstrap interval
+    at the Bonferroni level over the pairs, p and Holm's adjusted p across the pairs, the
+    smallest difference detectable with 80% power at that level (from the bootstrap standard
+    error), and the verdict: "<a> better" / "<b> better" where the adjusted p is below
+    alpha, else "no difference found", "underpowered" where the observed difference is
+    smaller than the detectable one."""
+    from scipy import stats as sps
+
+    rho = dict(zip(table["method"], table["truth_spearman"], strict=True))
+    methods = [k for k in table["method"] if draws.get(k) is not None]
+    pairs = [(a, b) for i, a in enumerate(methods) for b in methods[i + 1 :]]
+    rows = []
+    for a, b in pairs:
+        difference = draws[a] - draws[b]
+        finite = difference[np.isfinite(difference)]
+        rows.append(
+            {
+                "method_a": a,
+                "method_b": b,
+                "difference": rho[a] - rho[b],
+                "se": float(np.std(finite, ddof=1)) if len(finite) > 1 else np.nan,
+                "p": bootstrap_p(difference),
+                "_draws": difference,
+            }
+        )
+    columns = ["method_a", "method_b", "difference", "ci_low", "ci_high", "p", "p_holm"]
+    columns += ["detectable_difference", "verdict"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    out = pd.DataFrame(rows)
+    level = 1 - alpha / len(out)
+    out["p_holm"] = holm(out["p"].to_numpy())
+    bounds = [interval(d, level) for d in out["_draws"]]
+    out["ci_low"], out["ci_high"] = zip(*bounds, strict=True)
+    z = sps.norm.ppf(1 - alpha / len(out) / 2) + sps.norm.ppf(POWER)
+    out["detectable_difference"] = z * out["se"]
+
+    def verdict(r) -> str:
+        if not np.isfinite(r.p_holm):
+            return "n/a"
+        if r.p_holm < alpha:
+            return f"{r.method_a if r.difference > 0 else r.method_b} better"
+        if abs(r.difference) < r.detectable_difference:
+            return "no difference found (underpowered)"
+        return "no difference found"
+
+    out["verdict"] = [verdict(r) for r in out.itertuples()]
+    return out[columns]
