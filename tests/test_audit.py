@@ -294,7 +294,7 @@ def test_a_card_counts_its_own_null_copies_significant_cells():
     import pandas as pd
 
     from biasbench.reports.model_cards import own_null_lines
-    from biasbench.studies.synthesis import clopper_pearson
+    from biasbench.studies.calibration import clopper_pearson
 
     rows = pd.DataFrame(
         {

@@ -14,12 +14,16 @@ from scipy import stats as sps
 
 from biasbench.io import write_tsv
 from biasbench.reports import cards as card_report
-from biasbench.reports import synthesis as report
+from biasbench.reports import league as league_report
+from biasbench.reports import survival as survival_report
 from biasbench.reports.catalog import FIGURES, TABLES
 from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
 from biasbench.reports.targets import render_table
-from biasbench.studies import synthesis as syn
+from biasbench.studies import calibration as cal
+from biasbench.studies import survival as survival_study
+from biasbench.studies.cells import primary_cells
+from biasbench.studies.pieces import piece_balance, piece_gaps
 
 from .conftest import score_row
 
@@ -57,28 +61,28 @@ def _null_frame():
 
 
 def test_clopper_pearson_by_hand():
-    low, high = syn.clopper_pearson(3, 100)
+    low, high = cal.clopper_pearson(3, 100)
     # the exact interval: beta quantiles (Clopper & Pearson 1934)
     assert low == pytest.approx(sps.beta.ppf(0.025, 3, 98))
     assert high == pytest.approx(sps.beta.ppf(0.975, 4, 97))
     assert (round(low, 4), round(high, 4)) == (0.0062, 0.0852)
-    assert syn.clopper_pearson(0, 10) == (0.0, pytest.approx(1 - 0.025 ** (1 / 10)))
-    assert all(np.isnan(syn.clopper_pearson(0, 0)))
+    assert cal.clopper_pearson(0, 10) == (0.0, pytest.approx(1 - 0.025 ** (1 / 10)))
+    assert all(np.isnan(cal.clopper_pearson(0, 0)))
     # a sum of shares reads between its integer neighbours
-    between = syn.clopper_pearson(2.5, 10)
-    assert syn.clopper_pearson(2, 10)[0] < between[0] < syn.clopper_pearson(3, 10)[0]
-    assert syn.clopper_pearson(2, 10)[1] < between[1] < syn.clopper_pearson(3, 10)[1]
+    between = cal.clopper_pearson(2.5, 10)
+    assert cal.clopper_pearson(2, 10)[0] < between[0] < cal.clopper_pearson(3, 10)[0]
+    assert cal.clopper_pearson(2, 10)[1] < between[1] < cal.clopper_pearson(3, 10)[1]
 
 
 def test_shares_and_verdicts_by_hand():
     # every cell its own cluster (tests T0..T99 on one null model)
-    table = syn.calibration(_null_frame(), [NULL], {}).set_index(["method", "design"])
+    table = cal.calibration(_null_frame(), [NULL], {}).set_index(["method", "design"])
     s_paper = table.loc[("s-SEAT", "paper")]
     assert s_paper["cells_null"] == 100 and s_paper["clusters_0.05"] == 100
     assert s_paper["null_0.05"] == pytest.approx(0.03)
     assert s_paper["null_0.01"] == pytest.approx(0.01)
     assert (s_paper["null_low_0.05"], s_paper["null_high_0.05"]) == pytest.approx(
-        syn.clopper_pearson(3, 100)
+        cal.clopper_pearson(3, 100)
     )
     # 0.0852 <= 2 x 0.05 on 100 >= 67 clusters; at 0.01, 100 of the 340 clusters needed
     assert s_paper["verdict_0.05"] == "calibrated" and s_paper["needed_0.05"] == 67
@@ -114,14 +118,14 @@ def test_copies_of_one_test_are_one_cluster_and_cells_that_cannot_reject_are_apa
         score_row(method="WEAT", model=m, test="C9", effect_size=0.1, p_value=1 / 6, p_floor=1 / 6)
         for m in bases
     ]  # C9: 2 words a side, 6 partitions: cannot reach 0.05
-    cells = syn.primary_cells(pd.DataFrame(rows), {})
-    row = syn.calibration(cells, list(bases), bases, (0.05,)).set_index("design").loc["paper"]
+    cells = primary_cells(pd.DataFrame(rows), {})
+    row = cal.calibration(cells, list(bases), bases, (0.05,)).set_index("design").loc["paper"]
     assert row["cells_null"] == 30 and row["cannot_0.05"] == 6 and row["cells_0.05"] == 24
     assert row["clusters_0.05"] == 4 and row["null_0.05"] == pytest.approx(0.25)
-    assert (row["null_low_0.05"], row["null_high_0.05"]) == pytest.approx(syn.clopper_pearson(1, 4))
+    assert (row["null_low_0.05"], row["null_high_0.05"]) == pytest.approx(cal.clopper_pearson(1, 4))
     # the cell-level interval would read 6 of 24 as six confirmations
-    assert syn.clopper_pearson(6, 24)[1] < row["null_high_0.05"]
-    named = syn.cannot_reject_cells(cells, list(bases), bases, (0.05,))
+    assert cal.clopper_pearson(6, 24)[1] < row["null_high_0.05"]
+    named = cal.cannot_reject_cells(cells, list(bases), bases, (0.05,))
     assert named[["method", "design", "base", "test", "cells"]].values.tolist() == [
         ["WEAT", "paper", "b", "C9", 6]
     ]
@@ -137,7 +141,7 @@ def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
     for column in ("verdict_0.01", "clusters_0.05", "cannot_0.05", "null_low_0.05", "real_0.05"):
         assert column in null
     assert "fixed in code before any run" in md and "67 at 0.05" in md
-    league = report.league(inputs, SETTINGS).set_index("method")
+    league = league_report.league(inputs, SETTINGS).set_index("method")
     assert league.loc["CEAT", "calibration_paper"] == "miscalibrated"
     assert league.loc["CEAT", "calibration_word"] == "undetermined (50 clusters; 67 needed)"
     assert league.loc["CEAT", "significant_null"] == pytest.approx(0.8)
@@ -147,7 +151,7 @@ def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
     assert league.loc["s-SEAT", "calibration_word"] == "n/a"
     assert np.isnan(league.loc["s-SEAT", "significant_null_word"])
     assert league.loc["MAC", "calibration_paper"] == "n/a"  # no rows at all
-    low, high = syn.clopper_pearson(40, 50)
+    low, high = cal.clopper_pearson(40, 50)
     assert league.loc["CEAT", ["null_low", "null_high"]].tolist() == pytest.approx([low, high])
     pages = card_report.cards(inputs, SETTINGS)
     assert (
@@ -177,20 +181,20 @@ def test_survival_by_hand(tmp_path):
     rows[-1]["test"] = "CrowS-Pairs"
     rows += _cells("s-SEAT", NULL, [0.001], [0.001], test="C")
     frame = pd.DataFrame(rows)
-    by_method = syn.survival(syn.primary_cells(frame, {}), 0.05).set_index("method")
+    by_method = survival_study.survival(primary_cells(frame, {}), 0.05).set_index("method")
     # every s-SEAT cell, the null model's too: 6 tested, 5 significant, 4 with p_word, 2 stay
     assert by_method.loc["s-SEAT"].tolist() == [6, 0, 5, 0, 4, 2, 2, 2, 0.5]
     write_tsv(tmp_path / "all.tsv", frame)
-    table = report.survival([str(tmp_path / "all.tsv")], SETTINGS)
+    table = survival_report.survival([str(tmp_path / "all.tsv")], SETTINGS)
     husse = table[table["cells"].str.startswith("Table 3")].set_index("method")
-    assert husse.loc["s-SEAT", report.SURVIVAL].tolist() == [4, 0, 3, 0, 2, 1, 2, 2]
+    assert husse.loc["s-SEAT", survival_report.SURVIVAL].tolist() == [4, 0, 3, 0, 2, 1, 2, 2]
     assert husse.loc["s-SEAT", "survival_share"] == pytest.approx(0.5)
     data = table[table["paper"] == "Delobelle et al. (2022)"].set_index("method")
-    assert data.loc["CrowS-Pairs", report.SURVIVAL].tolist() == [1, 0, 1, 0, 1, 1, 0, 0]
+    assert data.loc["CrowS-Pairs", survival_report.SURVIVAL].tolist() == [1, 0, 1, 0, 1, 1, 0, 0]
     every = table[table["paper"] == "all papers"].set_index("method")
     # real models: s-SEAT's five cells (C1 terms too) and CrowS-Pairs'
-    assert every.loc["s-SEAT", report.SURVIVAL].tolist() == [5, 0, 4, 0, 3, 1, 2, 2]
-    assert every.loc["(all methods)", report.SURVIVAL].tolist() == [6, 0, 5, 0, 4, 2, 2, 2]
+    assert every.loc["s-SEAT", survival_report.SURVIVAL].tolist() == [5, 0, 4, 0, 3, 1, 2, 2]
+    assert every.loc["(all methods)", survival_report.SURVIVAL].tolist() == [6, 0, 5, 0, 4, 2, 2, 2]
     assert every.loc["(all methods)", "survival_share"] == pytest.approx(2 / 4)
     schroeder = table[table["paper"] == "Schröder et al. (2021)"]
     assert schroeder["method"].tolist() == ["(no tested cell)"]
@@ -203,8 +207,8 @@ def test_survival_leaves_out_the_cells_a_test_cannot_reject():
     rows = _cells("WEAT", "m", [0.001, 0.2], [0.1667, 0.2], test="C")
     rows[0] |= {"p_floor": 1e-4, "p_word_floor": 1 / 6}
     rows[1] |= {"p_floor": 1 / 6, "p_word_floor": 1 / 6}
-    out = syn.survival(syn.primary_cells(pd.DataFrame(rows), {}), 0.05).set_index("method")
-    assert out.loc["WEAT", syn.SURVIVAL].tolist() == [2, 1, 1, 1, 0, 0, 0, 0]
+    out = survival_study.survival(primary_cells(pd.DataFrame(rows), {}), 0.05).set_index("method")
+    assert out.loc["WEAT", survival_study.SURVIVAL].tolist() == [2, 1, 1, 1, 0, 0, 0, 0]
     assert np.isnan(out.loc["WEAT", "survival_share"])
 
 
@@ -249,7 +253,7 @@ def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
 @given(n=st.integers(1, 400), data=st.data())
 def test_the_interval_contains_the_share(n, data):
     k = data.draw(st.integers(0, n))
-    low, high = syn.clopper_pearson(k, n)
+    low, high = cal.clopper_pearson(k, n)
     assert 0 <= low <= k / n <= high <= 1
 
 
@@ -274,8 +278,8 @@ def test_shares_lie_in_their_intervals_and_in_0_1(p):
             "p_word": [b for _, b, _ in p],
         }
     )
-    table = syn.calibration(frame.assign(test="T", descriptor=""), [NULL], {})
-    for alpha in syn.ALPHAS:
+    table = cal.calibration(frame.assign(test="T", descriptor=""), [NULL], {})
+    for alpha in cal.ALPHAS:
         for r in table.to_dict("records"):
             share, low, high = (r[f"{c}_{alpha:g}"] for c in ("null", "null_low", "null_high"))
             if r["cells_null"]:
@@ -301,7 +305,7 @@ def test_the_calibration_copies_are_null_cells_of_the_null_table(tmp_path):
     assert null.loc[("s-SEAT", "paper"), "cells_null"] == 100 + 3
     assert null.loc[("s-SEAT", "word"), "cells_null"] == 3
     assert "m-null-s0..s2 (3 seeded copies)" in md
-    league = report.league(inputs, settings).set_index("method")
+    league = league_report.league(inputs, settings).set_index("method")
     assert league.loc["s-SEAT", "significant_null_word"] == pytest.approx(1.0)
     # without the file (another table's inputs) the copies are not there
     alone = pd.read_csv(
@@ -350,7 +354,7 @@ def _piece_cells():
 
 
 def test_piece_gaps_by_hand():
-    gaps = syn.piece_gaps(PIECES.assign(tokenizer="m")).set_index("test")
+    gaps = piece_gaps(PIECES.assign(tokenizer="m")).set_index("test")
     assert gaps.loc["T0", ["dXY", "dAB", "multi_X", "multi_Y"]].tolist() == [-1.5, 0.5, 0, 1]
     assert gaps.loc["T1", ["dXY", "dAB", "multi_X", "multi_Y"]].tolist() == [0, 0, 0.5, 0.5]
     assert gaps.loc["T2", "dXY"] == 0.5 and np.isnan(gaps.loc["T2", "dAB"])
@@ -386,7 +390,7 @@ def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
     assert (
         at_half.loc["imbalanced", "null_low_0.01"],
         at_half.loc["imbalanced", "null_high_0.01"],
-    ) == pytest.approx(syn.clopper_pearson(1, 2), rel=1e-5)  # the CSV's six digits
+    ) == pytest.approx(cal.clopper_pearson(1, 2), rel=1e-5)  # the CSV's six digits
     # at 1 piece T2 (gap 0.5) is balanced too; at 0.25 the same split as at 0.5
     assert word.loc[(1.0, "balanced"), "clusters_0.05"] == 2
     assert word.loc[(1.0, "imbalanced"), "clusters_0.05"] == 1
@@ -402,7 +406,7 @@ def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
 def test_a_method_is_split_by_the_words_it_exchanges():
     """SAME exchanges the attributes: its cells split by dAB (T0: 0.5, imbalanced at 0.5),
     w-SEAT's by dXY (T0: 1.5); a data-set measure exchanges none (n/a)."""
-    gaps = syn.piece_gaps(PIECES.assign(tokenizer="m"))
+    gaps = piece_gaps(PIECES.assign(tokenizer="m"))
     cells = pd.DataFrame(
         {
             "method": ["w-SEAT", "SAME", "CrowS-Pairs"],
@@ -413,9 +417,9 @@ def test_a_method_is_split_by_the_words_it_exchanges():
     )
     permutes = {"w-SEAT": "targets", "SAME": "attributes", "CrowS-Pairs": None}
     bases = {"m-null": "m"}
-    at_1 = syn.piece_balance(cells, bases, gaps, permutes, threshold=1.0).tolist()
+    at_1 = piece_balance(cells, bases, gaps, permutes, threshold=1.0).tolist()
     assert at_1 == ["imbalanced", "balanced", "n/a"]
-    at_half = syn.piece_balance(cells, bases, gaps, permutes, threshold=0.5).tolist()
+    at_half = piece_balance(cells, bases, gaps, permutes, threshold=0.5).tolist()
     assert at_half == ["imbalanced", "imbalanced", "n/a"]
 
 
@@ -428,7 +432,7 @@ def test_the_tokenization_table_by_hand(tmp_path):
     assert table["word_0.05"].tolist() == [1.0, 0.5, 0.5]
     assert table.loc["T0", "dXY"] == -1.5 and table.loc["T0", "pieces"] == "imbalanced"
     assert table.loc["T1", "pieces"] == "balanced"
-    low, high = syn.clopper_pearson(2, 2)
+    low, high = cal.clopper_pearson(2, 2)
     assert table.loc["T0", ["word_low_0.01", "word_high_0.01"]].tolist() == pytest.approx(
         [low, high], rel=1e-5
     )

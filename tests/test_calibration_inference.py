@@ -18,7 +18,7 @@ from biasbench.stats import (
     permutation_tests,
     wilcoxon_floor,
 )
-from biasbench.studies import synthesis as syn
+from biasbench.studies import calibration as cal
 
 # --- floors ----------------------------------------------------------------------------------
 
@@ -130,10 +130,10 @@ def test_the_cluster_aware_interval_covers_where_the_cell_level_one_does_not(clu
     runs, aware, naive = 1000, 0, 0
     for _ in range(runs):
         rejected, labels = _clustered_null(rng, clusters, share, icc)
-        _, low, high, n = syn.cluster_share(rejected, labels)
+        _, low, high, n = cal.cluster_share(rejected, labels)
         assert n == clusters
         aware += low <= share <= high
-        low, high = syn.clopper_pearson(int(rejected.sum()), len(rejected))
+        low, high = cal.clopper_pearson(int(rejected.sum()), len(rejected))
         naive += low <= share <= high
     assert aware / runs >= 0.93
     assert naive / runs < 0.90
@@ -142,11 +142,11 @@ def test_the_cluster_aware_interval_covers_where_the_cell_level_one_does_not(clu
 def test_cluster_share_by_hand():
     rejected = np.array([1, 1, 1, 0, 0, 0, 0, 1], bool)
     labels = np.array(["a", "a", "a", "b", "b", "c", "c", "c"])
-    share, low, high, n = syn.cluster_share(rejected, labels)
+    share, low, high, n = cal.cluster_share(rejected, labels)
     # clusters a: 3/3, b: 0/2, c: 1/3 -> mean (1 + 0 + 1/3) / 3; interval over 3 trials
     assert n == 3 and share == pytest.approx(4 / 9)
-    assert (low, high) == pytest.approx(syn.clopper_pearson(4 / 3, 3))
-    assert syn.cluster_share(np.array([], bool), np.array([]))[3] == 0
+    assert (low, high) == pytest.approx(cal.clopper_pearson(4 / 3, 3))
+    assert cal.cluster_share(np.array([], bool), np.array([]))[3] == 0
 
 
 # --- the clusters a verdict needs, and the verdict -------------------------------------------
@@ -158,20 +158,20 @@ def _miscalibration_power(clusters: int, alpha: float, ratio: float) -> float:
     return sum(
         sps.binom.pmf(k, clusters, ratio * alpha)
         for k in range(clusters + 1)
-        if syn.clopper_pearson(k, clusters)[0] > alpha
+        if cal.clopper_pearson(k, clusters)[0] > alpha
     )
 
 
 @pytest.mark.parametrize(("alpha", "needed"), [(0.05, 67), (0.01, 340)])
 def test_the_clusters_a_verdict_needs_come_from_the_power(alpha, needed):
-    assert syn.min_clusters(alpha) == needed
-    assert _miscalibration_power(needed, alpha, syn.DETECT_RATIO) >= syn.POWER
-    assert _miscalibration_power(needed - 1, alpha, syn.DETECT_RATIO) < syn.POWER
+    assert cal.min_clusters(alpha) == needed
+    assert _miscalibration_power(needed, alpha, cal.DETECT_RATIO) >= cal.POWER
+    assert _miscalibration_power(needed - 1, alpha, cal.DETECT_RATIO) < cal.POWER
 
 
 def _verdict_of(p_values: np.ndarray, labels: np.ndarray, alpha: float) -> str:
-    _share, low, high, n = syn.cluster_share(p_values < alpha, labels)
-    return syn.verdict(low, high, n, alpha)
+    _share, low, high, n = cal.cluster_share(p_values < alpha, labels)
+    return cal.verdict(low, high, n, alpha)
 
 
 def test_the_verdict_has_three_outcomes_on_synthetic_p_values():
@@ -190,5 +190,5 @@ def test_the_verdict_has_three_outcomes_on_synthetic_p_values():
         "undetermined (30 clusters; 67 needed)"
     )
     # enough clusters, but the upper bound above 2 x alpha: undetermined
-    assert syn.verdict(0.01, 0.12, 80, 0.05) == "undetermined (80 clusters)"
-    assert syn.verdict(float("nan"), float("nan"), 0, 0.05) == "n/a"
+    assert cal.verdict(0.01, 0.12, 80, 0.05) == "undetermined (80 clusters)"
+    assert cal.verdict(float("nan"), float("nan"), 0, 0.05) == "n/a"

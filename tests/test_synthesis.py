@@ -8,11 +8,14 @@ import pytest
 from biasbench.io import write_tsv
 from biasbench.methods.registry import REGISTRY
 from biasbench.reports import cards as card_report
+from biasbench.reports import league as league_report
 from biasbench.reports import synthesis as report
 from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
 from biasbench.reports.targets import render_table
-from biasbench.studies import synthesis as syn
+from biasbench.studies.agreement import agreement, cluster_order, correlation_matrix
+from biasbench.studies.calibration import calibration
+from biasbench.studies.cells import model_cells, primary_cells
 
 from .conftest import score_row
 
@@ -64,15 +67,15 @@ def _rows():
 
 
 def test_primary_cells_take_the_methods_own_source():
-    cells = syn.primary_cells(_rows(), {"CEAT": "natural", "s-SEAT": "templates"})
+    cells = primary_cells(_rows(), {"CEAT": "natural", "s-SEAT": "templates"})
     ceat = cells[cells["method"] == "CEAT"]
     assert (ceat["source"] == "natural").all() and len(ceat) == 10
 
 
 def test_agreement_by_hand():
-    cells = syn.primary_cells(_rows(), {"CEAT": "natural"})
+    cells = primary_cells(_rows(), {"CEAT": "natural"})
     real = cells[cells["model"] == "m1"]
-    pairs = syn.agreement(real, alpha=0.05, n_boot=200).set_index(["method_a", "method_b"])
+    pairs = agreement(real, alpha=0.05, n_boot=200).set_index(["method_a", "method_b"])
     ceat_s = pairs.loc[("CEAT", "s-SEAT")]
     assert ceat_s["n"] == 5 and ceat_s["spearman"] == pytest.approx(-1)
     assert ceat_s["ci_low"] == pytest.approx(-1) and ceat_s["ci_high"] == pytest.approx(-1)
@@ -82,19 +85,17 @@ def test_agreement_by_hand():
     assert s_w["sign_agreement"] == pytest.approx(3 / 5)
     # significance: s-SEAT significant at k > 1, w-SEAT at k > 2 -> disagree at k = 2 only
     assert s_w["significance_agreement"] == pytest.approx(4 / 5)
-    order = syn.cluster_order(
-        syn.correlation_matrix(pairs.reset_index(), ["CEAT", "s-SEAT", "w-SEAT"])
-    )
+    order = cluster_order(correlation_matrix(pairs.reset_index(), ["CEAT", "s-SEAT", "w-SEAT"]))
     assert order.index("CEAT") in (0, 2)  # the anti-correlated one at an end
 
 
 def test_null_share_and_model_cells():
-    cells = syn.primary_cells(_rows(), {"CEAT": "natural"})
-    share = syn.calibration(cells, ["m1-null"], {}, (0.05,))
+    cells = primary_cells(_rows(), {"CEAT": "natural"})
+    share = calibration(cells, ["m1-null"], {}, (0.05,))
     share = share[share["design"] == "paper"].set_index("method")
     assert share.loc["s-SEAT", "null_0.05"] == pytest.approx(3 / 5)
     assert share.loc["CEAT", "real_0.05"] == 1 and share.loc["CEAT", "cells_real"] == 5
-    per_model = syn.model_cells(cells[cells["model"] == "m1"]).set_index("method")
+    per_model = model_cells(cells[cells["model"] == "m1"]).set_index("method")
     assert per_model.loc["s-SEAT", "effect_size"] == pytest.approx(0.5)
 
 
@@ -105,7 +106,7 @@ def test_targets_and_cards_render_byte_stable(tmp_path):
     inputs = [str(tmp_path / "all.tsv"), str(costs)]
     for table in report.TABLES:
         assert render_table(table, inputs, SETTINGS) == render_table(table, inputs, SETTINGS)
-    league = report.league(inputs, SETTINGS).set_index("method")
+    league = league_report.league(inputs, SETTINGS).set_index("method")
     assert league.loc["CEAT", "statistic_seconds"] == 0.5
     assert league.loc["s-SEAT", "significant_null"] == pytest.approx(3 / 5)
     assert np.isnan(league.loc["DivDist", "significant_real"])  # no rows: n/a, not 0
@@ -188,7 +189,7 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     write_tsv(study / "mu0.50.datasets.tsv", frame[frame["test"] != "groundtruth"])
     write_tsv(study / "mu0.50.robustness.tsv", pd.DataFrame(halves))
     inputs = [str(p) for p in (tmp_path / "all.tsv", *sorted(study.iterdir()))]
-    league = report.league(inputs, SETTINGS).set_index("method")
+    league = league_report.league(inputs, SETTINGS).set_index("method")
     with_truth = [m.name for m in runs if TRUTH[m.name].quantity]
     assert league.loc[with_truth, "truth_spearman"].tolist() == pytest.approx(
         [1.0] * len(with_truth)
@@ -208,5 +209,5 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     assert league.loc["WEAT", "truth_note"].startswith("static vectors only")
     assert league.loc["SAME", "reliability_words"] > 0.99
     assert np.isnan(league.loc["SAME", "reliability_templates"])
-    pairs = report.truth_inference(inputs, SETTINGS)[1]
+    pairs = league_report.truth_inference(inputs, SETTINGS)[1]
     assert (pairs["difference"] == 0).all()  # every rho is 1: no method better

@@ -18,8 +18,8 @@ from biasbench.models.null import (
 )
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.settings import ScoreSettings
+from biasbench.studies import calibration as cal
 from biasbench.studies import null_calibration as nc
-from biasbench.studies import synthesis as syn
 
 SETS = {
     "X": ("x1", "x2", "x3", "x4", "x5", "x6"),
@@ -119,10 +119,10 @@ def test_over_reassignments_the_word_test_holds_alpha_and_the_context_tests_do_n
     assert len(s_seat) == draws
     word = float((s_seat["p_word"] < 0.05).mean())
     paper = float((s_seat["p_value"] < 0.05).mean())
-    low, high = syn.clopper_pearson(round(word * draws), draws)
+    low, high = cal.clopper_pearson(round(word * draws), draws)
     assert low <= 0.05 <= high  # exact enumeration of C(12, 6): calibrated by construction
     # contexts of one word counted as independent units: far above alpha
-    assert syn.clopper_pearson(round(paper * draws), draws)[0] > 2 * 0.05
+    assert cal.clopper_pearson(round(paper * draws), draws)[0] > 2 * 0.05
 
 
 def test_draw_names_and_files():
@@ -172,7 +172,7 @@ def test_the_trained_null_table_counts_the_draws_alone_one_cluster_per_test(tmp_
     paper = table.loc[("s-SEAT", "paper")]
     assert paper["cells_null"] == 8 and paper["clusters_0.05"] == 2
     assert paper["null_0.05"] == pytest.approx(0.5) and paper["null_0.01"] == 0
-    assert paper["null_low_0.05"] == pytest.approx(syn.clopper_pearson(1, 2)[0], rel=1e-5)
+    assert paper["null_low_0.05"] == pytest.approx(cal.clopper_pearson(1, 2)[0], rel=1e-5)
     assert paper["cells_real"] == 2 and paper["real_0.05"] == 1  # m's own, not m-null's
     assert table.loc[("s-SEAT", "word"), "null_0.05"] == 0
     assert "words reassigned" in md and "The trained models m scored again" in md

@@ -25,9 +25,9 @@ import pandas as pd
 
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY, get
-from biasbench.reports.synthesis import league_columns
+from biasbench.reports.calibration import league_columns
 from biasbench.rows import is_primary
-from biasbench.studies.synthesis import DESIGNS, FLOORS
+from biasbench.studies.calibration import DESIGNS, FLOORS
 
 #: the tests of a row, most conservative first, each with its floor and a name
 TRUSTED = tuple(

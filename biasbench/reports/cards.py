@@ -8,7 +8,10 @@ import sys
 
 import pandas as pd
 
-from biasbench.reports import synthesis as syn_report
+from biasbench.reports import league as league_report
+from biasbench.reports.agreement import agreement_pairs
+from biasbench.reports.calibration import DESIGN_LABELS, league_columns
+from biasbench.studies.calibration import DESIGNS
 
 #: the peers' mistakes a method avoids here (from the papers and the reading aid); each has a
 #: regression test named in docs/delobelle2022.md
@@ -50,11 +53,11 @@ def _definition(method) -> str:
 def _calibration_line(league: pd.Series, design: str, alpha: float | None) -> str:
     """The calibration verdict of one of the method's test designs on the null models, with
     the false-positive share, its cluster-aware interval and the clusters behind it."""
-    columns = syn_report.league_columns(design)
+    columns = league_columns(design)
     share, low, high, clusters, verdict = (
         columns[what] for what in ("null", "null_low", "null_high", "clusters", "verdict")
     )
-    what = f"the {syn_report.DESIGN_LABELS[design]}"
+    what = f"the {DESIGN_LABELS[design]}"
     level = f"p < {alpha:g}" if alpha is not None else "p < alpha"
     verdict = league.get(verdict)
     value = league.get(share)
@@ -132,7 +135,7 @@ def card(
             value = league.get(column)
             shown = "n/a" if value is None or pd.isna(value) else f"{value:.3g}"
             lines.append(f"- {label}: {shown}")
-        lines += [_calibration_line(league, d, alpha) for d in syn_report.syn.DESIGNS]
+        lines += [_calibration_line(league, d, alpha) for d in DESIGNS]
     return "\n".join(lines) + "\n"
 
 
@@ -140,8 +143,8 @@ def cards(inputs: list[str], settings) -> dict[str, str]:
     """slug -> Markdown, for every registered method, and ``index`` linking them."""
     from biasbench.methods.registry import REGISTRY
 
-    league = syn_report.league(inputs, settings).set_index("method")
-    _, pairs = syn_report.agreement_pairs(inputs, settings)
+    league = league_report.league(inputs, settings).set_index("method")
+    _, pairs = agreement_pairs(inputs, settings)
     pairs = pairs[pairs["spearman"].notna()]
     out = {}
     for method in REGISTRY:

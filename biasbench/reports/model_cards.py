@@ -18,9 +18,9 @@ from biasbench.io import read_table_csv
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
 from biasbench.reports import card_findings as findings
-from biasbench.reports.synthesis import league_columns
+from biasbench.reports.calibration import league_columns
 from biasbench.rows import is_primary
-from biasbench.studies import synthesis as syn
+from biasbench.studies import calibration as cal
 
 #: the comparison's tables a card reads: the zoo's primary cells and each method's validity
 COMPARISON = ("results/tables/synthesis_scores.csv", "results/tables/synthesis_league.csv")
@@ -225,7 +225,7 @@ def _share(value) -> str:
 def validity_lines(league: pd.DataFrame, methods: list[str], alpha: float) -> list[str]:
     """Each of the model's methods as the comparison rates it (synthesis_league): truth,
     census, and per test design its null share and verdict."""
-    columns = {d: league_columns(d) for d in syn.DESIGNS}
+    columns = {d: league_columns(d) for d in cal.DESIGNS}
     lines = [
         "| method | ground truth rho [95% CI] | census rho | "
         + " | ".join(f"null cells p < {alpha:g}: {d} test | verdict: {d}" for d in columns)
@@ -251,7 +251,7 @@ def own_null_lines(
     alpha, with its cluster-aware interval, clusters and verdict (at most alpha is what a
     calibrated test gives)."""
     cells = null_rows[is_primary(null_rows) & null_rows["effect_size"].notna()]
-    table = syn.calibration(cells, copies, dict.fromkeys(copies, model), (alpha,))
+    table = cal.calibration(cells, copies, dict.fromkeys(copies, model), (alpha,))
     lines = [
         f"| method | test | null cells (cannot reach {alpha:g}) | clusters | share p < "
         f"{alpha:g} [95% CI] | verdict |",

@@ -1,0 +1,146 @@
+"""Agreement between the methods, the comparison no paper made: every method against every
+other, as rank correlations on one scale over the (model, test) cells both score and across
+models (the zoo and the ground-truth study's injected-bias models), corrected for reliability
+(:mod:`biasbench.studies.agreement`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from biasbench.io import read_tsv
+from biasbench.reports.figures import no_data
+from biasbench.reports.synthesis_inputs import _cells, _context, _null_mask, _table, reliability
+from biasbench.reports.tables import plain_table
+from biasbench.reports.targets import SCORES, FigureTarget
+from biasbench.studies import reliability as rel
+from biasbench.studies.agreement import agreement, cluster_order, correlation_matrix
+from biasbench.studies.cells import MIN_CELLS, model_cells, primary_cells
+
+
+def _scales() -> dict[str, dict]:
+    """Per method: whether it is a magnitude (keeps its value when X and Y swap) and its
+    neutral point, for agreement on one scale."""
+    from biasbench.methods.registry import REGISTRY
+
+    return {
+        "magnitude": {m.name: m.swap == "keeps" for m in REGISTRY},
+        "neutral": {m.name: m.neutral_point for m in REGISTRY},
+    }
+
+
+def _agreement(cells: pd.DataFrame, inputs, settings) -> pd.DataFrame:
+    by_method = rel.by_method(reliability(inputs)).set_index("method")["reliability"]
+    return agreement(
+        cells,
+        settings.alpha,
+        reliability=by_method.dropna().to_dict(),
+        **_scales(),
+    )
+
+
+def agreement_pairs(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    cells = _cells(inputs, settings)
+    real = cells[~_null_mask(cells, settings)]
+    return real, _agreement(real, inputs, settings)
+
+
+def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Agreement across models (the zoo and the ground-truth study's injected-bias models):
+    every method's mean score per model."""
+    cells = _cells(inputs, settings)
+    injected = [p for p in inputs if p.endswith(".datasets.tsv")]
+    if injected:
+        frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
+        cells = pd.concat([cells, primary_cells(frames, _context(settings))], ignore_index=True)
+    per_model = model_cells(cells[~_null_mask(cells, settings)])
+    return per_model, _agreement(per_model, inputs, settings)
+
+
+def agreement_table(inputs, settings):
+    title = "Agreement between methods over the cells both score, on one scale"
+    _, pairs = agreement_pairs(inputs, settings)
+    _, across = model_agreement(inputs, settings)
+    pairs = pd.concat(
+        [pairs.assign(over="(model, test) cells"), across.assign(over="models")],
+        ignore_index=True,
+    )
+    pairs = pairs[pairs["n"] > 0]
+    note = (
+        "Cells: (model, test, descriptor) of the real models both methods score (primary rows). "
+        "scale: where one method is a magnitude (its value keeps when X and Y swap: MAC, "
+        "Direct Bias, SAME, DivDist, ...) and the other signed, the signed score enters as "
+        "its distance from its neutral point (|score - neutral|), the quantity a magnitude "
+        "measures; otherwise both as they are. rho: Spearman over the shared cells (n, over "
+        "models and tests: the independent inputs behind it) with a 95% percentile interval "
+        "from the crossed bootstrap (1,000 seeded resamples drawing models and tests "
+        "independently, each cell weighted by how often its model and its test were drawn; "
+        f"n < {MIN_CELLS}: none). spearman_corrected: rho / sqrt(reliability_a x "
+        "reliability_b), Spearman's correction for attenuation with each method's lowest "
+        "split-half reliability on the ground-truth study's models (synthesis_reliability; "
+        "clipped to [-1, 1], empty without both: a zoo model's reliability is assumed to be "
+        "the study's). sign agreement: share of shared cells with the same raw sign; "
+        "significance agreement: share of the cells both test with the same verdict at p < "
+        f"{settings.alpha}. Pairs without a shared cell are left out. Rows 'over models' "
+        "compare each method's mean score per model across the zoo and the ground-truth "
+        "study's injected-bias models."
+    )
+    return plain_table(pairs, title, note)
+
+
+def _heat(ax, cells, pairs, title):
+    methods = sorted(cells["method"].unique())
+    matrix = correlation_matrix(pairs, methods)
+    n = correlation_matrix(pairs.assign(spearman=pairs["n"]), methods)
+    order = cluster_order(matrix)
+    matrix, n = matrix.loc[order, order], n.loc[order, order]
+    image = ax.imshow(matrix.to_numpy(float), vmin=-1, vmax=1, cmap="RdBu_r")
+    ax.set_xticks(range(len(order)), order, rotation=90, fontsize=6)
+    ax.set_yticks(range(len(order)), order, fontsize=6)
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if i != j and np.isfinite(matrix.iat[i, j]):
+                text = f"{matrix.iat[i, j]:.1f}\n{int(n.iat[i, j])}"
+                ax.text(j, i, text, ha="center", va="center", fontsize=3.5)
+    ax.set_title(title, fontsize=8)
+    return image
+
+
+def figure_agreement(inputs, settings):
+    import matplotlib.pyplot as plt
+
+    real, pairs = agreement_pairs(inputs, settings)
+    if pairs.empty:
+        return no_data("fewer than two methods with scores")
+    per_model, model_pairs = model_agreement(inputs, settings)
+    fig, axes = plt.subplots(1, 2, figsize=(20, 10))
+    _heat(axes[0], real, pairs, "over (model, test) cells both score (clustered; rho and n)")
+    image = _heat(
+        axes[1],
+        per_model,
+        model_pairs,
+        "across models: each method's mean score per model (zoo + injected-bias models)",
+    )
+    fig.colorbar(image, ax=axes[1], shrink=0.6, label="Spearman rho")
+    fig.suptitle("Agreement between the four papers' methods", fontsize=10)
+    return fig
+
+
+TABLES = (
+    _table(
+        "synthesis_agreement",
+        "Agreement between methods",
+        agreement_table,
+        "Rank correlation on one scale, corrected for reliability, per pair.",
+        reads=lambda plan: [SCORES, *plan.injected_scores, *plan.injected_methods],
+    ),
+)
+FIGURES = (
+    FigureTarget(
+        "synthesis_agreement",
+        "Agreement: clustered rank correlations between methods",
+        figure_agreement,
+        lambda plan: [SCORES, *plan.injected_scores, *plan.injected_methods],
+        reading="Rho over the (model, test) cells both methods score; n below rho.",
+    ),
+)

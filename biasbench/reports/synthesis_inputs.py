@@ -1,0 +1,138 @@
+"""What the comparison's analyses read alike: the tidy scores and the null cells, each
+method's own context source, the ground-truth study's models with the truth each method's
+construct measures, the split-half reliabilities, and the files each target reads. The
+analyses' tables and figures (``reports/agreement.py``, ``reports/calibration.py``,
+``reports/survival.py``, ``reports/league.py``) build on these; ``reports/synthesis.py`` gathers
+their targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from biasbench import rows
+from biasbench.io import read_json, read_rows, read_tsv
+from biasbench.reports.targets import SCORES, Table
+from biasbench.studies import reliability as rel
+from biasbench.studies.cells import primary_cells
+from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
+from biasbench.studies.groundtruth.truth import ON_STUDY, truth_of
+from biasbench.studies.null_calibration import is_null_file
+
+COSTS = "benchmarks/method_costs.tsv"
+DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
+
+
+def _context(settings) -> dict[str, str]:
+    """Each method's own source: its declared context, "natural" read as the configured
+    natural corpus."""
+    from biasbench.methods.registry import REGISTRY
+
+    return {
+        m.name: (settings.natural or "templates") if m.context == "natural" else m.context
+        for m in REGISTRY
+    }
+
+
+def _reads(plan) -> list[str]:
+    """The scores, the injected-bias models' scores and records, the statistic costs where the
+    benchmark has written them, and the DivDist study's validity tables where it runs."""
+    files = [
+        SCORES,
+        *plan.null_files(),
+        *plan.injected_scores,
+        *plan.injected_methods,
+        *plan.groundtruth,
+    ]
+    if (plan.root / COSTS).is_file():
+        files.append(COSTS)
+    if plan.divdist:
+        files.append(DIVDIST_VALIDITY)
+    return files
+
+
+def _injected(inputs: list[str]) -> pd.DataFrame:
+    """Score rows of the ground-truth study's models: the data sets and every method on the
+    study's own test."""
+    files = [p for p in inputs if p.endswith((".datasets.tsv", ".methods.tsv"))]
+    return pd.concat([read_tsv(p) for p in files], ignore_index=True) if files else rows.frame([])
+
+
+def _records(inputs: list[str]) -> dict[str, dict]:
+    """The ground-truth study's records by model name."""
+    return {
+        r["name"]: r
+        for p in inputs
+        if Path(p).parent.name == "groundtruth" and p.endswith(".json")
+        for r in read_json(p)["models"]
+    }
+
+
+def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
+    """The study models' primary cells with the quantity each method's construct measures
+    (``truth``: its entry in ``groundtruth.truth.TRUTH``, on the study's own test or on a data
+    set's rows of the injected category), every model with ``kept`` (Schröder et al.'s R²
+    bar, the league's sensitivity row) and ``cluster``: the models that share one draw of the
+    injected shares (identical ``p``) are one cluster."""
+    records = _records(inputs)
+    cells = primary_cells(frames, _context(settings))
+    cells = cells[cells["model"].isin(set(records))].reset_index(drop=True)
+    draws = {name: repr(r["p"]) for name, r in records.items()}
+    cluster_of = {d: i for i, d in enumerate(dict.fromkeys(draws.values()))}
+
+    def truth(row) -> float:
+        declared = truth_of(row.method)
+        on_study = row.test == STUDY_TEST
+        if declared.quantity is None or on_study != (declared.where == ON_STUDY):
+            return np.nan
+        if not on_study and row.descriptor != "all":
+            return np.nan
+        return records[row.model]["injected"].get(declared.quantity, np.nan)
+
+    return cells.assign(
+        truth=[truth(r) for r in cells.itertuples(index=False)],
+        kept=[bool(records[m]["kept"]) for m in cells["model"]],
+        cluster=[cluster_of[draws[m]] for m in cells["model"]],
+    )
+
+
+def _scores(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
+    """The tidy scores, with the rows of the inputs ``extra`` picks (the null-model
+    calibration's, where the target reads them)."""
+    added = [read_rows(p) for p in inputs if extra(p)]
+    return pd.concat([read_rows(inputs[0]), *added], ignore_index=True)
+
+
+def _with_null(plan) -> list[str]:
+    """The tidy scores and the null-model calibration's rows (the null cells)."""
+    return [SCORES, *plan.null_files()]
+
+
+def _with_pieces(plan) -> list[str]:
+    """The null cells and the word pieces of their stimuli under each base model's tokenizer."""
+    return [*_with_null(plan), *plan.tokenization_files()]
+
+
+def _cells(inputs: list[str], settings) -> pd.DataFrame:
+    return primary_cells(_scores(inputs), _context(settings))
+
+
+def _null_mask(cells: pd.DataFrame, settings) -> pd.Series:
+    """The rows of the configuration's null models (``random:`` sources), never guessed from
+    a model's name."""
+    return cells["model"].isin(set(settings.null_models))
+
+
+def reliability(inputs) -> pd.DataFrame:
+    """Split-half reliability per method and facet (:func:`rel.split_half`) from the study's
+    halves files (``*.robustness.tsv``)."""
+    halves = [read_tsv(p) for p in inputs if p.endswith(".robustness.tsv")]
+    if not halves:
+        return pd.DataFrame(columns=["method", "facet", "models", "half_r", "reliability"])
+    return rel.split_half(pd.concat(halves, ignore_index=True))
+
+
+def _table(name, title, render, note, reads=_reads):
+    return Table(name, title, None, None, note, reads=reads, render=render)
