@@ -5,6 +5,8 @@ and the crossed bootstrap's coverage against the cells' bootstrap by simulation.
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 
 from biasbench.studies import agreement as agr
@@ -119,3 +121,24 @@ def test_extrinsic_by_hand():
     assert out.loc["SAME", "extrinsic_spearman"] == pytest.approx(0.8)  # 1 - 6 * 2 / 60
     assert out.loc["MAC", "models_with_proxy"] == 3
     assert np.isnan(out.loc["MAC", "extrinsic_spearman"])  # under 4 models: none
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(-3, 3), min_size=4, max_size=12),
+    st.integers(0, 2**32 - 1),
+)
+def test_weighted_spearman_is_spearman_on_the_repeated_cells(values, seed):
+    """Ties and zero weights included: the vectorised weighted rho equals scipy's on the
+    cells repeated by their weights."""
+    rng = np.random.default_rng(seed)
+    x = np.asarray(values, float)
+    y = x + rng.integers(-2, 3, size=len(x))
+    weights = rng.integers(0, 3, size=(5, len(x)))
+    got = agr.weighted_spearman(x, y, weights)
+    for row, value in zip(weights, got, strict=True):
+        keep = np.repeat(np.arange(len(x)), row)
+        if len(keep) < 4 or np.ptp(x[keep]) == 0 or np.ptp(y[keep]) == 0:
+            assert np.isnan(value)
+        else:
+            assert value == pytest.approx(sps.spearmanr(x[keep], y[keep])[0])

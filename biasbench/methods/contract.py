@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -319,6 +320,9 @@ class Method:
     #: the score of no bias where it is not what ``swap`` implies (0 for a signed difference
     #: or a magnitude, 50 for a percentage of stereotypical choices): MAC's 1, a quality's 100
     neutral: float | None = None
+    #: the effect size alone, where ``compute``'s test costs far more (a data-set score's
+    #: bootstrap standard error recomputes only this); None: ``compute``'s effect size
+    effect: Callable[[Any], float] | None = None
     description: str = ""
     #: the code the default follows, "owner/repository: path" (the paper's equations where
     #: the authors published none); a departure from it is a named encoding or variant

@@ -227,7 +227,7 @@ def validity_lines(league: pd.DataFrame, methods: list[str], alpha: float) -> li
     census, and per test design its null share and verdict."""
     columns = {d: league_columns(d) for d in cal.DESIGNS}
     lines = [
-        "| method | ground truth rho [95% CI] | census rho | "
+        "| method | rho with its truth [Holm-adjusted CI] | census rho | "
         + " | ".join(f"null cells p < {alpha:g}: {d} test | verdict: {d}" for d in columns)
         + " |",
         "|---|---|---|" + "---|---|" * len(columns),

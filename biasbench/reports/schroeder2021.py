@@ -225,7 +225,8 @@ def study_table2(published, _model, records, rep, settings):
     note = (
         "Per model the sd of its word scores; within each distribution the mean percentage "
         "difference of these sds over pairs of repeats; the mean over the distributions "
-        f"(lower: more robust). Word vectors: {rep}."
+        "(lower: more robust; empty when every distribution has one model, as in the default "
+        f"grid: config/presets/schroeder-scale.yaml has 5 repeats). Word vectors: {rep}."
     )
     return frame, note
 

@@ -72,7 +72,8 @@ def bootstrap_se(
 ) -> float:
     """The standard error of a data-set score over its units resampled with replacement
     (seeded): the items, or StereoSet's target terms, over which its score is a mean; the
-    method's effect size alone is recomputed (its tests run on one partition). NaN where the
+    method's effect size alone is recomputed (its declared ``effect``, else its tests run on
+    one partition). NaN where the
     inputs hold no per-item arrays (DisCo's counts per template)."""
     arrays = {
         f.name: getattr(inputs, f.name)
@@ -88,6 +89,12 @@ def bootstrap_se(
     else:
         units = [np.array([i]) for i in range(n)]
     quick = dataclasses.replace(settings, exact_max=1, n_samples=1, same_samples=1)
+
+    def effect(resample) -> float:
+        if method.effect is not None:
+            return method.effect(resample)
+        return method(resample, quick, seed).effect_size
+
     rng = np.random.default_rng(derived_seed(seed, "se", method.name))
     values = []
     for _ in range(resamples):
@@ -98,7 +105,7 @@ def bootstrap_se(
             columns["terms"] = np.repeat(np.arange(len(drawn)), [len(u) for u in drawn])
         try:
             resample = dataclasses.replace(inputs, **columns)
-            values.append(method(resample, quick, seed).effect_size)
+            values.append(effect(resample))
         except EmptySetError:  # a resample without some cell the measure needs
             continue
     values = np.asarray(values, float)

@@ -120,6 +120,7 @@ _COMMON = dict(
 STEREOSET_SS = Method(
     "StereoSet SS",
     compute=score_ss,
+    effect=ss,  # its sign-flip test costs ~1 ms: the bootstrap's 1,000 resamples skip it
     reads=("exact_max", "n_samples"),  # the term-level test's sign vectors
     swap="complements",
     description="Share of items whose stereotype the model prefers (50 ideal).",
