@@ -62,3 +62,18 @@ def test_reliability_recovers_a_known_one_by_simulation():
     ]
     table = rel.split_half(pd.DataFrame(rows))
     assert table.loc[0, "reliability"] == pytest.approx(2 / 3, abs=0.06)
+
+
+def test_halves_that_correlate_negatively_have_no_reliability():
+    halves = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(5)] * 2,
+            "method": "x",
+            "resample": "items",
+            "split": 0,
+            "half": [0] * 5 + [1] * 5,
+            "effect_size": [1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 4.0, 3.0, 2.0, 1.5],
+        }
+    )
+    table = rel.split_half(halves)
+    assert table.loc[0, "half_r"] < 0 and table.loc[0, "reliability"] == 0.0

@@ -150,3 +150,19 @@ def test_paired_draws_share_their_resamples():
     _table, pairs = validity.league_inference(cells, n_boot=200, seed=0)
     assert pairs.loc[0, "difference"] == 0 and pairs.loc[0, "p"] == 1.0
     assert pairs.loc[0, "ci_low"] == pairs.loc[0, "ci_high"] == 0
+
+
+def test_paired_wald_test_by_hand():
+    """Two methods, rho 0.9 and 0.5, their paired draws differing by 0.4 +- 0.1 (sd): z = 4,
+    p = 2 * (1 - Phi(4)) = 6.3e-5; one pair, so the interval is 0.4 +- 1.96 * 0.1."""
+    from scipy import stats as sps
+
+    table = pd.DataFrame({"method": ["a", "b"], "truth_spearman": [0.9, 0.5]})
+    spread = np.tile([-1.0, 1.0], 500) * 0.1  # sd 0.1 (ddof 1: 0.10005)
+    draws = {"a": 0.5 + 0.4 + spread, "b": np.full(1000, 0.5)}
+    pairs = validity.paired_differences(table, draws)
+    se = float(np.std(spread, ddof=1))
+    assert pairs.loc[0, "se"] == pytest.approx(se)
+    assert pairs.loc[0, "p"] == pytest.approx(2 * sps.norm.sf(0.4 / se))
+    assert pairs.loc[0, "ci_low"] == pytest.approx(0.4 - sps.norm.ppf(0.975) * se)
+    assert pairs.loc[0, "verdict"] == "a better"

@@ -206,11 +206,13 @@ def pairs_table(inputs, settings):
     _, pairs = truth_inference(inputs, settings)
     note = (
         "Per pair of methods with a truth rho: difference = rho_a - rho_b on the study's "
-        "models (each with its own truth, as synthesis_league), its percentile interval from "
+        "models (each with its own truth, as synthesis_league); se: its standard error over "
         "the same cluster-bootstrap resamples for both methods (the distributions resampled; "
-        f"{validity.N_BOOT:,} seeded draws) at the Bonferroni level 1 - "
-        f"{validity.ALPHA:g} / pairs; p: the bootstrap's two-sided p of no difference, "
-        "p_holm Holm's adjusted p across the pairs; detectable_difference: the smallest "
+        f"{validity.N_BOOT:,} seeded draws); p: the Wald p of no difference (difference / se; "
+        "the bootstrap's own p cannot go below 2 / (draws + 1), which Holm across every pair "
+        "would never let through), p_holm Holm's adjusted p across the pairs; ci_low / "
+        f"ci_high: difference +- z x se at the Bonferroni level 1 - {validity.ALPHA:g} / "
+        "pairs; detectable_difference: the smallest "
         f"difference found with {validity.POWER:.0%} power at that level (the bootstrap's "
         "standard error); verdict, fixed in code before any run: '<method> better' where "
         f"p_holm < {validity.ALPHA:g}, else no difference found, 'underpowered' where the "

@@ -43,7 +43,8 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float:
 def split_half(halves: pd.DataFrame) -> pd.DataFrame:
     """Per method and facet (``halves``: model, method, resample, split, half 0/1,
     effect_size): the models with both halves, the correlation of the halves across the
-    models (the mean over splits), and its Spearman-Brown reliability."""
+    models (the mean over splits), and its Spearman-Brown reliability (0 where the halves
+    correlate negatively: they share nothing a longer score could accumulate)."""
     rows = []
     for (method, facet), frame in halves.groupby(["method", "resample"], sort=True):
         wide = frame.pivot_table(
@@ -63,7 +64,7 @@ def split_half(halves: pd.DataFrame) -> pd.DataFrame:
                 "facet": facet,
                 "models": models,
                 "half_r": r,
-                "reliability": spearman_brown(r),
+                "reliability": spearman_brown(max(r, 0.0)) if np.isfinite(r) else np.nan,
             }
         )
     return pd.DataFrame(rows, columns=["method", "facet", "models", "half_r", "reliability"])

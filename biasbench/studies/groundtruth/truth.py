@@ -66,7 +66,12 @@ TRUTH: dict[str, Truth] = {
         "spread", ON_STUDY, "how far the words' associations differ from each other"
     ),
     "LPBS": Truth("difference", ON_STUDY, f"{_TEST}; {_SLOT}", reads_filter=True),
-    "LPBS he/she": Truth("difference", ON_STUDY, f"{_TEST}; {_SLOT}", reads_filter=True),
+    "LPBS he/she": Truth(
+        "direction",
+        ON_DATA_SET,
+        f"he against she over the salary data set's professions: which gender all lean to; {_SLOT}",
+        reads_filter=True,
+    ),
     "p-CEAT": Truth("difference", ON_STUDY, f"{_TEST}; {_SLOT}", reads_filter=True),
     "CrowS-Pairs": Truth("stereotype", ON_DATA_SET, _SHARE),
     "AUL": Truth("stereotype", ON_DATA_SET, _SHARE),
