@@ -261,3 +261,23 @@ def paired_differences(
 
     out["verdict"] = [verdict(r) for r in out.itertuples()]
     return out[columns]
+
+
+def extrinsic(scores: pd.DataFrame, proxy: str = "WinoBias F1 gap") -> pd.DataFrame:
+    """Per method: Spearman rho across models of its mean primary effect size with the
+    extrinsic proxy's (models with both)."""
+    cells = scores[scores["primary"].astype(bool) & scores["effect_size"].notna()]
+    per_model = cells.groupby(["method", "model"])["effect_size"].mean().unstack("method")
+    if proxy not in per_model:
+        return pd.DataFrame(columns=["method", "models_with_proxy", "extrinsic_spearman"])
+    out = []
+    for method in per_model.columns.drop(proxy):
+        both = per_model[[method, proxy]].dropna()
+        out.append(
+            {
+                "method": method,
+                "models_with_proxy": len(both),
+                "extrinsic_spearman": spearman(both[method].to_numpy(), both[proxy].to_numpy()),
+            }
+        )
+    return pd.DataFrame(out)
