@@ -147,7 +147,7 @@ def injection_r2(path, seed: int, epochs: int, assignments: int = 8) -> dict[str
     records = []
     for repeat in range(assignments):
         p = np.r_[rng.permutation(SHARES), np.ones(len(MALE)), np.zeros(len(FEMALE))]
-        male, fit, _held = draw_labels(p, train, 0.5, 0.0, repeat, settings)
+        male, fit, _held = draw_labels(p, train, 0.5, 0.0, 0.0, repeat, settings)
         labels = train.kind * 2 + (~male).astype(int)  # he she his her
         trained = fine_tune(
             model, head, frozen_train, labels, fit, settings, derived_seed(seed, str(repeat))
