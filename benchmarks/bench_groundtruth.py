@@ -61,8 +61,8 @@ def plain_step_seconds(model_dir: str, data: StudyData, settings: StudySettings,
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = BertForMaskedLM.from_pretrained(model_dir).train()
     train = fill(data.occupations, data.train, data.slot, data.mask, tokenizer.mask_token)
-    p = male_probabilities(len(data.occupations), 0.5, 0.2, settings.seed)
-    male, fit, _ = draw_labels(p, train, 0.5, 0.2, 0, settings)
+    p = male_probabilities(data.stereotype, 0.5, 0.2, 0.0, 0, settings.seed)
+    male, fit, _ = draw_labels(p, train, 0.5, 0.2, 0.0, 0, settings)
     pronouns = [w for pair in PRONOUNS.values() for w in pair]
     ids = torch.tensor(tokenizer.convert_tokens_to_ids(pronouns))
     target = ids[torch.as_tensor(train.kind * 2 + (~male).astype(int))]
