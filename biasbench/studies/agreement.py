@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from biasbench.studies.cells import CELL, MIN_CELLS
-from biasbench.studies.validity import interval, spearman
+from biasbench.studies.cells import CELL
+from biasbench.studies.validity import interval, spearman, weighted_spearman
 
 
 def one_scale(
@@ -41,33 +41,6 @@ def crossed_weights(rows: np.ndarray, columns: np.ndarray, rng: np.random.Genera
         len(column_names), np.full(len(column_names), 1 / len(column_names))
     )
     return row_counts[row_codes] * column_counts[column_codes]
-
-
-def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Spearman's rho of x and y with every cell repeated as often as its weight says, for
-    each row of ``weights`` at once (equal to ``scipy.stats.spearmanr`` on the repeated
-    cells: average ranks of tied values): a value's rank is the midrank of its copies, and
-    rho the weighted Pearson correlation of the ranks. NaN under MIN_CELLS copies or
-    without spread."""
-    weights = np.atleast_2d(np.asarray(weights, float))
-
-    def midranks(values: np.ndarray) -> np.ndarray:
-        _, group = np.unique(values, return_inverse=True)
-        member = (group[:, None] == np.arange(group.max() + 1)).astype(float)
-        per_group = weights @ member
-        below = np.cumsum(per_group, axis=1) - per_group
-        return (below + (per_group + 1) / 2)[:, group]
-
-    rank_x, rank_y = midranks(np.asarray(x, float)), midranks(np.asarray(y, float))
-    total = weights.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dx = rank_x - (weights * rank_x).sum(axis=1, keepdims=True) / total
-        dy = rank_y - (weights * rank_y).sum(axis=1, keepdims=True) / total
-        covariance = (weights * dx * dy).sum(axis=1)
-        scale = np.sqrt((weights * dx * dx).sum(axis=1) * (weights * dy * dy).sum(axis=1))
-        rho = covariance / scale
-    ok = (total[:, 0] >= MIN_CELLS) & (scale > 1e-12 * np.maximum(1.0, total[:, 0] ** 3))
-    return np.where(ok, rho, np.nan)
 
 
 def crossed_bootstrap(

@@ -46,16 +46,31 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(sps.spearmanr(x, y)[0])
 
 
-def _ranks_rho(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman's rho of each row of x with the same row of y (2-D, NaN-free), vectorised."""
-    from scipy import stats as sps
+def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Spearman's rho of x and y with every cell repeated as often as its weight says, for
+    each row of ``weights`` at once (equal to ``scipy.stats.spearmanr`` on the repeated
+    cells: average ranks of tied values): a value's rank is the midrank of its copies, and
+    rho the weighted Pearson correlation of the ranks. NaN under MIN_CLUSTERS copies or
+    without spread."""
+    weights = np.atleast_2d(np.asarray(weights, float))
 
-    rx, ry = sps.rankdata(x, axis=1), sps.rankdata(y, axis=1)
-    rx -= rx.mean(axis=1, keepdims=True)
-    ry -= ry.mean(axis=1, keepdims=True)
-    denominator = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+    def midranks(values: np.ndarray) -> np.ndarray:
+        _, group = np.unique(values, return_inverse=True)
+        member = (group[:, None] == np.arange(group.max() + 1)).astype(float)
+        per_group = weights @ member
+        below = np.cumsum(per_group, axis=1) - per_group
+        return (below + (per_group + 1) / 2)[:, group]
+
+    rank_x, rank_y = midranks(np.asarray(x, float)), midranks(np.asarray(y, float))
+    total = weights.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (rx * ry).sum(axis=1) / denominator, np.nan)
+        dx = rank_x - (weights * rank_x).sum(axis=1, keepdims=True) / total
+        dy = rank_y - (weights * rank_y).sum(axis=1, keepdims=True) / total
+        covariance = (weights * dx * dy).sum(axis=1)
+        scale = np.sqrt((weights * dx * dx).sum(axis=1) * (weights * dy * dy).sum(axis=1))
+        rho = covariance / scale
+    ok = (total[:, 0] >= MIN_CLUSTERS) & (scale > 1e-12 * np.maximum(1.0, total[:, 0] ** 3))
+    return np.where(ok, rho, np.nan)
 
 
 def resample_clusters(
@@ -80,15 +95,9 @@ def cluster_bootstrap(
 ) -> np.ndarray:
     """Spearman's rho of x and y on ``n_boot`` cluster-bootstrap resamples (NaN where a
     resample has no spread). Every model its own cluster: the plain (pairs) bootstrap."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    out = np.full(n_boot, np.nan)
-    by_size: dict[int, list[tuple[int, np.ndarray]]] = {}
-    for i, index in enumerate(resample_clusters(clusters, rng, n_boot)):
-        by_size.setdefault(len(index), []).append((i, index))
-    for group in by_size.values():
-        rows = np.array([index for _, index in group])
-        out[[i for i, _ in group]] = _ranks_rho(x[rows], y[rows])
-    return out
+    picks = resample_clusters(clusters, rng, n_boot)
+    weights = np.stack([np.bincount(index, minlength=len(x)) for index in picks])
+    return weighted_spearman(x, y, weights)
 
 
 def interval(draws: np.ndarray, level: float) -> tuple[float, float]:
@@ -195,15 +204,12 @@ def league_inference(
 
 
 def _draws_on(frame: pd.DataFrame, own: np.ndarray, picks: list[np.ndarray]) -> np.ndarray:
-    """A method's rho on each resample of the clusters (its models in the drawn clusters)."""
-    truth, score = frame["truth"].to_numpy(float), frame["effect_size"].to_numpy(float)
-    members: dict[int, np.ndarray] = {c: np.flatnonzero(own == c) for c in set(own)}
-    out = np.full(len(picks), np.nan)
-    for i, pick in enumerate(picks):
-        index = np.concatenate([members.get(c, np.empty(0, int)) for c in pick])
-        if len(index) >= MIN_CLUSTERS:
-            out[i] = _ranks_rho(truth[index][None], score[index][None])[0]
-    return out
+    """A method's rho on each resample of the clusters: each model weighted by how often its
+    cluster was drawn."""
+    drawn = np.stack([np.bincount(pick, minlength=own.max() + 1) for pick in picks])
+    return weighted_spearman(
+        frame["truth"].to_numpy(), frame["effect_size"].to_numpy(), drawn[:, own]
+    )
 
 
 def paired_differences(
