@@ -209,5 +209,7 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     assert league.loc["WEAT", "truth_note"].startswith("static vectors only")
     assert league.loc["SAME", "reliability_words"] > 0.99
     assert np.isnan(league.loc["SAME", "reliability_templates"])
-    pairs = league_report.truth_inference(inputs, SETTINGS)[1]
+    pairs = league_report.truth_inference(
+        league_report._with_truth(league_report._injected(inputs), inputs, SETTINGS)
+    )[1]
     assert (pairs["difference"] == 0).all()  # every rho is 1: no method better

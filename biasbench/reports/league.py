@@ -56,10 +56,9 @@ def _why_no_truth(method, with_truth: pd.DataFrame) -> str:
     return "; ".join(notes)
 
 
-def truth_inference(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def truth_inference(with_truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`validity.league_inference` on every study model, beside the same rho on the
     models that pass the learned-bias filter (``kept``) as a sensitivity column."""
-    with_truth = _with_truth(_injected(inputs), inputs, settings)
     cells = with_truth.dropna(subset=["truth", "effect_size"])
     table, pairs = validity.league_inference(cells)
     kept = cells[cells["kept"].astype(bool)]
@@ -108,7 +107,7 @@ def league(inputs, settings) -> pd.DataFrame:
     null = sorted(set(cells["model"]) & set(settings.null_models))
     frames = _injected(inputs)
     with_truth = _with_truth(frames, inputs, settings)
-    truth_frame, _pairs = truth_inference(inputs, settings)
+    truth_frame, _pairs = truth_inference(with_truth)
     out = pd.DataFrame(
         {
             "method": [m.name for m in REGISTRY],
@@ -203,7 +202,7 @@ def league_table(inputs, settings):
 
 def pairs_table(inputs, settings):
     title = "Validity league, paired: which method follows its truth better"
-    _, pairs = truth_inference(inputs, settings)
+    _, pairs = truth_inference(_with_truth(_injected(inputs), inputs, settings))
     note = (
         "Per pair of methods with a truth rho: difference = rho_a - rho_b on the study's "
         "models (each with its own truth, as synthesis_league); se: its standard error over "
