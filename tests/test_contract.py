@@ -171,6 +171,28 @@ def test_swapping_the_target_sets(method, seed):
     assert swapped.effect_size == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
+WITH_EFFECT = [m for m in REGISTRY if m.effect is not None]
+
+
+@pytest.mark.parametrize("method", WITH_EFFECT, ids=lambda m: m.name)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_declared_effect_is_the_effect_size_of_the_whole_score(method, seed):
+    """The bootstrap standard error recomputes ``effect`` alone: it must be the score's own
+    effect size, swapped inputs included."""
+    inputs = MAKE[method.consumes](np.random.default_rng(seed))
+    for given_inputs in (inputs, inputs.swapped()):
+        whole = method(given_inputs, SETTINGS, 7).effect_size
+        assert method.effect(given_inputs) == pytest.approx(whole, rel=1e-12, abs=1e-12)
+
+
+def test_the_costly_tests_declare_their_effect():
+    """Each data-set measure with a test declares its effect: without it the bootstrap runs
+    the test on every one of its 1,000 resamples."""
+    names = {m.name for m in WITH_EFFECT}
+    assert {"CrowS-Pairs", "AUL", "BEC-Pro", "StereoSet SS", "WinoBias F1 gap"} <= names
+
+
 @METHODS
 def test_same_seed_same_bytes(method):
     inputs = MAKE[method.consumes](np.random.default_rng(3))

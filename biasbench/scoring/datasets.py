@@ -92,6 +92,7 @@ def bootstrap_se(
 
     def effect(resample) -> float:
         if method.effect is not None:
+            resample.require(method.roles)  # skipped below where the whole score would raise
             return method.effect(resample)
         return method(resample, quick, seed).effect_size
 

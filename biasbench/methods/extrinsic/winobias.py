@@ -36,6 +36,11 @@ def _sizes(inputs: Resolutions) -> dict[str, int]:
     return {"X": int(pro.sum()), "Y": int((~pro).sum())}
 
 
+def f1_gap(inputs: Resolutions) -> float:
+    """The gap alone: F1 on the pro- minus F1 on the anti-stereotypical items."""
+    return f1(inputs, pro=True) - f1(inputs, pro=False)
+
+
 def gap(inputs: Resolutions, settings: Settings, seed: int) -> Score:
     from scipy.stats import fisher_exact  # lazily: planning the DAG imports the registry
 
@@ -48,7 +53,7 @@ def gap(inputs: Resolutions, settings: Settings, seed: int) -> Score:
     n_pro, n_anti = int(pro.sum()), int((~pro).sum())
     floor = fisher_exact([[n_pro, 0], [0, n_anti]]).pvalue  # every pro right, every anti wrong
     return Score(
-        f1(inputs, pro=True) - f1(inputs, pro=False),
+        f1_gap(inputs),
         float(p),
         p_floor=float(floor),
         sizes=_sizes(inputs),
@@ -65,13 +70,14 @@ def stereotype(inputs: Resolutions, settings: Settings, seed: int) -> Score:
     return Score(value / 2, sizes=_sizes(inputs))
 
 
-def _method(name: str, compute, swap: str, description: str) -> Method:
+def _method(name: str, compute, swap: str, description: str, effect=None) -> Method:
     return Method(
         name,
         "Zhao et al. (2018); Delobelle et al. (2022)",
         "extrinsic",
         Resolutions,
         compute,
+        effect=effect,
         encodings=("mlm", "causal"),
         variants=("type1", "type2"),
         model_kinds=("transformer",),
@@ -87,6 +93,7 @@ WINOBIAS_GAP = _method(
     gap,
     "negates",
     "F1 on pro- minus anti-stereotypical WinoBias sentences (percentage points).",
+    effect=f1_gap,  # Fisher's exact test costs more than the gap: the bootstrap skips it
 )
 WINOBIAS_SKEW = _method(
     "WinoBias skew",

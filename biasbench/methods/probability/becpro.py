@@ -44,10 +44,19 @@ def signed_ranks(diff: np.ndarray) -> np.ndarray:
     return out
 
 
+def _differences(inputs: Associations) -> np.ndarray:
+    return np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
+
+
+def mean_difference(inputs: Associations) -> float:
+    """The score alone: the mean male-minus-female association over the sentence pairs."""
+    return float(_differences(inputs).mean())
+
+
 def score(inputs: Associations, settings: Settings, seed: int) -> Score:
     from scipy.stats import wilcoxon  # lazily: planning the DAG imports the registry
 
-    diff = np.asarray(inputs.male, float) - np.asarray(inputs.female, float)
+    diff = _differences(inputs)
     p = wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0
     floor = wilcoxon_floor(len(diff))
     p_word, word_floor = p, floor
@@ -58,7 +67,7 @@ def score(inputs: Associations, settings: Settings, seed: int) -> Score:
         )
         p_word, word_floor = word.p_value, word.floor
     return Score(
-        float(diff.mean()),
+        mean_difference(inputs),
         float(p),
         p_word=float(p_word),
         p_floor=floor,
@@ -73,6 +82,7 @@ BEC_PRO = Method(
     "probability",
     Associations,
     score,
+    effect=mean_difference,  # the tests cost more than the mean: the bootstrap skips them
     encodings=("mlm", "causal", "mlm-pieces"),
     variants=("all", "male", "female", "balanced"),
     choices=(),  # the person words' and profession groups' parts of the data
