@@ -106,12 +106,14 @@ def mlm_context_log_probs(
             if not in_t.any() or not in_a.any():
                 raise InputError(f"LPBS context {texts[i]!r}: a stimulus lost to truncation")
             target_mask[r], prior_mask[r] = in_t, in_t | in_a
+        at, cols = target_mask.nonzero(as_tuple=True)  # the head runs at the target only
         for mask, out in ((target_mask, out_t), (prior_mask, out_p)):
             masked = ids.masked_fill(mask, tokenizer.mask_token_id)
             with torch.inference_mode():
-                logits = model(**{**enc, "input_ids": masked}).logits.float()
-            token_lp = torch.log_softmax(logits, dim=-1).gather(2, ids[:, :, None])[:, :, 0]
-            out[list(rows)] = (token_lp * target_mask).sum(dim=1).cpu().numpy()
+                logits = masked_logits(model, {**enc, "input_ids": masked}, at, cols).float()
+            token_lp = torch.log_softmax(logits, dim=-1).gather(1, ids[at, cols][:, None])[:, 0]
+            per_row = torch.zeros(len(rows), dtype=token_lp.dtype, device=token_lp.device)
+            out[list(rows)] = per_row.index_add_(0, at, token_lp).cpu().numpy()
     return out_t, out_p
 
 
