@@ -178,6 +178,7 @@ GROUNDTRUTH_KEYS = (
     "test_share",
     "r2_threshold",
     "representation",
+    "retest",
 )
 
 

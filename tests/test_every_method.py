@@ -25,6 +25,7 @@ from biasbench.studies.groundtruth.every_method import (
     lpbs_templates,
     lpbs_wordset,
     pceat_row,
+    refit_facet,
     score_study_models,
     study_wordset,
 )
@@ -182,3 +183,21 @@ def test_pceat_on_study_templates_follows_he_and_she():
     flipped = pceat_row("m", log_pt[..., ::-1], log_pp[..., ::-1], words, signature="s", **kwargs)
     assert flipped["effect_size"] < -1  # other samples of contexts: the sign, not the value
     assert targets == [*words.sets["X"], *words.sets["Y"]]
+
+
+def test_the_refit_facet_pairs_a_refit_with_its_model():
+    """Primary rows only; every model half 0, a refit half 1 under its model's name."""
+    scores = pd.DataFrame(
+        {
+            "model": ["a", "b", "a-refit", "a", "a-refit"],
+            "method": ["WEAT", "WEAT", "WEAT", "RIPA", "RIPA"],
+            "primary": [True, True, True, False, False],
+            "effect_size": [0.5, 0.1, 0.4, 9.0, 9.0],
+        }
+    )
+    facet = refit_facet(scores, {"a-refit": "a"})
+    assert facet.to_dict("records") == [
+        {"model": m, "method": "WEAT", "resample": "fit", "split": 0, "half": h}
+        | {"effect_size": e}
+        for m, h, e in (("a", 0, 0.5), ("b", 0, 0.1), ("a", 1, 0.4))
+    ]

@@ -16,6 +16,7 @@ from biasbench.reports.figures import save
 from biasbench.reports.tables import ReportSettings
 from biasbench.reports.targets import render_table
 from biasbench.studies.groundtruth.data import (
+    REFIT,
     Sentences,
     StudyData,
     StudySettings,
@@ -23,6 +24,7 @@ from biasbench.studies.groundtruth.data import (
     fill,
     grid,
     male_probabilities,
+    refit_points,
     training_bias,
 )
 from biasbench.studies.groundtruth.models import run_grid
@@ -158,6 +160,37 @@ def test_the_study_end_to_end_on_a_tiny_masked_lm(masked_lm):
     assert len(rep["alone"]["word_scores"]["WEAT"]) == len(OCCUPATIONS)
     assert 0 <= first[0]["heldout_accuracy"] <= 1 and np.isfinite(first[0]["unmasking_bias"]).all()
     assert set(rep["alone"]["set_scores"]) == set(WIDTHS)
+
+
+def test_refit_points_spread_over_a_jobs_grid():
+    points = grid([0.3], [0.1, 0.2, 0.3], 1, [0.0, 0.2])  # sigma outer, alignment inner
+    assert refit_points(points, 0) == []
+    assert refit_points(points, 1) == [(0.3, 0.2, 0.2, 0)]  # the middle one
+    assert refit_points(points, 2) == [points[1], points[4]]
+    assert refit_points(points, 9) == points  # at most every point
+
+
+def test_a_refit_is_the_same_draw_with_another_seed(masked_lm):
+    """retest=1: the middle point's model fine-tuned again on its labels with another seed:
+    its weights differ from the model's, and nothing else of the study moves."""
+    settings = StudySettings(epochs=2, batch=4, learning_rate=1e-3)
+    models = grid([0.3], [0.2], 2)
+    plain, plain_weights = run_grid(masked_lm, data(), models, settings)
+    records, weights = run_grid(masked_lm, data(), models, settings, retest=1)
+    assert [r["refit"] for r in records] == [None, "gt-mu0.30-sd0.20-a0.00-r1" + REFIT]
+    assert [r["refit"] for r in plain] == [None, None]
+    for r in records:
+        del r["refit"]
+    for r in plain:
+        del r["refit"]
+    assert json.dumps(records) == json.dumps(plain)
+    name = records[1]["name"]
+    mine = {k[len(name) :] for k in plain_weights if k.startswith(name + "/")}
+    again = {k[len(name + REFIT) :] for k in weights if k.startswith(name + REFIT + "/")}
+    assert again == mine  # the same parameters, trained again
+    assert all(torch.equal(weights[k], v) for k, v in plain_weights.items())
+    suffix = next(k for k in mine if k.startswith("/transform"))
+    assert not torch.equal(weights[name + REFIT + suffix], weights[name + suffix])
 
 
 def test_saved_frozen_states_give_the_study_it_computes_itself(masked_lm, tmp_path):

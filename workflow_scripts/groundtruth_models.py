@@ -29,6 +29,7 @@ records, weights = run_grid(
     grid([float(sm.wildcards.mu)], study["sigma"], study["repeats"], study["alignment"]),
     settings,
     load_states(i.states),
+    retest=study["retest"],
     **compute,
 )
 save_tensors(sm.output.weights, weights)

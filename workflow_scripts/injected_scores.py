@@ -1,8 +1,8 @@
 """Adapter: rule injected_scores -> biasbench.studies.groundtruth.surgery.study_models + the
 data-set scorers on the items of the injected category (gender), for every study model of one
-mean (the frozen lower layers computed once for all, each data set read and sampled once for
-all), and again on complementary halves of the items (the league's split-half reliability;
-the engine remembers every item)."""
+mean and the refits of some (the test-retest facet; the frozen lower layers computed once for
+all, each data set read and sampled once for all), and again on complementary halves of the
+items (the league's split-half reliability; the engine remembers every item)."""
 
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from biasbench.models.logprobs import Engine
 from biasbench.models.logprobs.engine import RememberingEngine
 from biasbench.scoring.datasets import SCORERS
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.studies.groundtruth.every_method import dataset_halves
+from biasbench.studies.groundtruth.every_method import dataset_halves, refit_facet
 from biasbench.studies.groundtruth.states import load_study_lm
 from biasbench.studies.groundtruth.surgery import study_models
 from biasbench.studies.groundtruth.truth import INJECTED_CATEGORY
@@ -45,12 +45,14 @@ items = {
     )[0]
     for d in sm.params.datasets
 }
-frames, halves = [], []
+frames, refit_frames, halves = [], [], []
 names = [r["name"] for r in records]  # every model: the league's filter is a sensitivity row
-for name, model in tqdm(study_models(base, weights, names), total=len(names), desc="study models"):
+refits = {r["refit"]: r["name"] for r in records if r.get("refit")}
+every = names + list(refits)
+for name, model in tqdm(study_models(base, weights, every), total=len(every), desc="study models"):
     engine = RememberingEngine(Engine(model, tokenizer, True, sm.params.batch))
     for dataset in sm.params.datasets:
-        frames.append(
+        (refit_frames if name in refits else frames).append(
             SCORERS[dataset](
                 engine,
                 items[dataset],
@@ -60,6 +62,8 @@ for name, model in tqdm(study_models(base, weights, names), total=len(names), de
                 signature=signature,
             )
         )
+    if name in refits:  # a refit's whole scores only: the test-retest facet
+        continue
     halves += dataset_halves(
         engine,
         items,
@@ -71,4 +75,5 @@ for name, model in tqdm(study_models(base, weights, names), total=len(names), de
     )
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True) if frames else rows.frame([]))
 columns = ["model", "method", "resample", "split", "half", "effect_size"]
-write_tsv(sm.output.robustness, pd.DataFrame(halves, columns=columns))
+facet = refit_facet(pd.concat(frames + refit_frames), refits) if frames else None
+write_tsv(sm.output.robustness, pd.concat([pd.DataFrame(halves, columns=columns), facet]))

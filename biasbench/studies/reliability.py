@@ -7,6 +7,12 @@ scores is the reliability of a half-length measure, and Spearman-Brown's prophec
 ``2 r / (1 + r)`` steps it up to the full length. A correlation between two measures can be
 no larger than the square root of the product of their reliabilities; dividing by it
 (:func:`disattenuate`, Spearman 1904) estimates the correlation of what they measure.
+
+The fine-tuning seed is a facet of another kind: some models are fine-tuned twice from the
+same draw (``refit``), so each copy is a whole measurement and a pair's difference is seed
+error alone. Their reliability is the generalizability coefficient 1 - s_e^2 / s_x^2
+(:func:`test_retest`): the seed's error variance (half the mean squared difference of the
+pairs) over the variance of the score across all the study's models.
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: the facets a split-half reliability is computed over, as the halves' ``resample`` says
-FACETS = ("words", "templates", "items")
+#: the facets a reliability is computed over, as the halves' ``resample`` says: split halves
+#: of the words, templates and items; ``fit``: refits with another fine-tuning seed
+FACETS = ("words", "templates", "items", "fit")
 MIN_MODELS = 4
 
 
@@ -40,13 +47,40 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
+def test_retest(scores: np.ndarray, first: np.ndarray, again: np.ndarray) -> float:
+    """1 - s_e^2 / s_x^2, clipped to [0, 1]: ``scores`` one measurement of every model (its
+    variance s_x^2 across them, ddof 1), ``first`` and ``again`` two independent measurements
+    of some of them (s_e^2 = mean((first - again)^2) / 2, the error variance of one
+    measurement). NaN with fewer than two pairs or no spread."""
+    scores, first, again = (np.asarray(a, float) for a in (scores, first, again))
+    if len(first) < 2 or len(scores) < MIN_MODELS or np.ptp(scores) == 0:
+        return float("nan")
+    error = float(np.mean((first - again) ** 2)) / 2
+    return float(np.clip(1 - error / np.var(scores, ddof=1), 0.0, 1.0))
+
+
+def _refits(frame: pd.DataFrame) -> tuple[int, float]:
+    """(pairs, test-retest reliability) of the ``fit`` facet's rows of one method."""
+    wide = frame.pivot_table(index="model", columns="half", values="effect_size", aggfunc="first")
+    wide = wide.reindex(columns=[0, 1])
+    pairs = wide.dropna()
+    value = test_retest(wide[0].dropna().to_numpy(), pairs[0].to_numpy(), pairs[1].to_numpy())
+    return len(pairs), value
+
+
 def split_half(halves: pd.DataFrame) -> pd.DataFrame:
     """Per method and facet (``halves``: model, method, resample, split, half 0/1,
     effect_size): the models with both halves, the correlation of the halves across the
     models (the mean over splits), and its Spearman-Brown reliability (0 where the halves
-    correlate negatively: they share nothing a longer score could accumulate)."""
+    correlate negatively: they share nothing a longer score could accumulate). The ``fit``
+    facet: the refitted pairs as ``models``, no half_r, :func:`test_retest`'s reliability."""
     rows = []
     for (method, facet), frame in halves.groupby(["method", "resample"], sort=True):
+        if facet == "fit":
+            pairs, value = _refits(frame)
+            row = {"method": method, "facet": facet, "models": pairs, "half_r": np.nan}
+            rows.append(row | {"reliability": value})
+            continue
         wide = frame.pivot_table(
             index=["split", "model"], columns="half", values="effect_size", aggfunc="first"
         )

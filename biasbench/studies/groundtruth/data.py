@@ -163,3 +163,17 @@ def grid(
 def model_name(mu: float, sigma: float, alignment: float, repeat: int) -> str:
     """The name an injected-bias model goes by in score rows."""
     return f"gt-mu{mu:.2f}-sd{sigma:.2f}-a{alignment:.2f}-r{repeat}"
+
+
+#: the suffix of a model fine-tuned again from another's draw with another seed
+REFIT = "-refit"
+
+
+def refit_points(models: list[GridPoint], retest: int) -> list[GridPoint]:
+    """The ``retest`` points of a job's grid fine-tuned a second time (the test-retest
+    reliability across fine-tuning seeds): evenly spread over the job's points, so that
+    they span its sigmas and alignments."""
+    if retest <= 0 or not models:
+        return []
+    k = min(retest, len(models))
+    return [models[int((j + 0.5) * len(models) / k)] for j in range(k)]

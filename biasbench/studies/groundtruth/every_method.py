@@ -370,6 +370,24 @@ def score_study_models(
     return scores, pd.DataFrame(spread, columns=columns)
 
 
+def refit_facet(scores: pd.DataFrame, refits: dict[str, str]) -> pd.DataFrame:
+    """The league's test-retest facet across fine-tuning seeds, as halves rows (resample
+    ``fit``, split 0) from the primary rows of the study models and of their refits
+    (``refits``: refit name -> its model's name): every model's effect size as half 0 (the
+    spread across models the error is set against), a refit's as half 1 of its model."""
+    primary = scores[scores["primary"].astype(bool)]
+    return pd.DataFrame(
+        {
+            "model": primary["model"].map(lambda m: refits.get(m, m)),
+            "method": primary["method"],
+            "resample": "fit",
+            "split": 0,
+            "half": primary["model"].isin(refits).astype(int),
+            "effect_size": primary["effect_size"],
+        }
+    ).reset_index(drop=True)
+
+
 def item_halves(items, rng: np.random.Generator):
     """A random split of a data set's items into two complementary halves, each in file order
     (DisCo's ``(templates, fillers)``: its templates split, every filler in both)."""

@@ -16,6 +16,7 @@ from biasbench.methods.embedding.weat import association
 from biasbench.models.device import model_device
 from biasbench.stats import derived_seed, effect_size
 from biasbench.studies.groundtruth.data import (
+    REFIT,
     GridPoint,
     StudyData,
     StudySettings,
@@ -23,6 +24,7 @@ from biasbench.studies.groundtruth.data import (
     fill,
     male_probabilities,
     model_name,
+    refit_points,
     span_positions,
     training_bias,
 )
@@ -203,14 +205,18 @@ def run_grid(
     settings: StudySettings,
     states: dict[str, FrozenStates] | None = None,
     *,
+    retest: int = 0,
     device: str = "cpu",
     dtype: str = "float32",
 ) -> tuple[list[dict], dict]:
     """Fine-tune and measure one model per (mu, sigma, alignment, repeat) on the frozen
     states (computed here unless given). Returns the records and the trained weights
     ({model name/parameter: tensor}: the top layers and the head's transform, what
-    :func:`injected_model` puts back into the masked LM). ``device`` and ``dtype``: the
-    masked LM's (:func:`load_study_lm`)."""
+    :func:`injected_model` puts back into the masked LM). ``retest`` of the points
+    (:func:`refit_points`) are fine-tuned again on the same draw and split with another
+    seed, their weights under the model's name + ``REFIT`` (its record's ``refit``): only
+    the seed differs between the two, the test-retest facet of the league's reliability.
+    ``device`` and ``dtype``: the masked LM's (:func:`load_study_lm`)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -225,6 +231,14 @@ def run_grid(
     positions, real = (t.to(dev) for t in span_positions(tokenizer, test))
     head = PronounHead.of(model, tokenizer)
     records, weights = [], {}
+    refits = set(refit_points(models, retest))
+
+    def keep_weights(name: str, trained: Trained) -> None:
+        for k, layer in enumerate(trained.layers):
+            weights.update({f"{name}/layer{k}.{p}": t for p, t in layer.state_dict().items()})
+        transform = trained.head.transform.state_dict()
+        weights.update({f"{name}/transform.{p}": t for p, t in transform.items()})
+
     for mu, sigma, alignment, repeat in tqdm(models, desc="ground-truth models"):
         p = male_probabilities(data.stereotype, mu, sigma, alignment, repeat, settings.seed)
         male, fit, held = draw_labels(p, train, mu, sigma, alignment, repeat, settings)
@@ -265,11 +279,12 @@ def run_grid(
         }
         fit_r2 = r2(unmask, p_train)
         name = model_name(mu, sigma, alignment, repeat)
-        for k, layer in enumerate(trained.layers):
-            weights |= {f"{name}/layer{k}.{p}": t for p, t in layer.state_dict().items()}
-        weights |= {
-            f"{name}/transform.{p}": t for p, t in trained.head.transform.state_dict().items()
-        }
+        keep_weights(name, trained)
+        refit = None
+        if (mu, sigma, alignment, repeat) in refits:
+            refit = name + REFIT
+            again = derived_seed(settings.seed, "refit", *key)
+            keep_weights(refit, fine_tune(model, head, frozen_train, labels, fit, settings, again))
         records.append(
             {
                 "name": name,
@@ -281,6 +296,7 @@ def run_grid(
                 "heldout_accuracy": float((predicted == labels[held]).mean()),
                 "r2_unmasking_training": fit_r2,
                 "kept": bool(fit_r2 > settings.r2_threshold),
+                "refit": refit,
                 "p": p.tolist(),
                 "training_bias": p_train.tolist(),
                 "injected": injected_bias(p_train, data.stereotype),
