@@ -125,6 +125,7 @@ def card(
             ("reliability_words", "split-half reliability over the words (Spearman-Brown)"),
             ("reliability_templates", "the same over the templates"),
             ("reliability_items", "the same over a data set's items"),
+            ("reliability_fit", "test-retest reliability across fine-tuning seeds (refits)"),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
             ("significant_null", "share significant on null models (random weights)"),

@@ -179,9 +179,11 @@ def league_table(inputs, settings):
         _truth_rule(settings) + " truth_note: why a method has no rho, or what its rho stands "
         "on. reliability_words / _templates / _items: split-half reliability across the "
         "study's models (two complementary random halves of the words, the templates or a "
-        "data set's items; Pearson r of the halves' scores, stepped up by Spearman-Brown: "
-        "synthesis_reliability); reliability: the lowest of them. census_spearman: "
-        "mean rho with the 2010 census over the static models (bommasani2022_predictive); "
+        "data set's items; Pearson r of the halves' scores, stepped up by Spearman-Brown); "
+        "reliability_fit: test-retest reliability across fine-tuning seeds (models fitted "
+        "twice from one draw; synthesis_reliability); reliability: the lowest of them. "
+        "census_spearman: mean rho with the 2010 census over the static models "
+        "(bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_real: "
         "share of the real models' cells that can reach alpha with p < alpha (the paper's "
         "test); significant_null: "
@@ -221,14 +223,18 @@ def pairs_table(inputs, settings):
 
 
 def reliability_table(inputs, settings):
-    title = "Reliability: split-half reliability of every method on the study's models"
+    title = "Reliability of every method on the study's models: split halves and refits"
     note = (
         "Per method and facet: each ground-truth model scores the method on two complementary "
         "random halves of the facet (words: the X and Y occupations and the definitional "
         "pairs; templates: the study's templates; items: a data set's items of the injected "
         "category), seeded; half_r: Pearson r of the two halves' scores across the models "
         "(models), the mean over splits; reliability: Spearman-Brown's 2 r / (1 + r), the "
-        "reliability of the full-length score. A correlation between two measures is bounded "
+        "reliability of the full-length score. Facet fit: some models fine-tuned a second "
+        "time from the same draw with another seed (groundtruth.retest per mean; models: "
+        "the pairs); reliability 1 - s_e^2 / s_x^2, s_e^2 half the mean squared difference "
+        "of the pairs, s_x^2 the score's variance across every model (no half_r; few pairs "
+        "give a rough estimate). A correlation between two measures is bounded "
         "by the square root of the product of their reliabilities (synthesis_agreement "
         "corrects for it)."
     )
