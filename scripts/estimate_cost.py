@@ -74,7 +74,8 @@ def study_models(results: Path, mu: str) -> int:
     record = results / RECORDS.format(mu=mu)
     if not record.is_file():
         raise InputError(f"{record}: no study record for the ground-truth job of mu {mu}")
-    return len(read_json(record)["models"])
+    models = read_json(record)["models"]
+    return len(models) + sum(bool(m.get("refit")) for m in models)  # a refit is scored whole
 
 
 def measured_jobs(results: Path) -> list[JobMeasure]:

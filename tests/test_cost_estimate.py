@@ -73,6 +73,8 @@ def test_models_per_job_from_a_config():
     assert groundtruth_models_per_job({"groundtruth": study | {"alignment": [0.0, 0.2]}}) == 60
     assert groundtruth_models_per_job({"groundtruth": study | {"alignment": [0.0]}}) == 30
     assert groundtruth_models_per_job({"groundtruth": None}) is None
+    refits = study | {"alignment": [0.0], "retest": 2}  # two refits per job, scored whole
+    assert groundtruth_models_per_job({"groundtruth": refits}) == 32
 
 
 def run_script(*args: str) -> subprocess.CompletedProcess:
@@ -94,14 +96,15 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
         path = results / "benchmarks" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(header + f"{seconds}\t0:00:00\t1\t1\t1\t1\t0\t0\t90\t{seconds - 5}\n")
-    write_json(results / "studies/groundtruth/mu0.30.json", {"models": [{}] * 4})
+    models = [{"refit": None}] * 3 + [{"refit": "gt-x-refit"}]  # four models, one refit
+    write_json(results / "studies/groundtruth/mu0.30.json", {"models": models})
     out = tmp_path / "job_costs.tsv"
     done = run_script("--from-run", str(results), "--costs", str(out))
     assert done.returncode == 0, done.stderr
     rows = [line.split("\t") for line in out.read_text().splitlines()]
     assert rows[0][:3] == ["rule", "jobs", "models_per_job"]
     by_rule = {r[0]: r[1:] for r in rows[1:]}
-    assert by_rule["groundtruth_models"][:3] == ["1", "4.00", "120.00"]
+    assert by_rule["groundtruth_models"][:3] == ["1", "5.00", "120.00"]
     assert by_rule["groundtruth_states"][1] == ""  # per job: no models
     assert by_rule["lpbs_templates"][2] == "30.00"
     assert by_rule["lpbs_corpus"][2] == "20.00"
@@ -125,11 +128,12 @@ def test_the_preset_plans_eleven_ground_truth_jobs_of_sixty_models(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     ground_truth = next(x for x in lines if x.startswith("groundtruth_models"))
-    assert ground_truth.split()[:5] == ["groundtruth_models", "11", "60", "per", "model"]
+    # 60 models and 3 refits per job
+    assert ground_truth.split()[:5] == ["groundtruth_models", "11", "63", "per", "model"]
     unmeasured = done.stdout.partition("unmeasured, not in the total")[2].partition("total:")[0]
     assert "table (" in unmeasured
-    # 11 x 1,800 s and 95 x 2 s: 5.55 CPU-hours; at 64 cores the longest job, 0.5 h
+    # 11 x 63 x 30 s and 95 x 2 s: 5.83 CPU-hours; at 64 cores the longest job, 0.53 h
     assert lines[-2:] == [
-        "total: 5.6 CPU-hours; wall ~2.8 h at 2 cores",
-        "total: 5.6 CPU-hours; wall ~0.5 h at 64 cores",
+        "total: 5.8 CPU-hours; wall ~2.9 h at 2 cores",
+        "total: 5.8 CPU-hours; wall ~0.5 h at 64 cores",
     ]

@@ -83,12 +83,14 @@ def rule_costs(measures: Iterable[JobMeasure]) -> list[RuleCost]:
 
 
 def groundtruth_models_per_job(config: Mapping[str, Any]) -> int | None:
-    """The study models one job of a mean handles (every sigma, alignment and repeat), from a
+    """The study models one job of a mean handles (every sigma, alignment and repeat, and the
+    ``retest`` refits: each counted as a model, as its scoring jobs count it), from a
     configuration with the schema's defaults filled in; None where the study is not run."""
     study = config.get("groundtruth")
     if study is None:
         return None
-    return len(study["sigma"]) * len(study["alignment"]) * study["repeats"]
+    models = len(study["sigma"]) * len(study["alignment"]) * study["repeats"]
+    return models + min(study.get("retest", 0), models)
 
 
 def estimate_rules(
