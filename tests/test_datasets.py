@@ -258,7 +258,8 @@ def test_a_remembering_engine_scores_as_the_engine_and_its_halves_call_no_model(
     engine that remembers each item gives the plain engine's rows on the full data, and the
     halves then cost no model call (the wrapped engine's methods refuse to run)."""
     from biasbench.models.logprobs.engine import RememberingEngine
-    from biasbench.studies.groundtruth.every_method import dataset_halves
+    from biasbench.stats import derived_seed
+    from biasbench.studies.groundtruth.every_method import dataset_halves, item_halves
 
     if kind == "masked":
         path = tiny_bert(
@@ -299,3 +300,24 @@ def test_a_remembering_engine_scores_as_the_engine_and_its_halves_call_no_model(
     assert {h["resample"] for h in halves} == {"items"}
     assert {(h["split"], h["half"]) for h in halves} == {(0, 0), (0, 1), (1, 0), (1, 1)}
     assert {h["method"] for h in halves} >= {"CrowS-Pairs", "BEC-Pro", "DisCo"}
+    # the halves skip the SE and test on few partitions: the same effect sizes as whole rows
+    rng = np.random.default_rng(derived_seed(3, "m", "item halves"))
+    for split in range(2):
+        for dataset, scorer in scorers.items():
+            for half, part in enumerate(item_halves(items[dataset], rng)):
+                whole = scorer(remembering, part, **ARGS | {"seed": 3})
+                whole = whole[whole["primary"].astype(bool)]
+                got = {
+                    h["method"]: h["effect_size"]
+                    for h in halves
+                    if (h["split"], h["half"]) == (split, half) and h["method"] in set(whole.method)
+                }
+                want = dict(zip(whole["method"], whole["effect_size"], strict=True))
+                assert got == pytest.approx(want, nan_ok=True), (dataset, split, half)
+    for dataset, scorer in scorers.items():
+        full = scorer(remembering, items[dataset], **ARGS)
+        bare = scorer(remembering, items[dataset], **ARGS, se=False)
+        own = bare["se"].notna()  # a method's own standard error stays; no bootstrap else
+        assert (bare["se"][own] == full["se"][own]).all()
+        assert dataset != "crows_pairs" or (full["se"].notna().any() and not own.any())
+        pd.testing.assert_frame_equal(bare.drop(columns="se"), full.drop(columns="se"))

@@ -30,9 +30,12 @@ names = [r["name"] for r in records]
 refits = {r["refit"]: r["name"] for r in records if r.get("refit")}
 
 
+frozen = {}  # the frozen lower layers' states, computed once for the models and the refits
+
+
 def score(names, splits):
     return score_study_models(
-        tqdm(study_models(base, weights, names), total=len(names), desc="study models"),
+        tqdm(study_models(base, weights, names, frozen), total=len(names), desc="study models"),
         tokenizer,
         read_data(i.occupations, i.train, i.test, i.pairs, i.professions),
         load_templates(i.templates, lambda name: Path("results/external") / name),

@@ -115,14 +115,21 @@ def bootstrap_se(
 
 
 def _row(
-    method, key: rows.RowKey, inputs, settings: Settings, seed: int, signature: str, caveat=""
+    method,
+    key: rows.RowKey,
+    inputs,
+    settings: Settings,
+    seed: int,
+    signature: str,
+    caveat="",
+    se: bool = True,
 ) -> dict:
-    """One row: the method on ``inputs`` (with a ``caveat`` for its note) and the score's
-    bootstrap standard error where the method gives none (:func:`bootstrap_se`), or "n/a"
-    with the reason when they are empty."""
+    """One row: the method on ``inputs`` (with a ``caveat`` for its note) and, with ``se``,
+    the score's bootstrap standard error where the method gives none (:func:`bootstrap_se`),
+    or "n/a" with the reason when they are empty."""
     try:
         score, note = method(inputs, settings, seed), caveat
-        if math.isnan(score.se):
+        if se and math.isnan(score.se):
             score = dataclasses.replace(score, se=bootstrap_se(method, inputs, settings, seed))
     except EmptySetError as exc:
         score, note = None, "; ".join(n for n in (caveat, str(exc)) if n)
@@ -172,7 +179,7 @@ AUL_SCORES: dict[str, Callable[[np.ndarray, np.ndarray | None], float]] = {
 }
 
 
-def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, signature):
+def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, signature, se=True):
     """CrowS-Pairs on every scoring of the model's kind, and AUL/AULA for a masked LM."""
     more, less = [p.more for p in pairs], [p.less for p in pairs]
     stereo = np.array([p.stereo for p in pairs])
@@ -217,7 +224,7 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
             key = rows.RowKey(model, "dataset", "CrowS-Pairs", name, encoding, "full")
             job_seed = derived_seed(seed, model, "CrowS-Pairs", name)
             caveat = HARNESS_NOTE if (method.name, encoding) in HARNESS_ROWS else ""
-            out.append(_row(method, key, inputs, settings, job_seed, signature, caveat))
+            out.append(_row(method, key, inputs, settings, job_seed, signature, caveat, se))
     return rows.frame(out)
 
 
@@ -256,7 +263,7 @@ def template_word(context: str, sentence: str) -> tuple[str, str, str]:
     return before, word.translate(str.maketrans("", "", string.punctuation)), after
 
 
-def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, signature):
+def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, signature, se=True):
     """SS, LMS and ICAT per task and domain. Intrasentence, masked LM (``mlm``, as StereoSet's
     evaluator): the filler word (:func:`template_word`) unmasked piece by piece, each piece
     predicted at one [MASK] after the pieces before it, the candidate's score the mean of
@@ -311,7 +318,7 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
                     key = rows.RowKey(model, "dataset", "StereoSet", name, scoring, task)
                     job_seed = derived_seed(seed, model, task, name)
                     out += [
-                        _row(method, key, inputs, settings, job_seed, signature, caveat)
+                        _row(method, key, inputs, settings, job_seed, signature, caveat, se)
                         for method in measures
                     ]
     return rows.frame(out)
@@ -347,7 +354,7 @@ BECPRO_COUNTERPARTS = {
 }
 
 
-def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature):
+def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature, se=True):
     """Prior-corrected association A of each person word with the profession, male against
     female counterpart, per profession group. Masked LM: log P(person | profession in view) -
     log P(person | profession masked too, one [MASK] per word as Bartl et al.'s corpus; per
@@ -396,7 +403,7 @@ def becpro(engine, data: list[BecProRow], *, model, settings, seed, signature):
             key = rows.RowKey(model, "dataset", "BEC-Pro", "all", encoding, name)
             inputs = Associations(association[male][keep], association[female][keep], words[keep])
             job_seed = derived_seed(seed, model, "BEC-Pro", name)
-            out.append(_row(method, key, inputs, settings, job_seed, signature))
+            out.append(_row(method, key, inputs, settings, job_seed, signature, se=se))
     return rows.frame(out)
 
 
@@ -408,6 +415,7 @@ def disco(
     settings,
     seed,
     signature,
+    se=True,
 ):
     """DisCo for each filler list (names, nouns): per template, the counts of each fill of
     the slot with the male and with the female filler, top-3 fills or every fill with
@@ -441,7 +449,7 @@ def disco(
                     "slot at the end of the sentence"
                 )
             out.append(
-                _row(method, key, FillCounts(per_template), settings, seed, signature, caveat)
+                _row(method, key, FillCounts(per_template), settings, seed, signature, caveat, se)
             )
     return rows.frame(out)
 
@@ -458,7 +466,14 @@ MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 
 
 def winobias(
-    engine, items: list[tuple[WinoBiasItem, bool, str]], *, model, settings, seed, signature
+    engine,
+    items: list[tuple[WinoBiasItem, bool, str]],
+    *,
+    model,
+    settings,
+    seed,
+    signature,
+    se=True,
 ):
     """WinoBias pronoun resolution, zero-shot: the pronoun keeps its place and a parenthesis
     after it names each candidate occupation ("because he (the developer) did not ..."); the
@@ -496,11 +511,11 @@ def winobias(
         inputs = Resolutions(correct[keep], pro[keep], male[keep])
         for method in (get("WinoBias F1 gap"), get("WinoBias skew"), get("WinoBias stereotype")):
             key = rows.RowKey(model, "dataset", "WinoBias", "all", encoding, kind)
-            out.append(_row(method, key, inputs, settings, seed, signature))
+            out.append(_row(method, key, inputs, settings, seed, signature, se=se))
     return rows.frame(out)
 
 
-def lpbs_pronoun(engine, professions: list[str], *, model, settings, seed, signature):
+def lpbs_pronoun(engine, professions: list[str], *, model, settings, seed, signature, se=True):
     """Delobelle et al.'s LPBS: "GGG is a XXX" with he and she, per profession. Masked LM:
     log P(GGG | XXX in view) - log P(GGG | XXX masked by one [MASK], as Kurita et al.'s
     "[MASK] is a [MASK]" and biased-rulers; one [MASK] per word piece is the variant
@@ -527,7 +542,7 @@ def lpbs_pronoun(engine, professions: list[str], *, model, settings, seed, signa
         association = association.reshape(len(professions), 2)
         key = rows.RowKey(model, "dataset", "LPBS salaries", "all", encoding, "full")
         inputs = Associations(association[:, 0], association[:, 1])
-        out.append(_row(get("LPBS he/she"), key, inputs, settings, seed, signature))
+        out.append(_row(get("LPBS he/she"), key, inputs, settings, seed, signature, se=se))
     return rows.frame(out)
 
 

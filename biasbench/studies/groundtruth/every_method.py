@@ -407,15 +407,21 @@ def dataset_halves(
     """Each data-set measure's primary effect size on both halves of ``splits`` random splits
     of each data set's items (resample ``items``): the league's split-half reliability of the
     data-set measures. ``engine`` should remember the items it has scored
-    (``RememberingEngine``): the halves then cost no model call."""
+    (``RememberingEngine``): the halves then cost no model call. The effect sizes alone are
+    kept, so the halves skip the bootstrap standard error and test on few partitions."""
+    from dataclasses import replace
+
     from biasbench.stats import derived_seed
 
+    quick = replace(settings, exact_max=0, n_samples=99)  # effect sizes do not read them
     rng = np.random.default_rng(derived_seed(seed, model, "item halves"))
     out = []
     for split in range(splits):
         for dataset, scorer in scorers.items():
             for half, part in enumerate(item_halves(items[dataset], rng)):
-                rows = scorer(engine, part, model=model, settings=settings, seed=seed, signature="")
+                rows = scorer(
+                    engine, part, model=model, settings=quick, seed=seed, signature="", se=False
+                )
                 rows = rows[rows["primary"].astype(bool) & (rows["descriptor"] == "all")]
                 out += [
                     {

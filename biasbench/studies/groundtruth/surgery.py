@@ -147,9 +147,10 @@ class SharedBodyMLM:
         raise NotImplementedError("a study model gives no attention weights")
 
 
-def study_models(base, weights: dict, names: list[str]):
-    """(name, model) of each study model, all on one shared cache of the frozen layers."""
-    cache: dict = {}
+def study_models(base, weights: dict, names: list[str], cache: dict | None = None):
+    """(name, model) of each study model, all on one shared cache of the frozen layers (a
+    new one, or ``cache``: one that models of an earlier call filled)."""
+    cache = {} if cache is None else cache
     for name in names:
         model = injected_model(base, weights, name)
         top = len({k.split("/")[1].split(".")[0] for k in weights if k.startswith(f"{name}/layer")})
