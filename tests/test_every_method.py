@@ -201,3 +201,4 @@ def test_the_refit_facet_pairs_a_refit_with_its_model():
         | {"effect_size": e}
         for m, h, e in (("a", 0, 0.5), ("b", 0, 0.1), ("a", 1, 0.4))
     ]
+    assert refit_facet(scores, {}).empty  # no refits: no facet

@@ -374,8 +374,9 @@ def refit_facet(scores: pd.DataFrame, refits: dict[str, str]) -> pd.DataFrame:
     """The league's test-retest facet across fine-tuning seeds, as halves rows (resample
     ``fit``, split 0) from the primary rows of the study models and of their refits
     (``refits``: refit name -> its model's name): every model's effect size as half 0 (the
-    spread across models the error is set against), a refit's as half 1 of its model."""
-    primary = scores[scores["primary"].astype(bool)]
+    spread across models the error is set against), a refit's as half 1 of its model; no
+    rows without refits (the facet is not run)."""
+    primary = scores[scores["primary"].astype(bool) & bool(refits)]
     return pd.DataFrame(
         {
             "model": primary["model"].map(lambda m: refits.get(m, m)),
