@@ -27,20 +27,26 @@ def test_disattenuation_by_hand():
     assert np.isnan(rel.disattenuate(0.3, 0.0, 0.8))
 
 
+def _halves(method: str, facet: str, first, second) -> pd.DataFrame:
+    """One split's two halves of one method and facet, model i scoring first[i], second[i]."""
+    n = len(first)
+    return pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(n)] * 2,
+            "method": method,
+            "resample": facet,
+            "split": 0,
+            "half": [0] * n + [1] * n,
+            "effect_size": np.concatenate([first, second]),
+        }
+    )
+
+
 def test_split_half_by_hand():
     """Five models; half 1 = half 0 + a fixed wobble: r computed by numpy, SB by hand."""
     h0 = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     h1 = np.array([1.5, 1.5, 3.5, 3.5, 5.5])
-    halves = pd.DataFrame(
-        {
-            "model": [f"m{i}" for i in range(5)] * 2,
-            "method": "SAME",
-            "resample": "words",
-            "split": 0,
-            "half": [0] * 5 + [1] * 5,
-            "effect_size": np.concatenate([h0, h1]),
-        }
-    )
+    halves = _halves("SAME", "words", h0, h1)
     table = rel.split_half(halves).set_index(["method", "facet"])
     r = np.corrcoef(h0, h1)[0, 1]
     assert table.loc[("SAME", "words"), "half_r"] == pytest.approx(r)
@@ -65,16 +71,7 @@ def test_reliability_recovers_a_known_one_by_simulation():
 
 
 def test_halves_that_correlate_negatively_have_no_reliability():
-    halves = pd.DataFrame(
-        {
-            "model": [f"m{i}" for i in range(5)] * 2,
-            "method": "x",
-            "resample": "items",
-            "split": 0,
-            "half": [0] * 5 + [1] * 5,
-            "effect_size": [1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 4.0, 3.0, 2.0, 1.5],
-        }
-    )
+    halves = _halves("x", "items", [1.0, 2.0, 3.0, 4.0, 5.0], [5.0, 4.0, 3.0, 2.0, 1.5])
     table = rel.split_half(halves)
     assert table.loc[0, "half_r"] < 0 and table.loc[0, "reliability"] == 0.0
 

@@ -166,3 +166,29 @@ def test_paired_wald_test_by_hand():
     assert pairs.loc[0, "p"] == pytest.approx(2 * sps.norm.sf(0.4 / se))
     assert pairs.loc[0, "ci_low"] == pytest.approx(0.4 - sps.norm.ppf(0.975) * se)
     assert pairs.loc[0, "verdict"] == "a better"
+
+
+def test_the_paired_test_holds_its_level_and_its_interval_covers_by_simulation():
+    """300 studies of 30 independent models, two methods whose scores follow the same truth:
+    the Wald test of their paired difference rejects at 0.05 in at most 8% of the studies
+    (1.7% at these seeds: the cluster bootstrap's SE errs wide); with weights 2 and 0.5 its
+    interval covers the true difference of population Spearman rhos, (6 / pi) asin(r / 2)
+    with r = w / sqrt(w^2 + 1), in at least 92% (94% here)."""
+
+    def population_rho(weight):
+        return 6 / np.pi * np.arcsin(weight / np.sqrt(weight**2 + 1) / 2)
+
+    rejected, covered, reps = 0, 0, 300
+    target = population_rho(2.0) - population_rho(0.5)
+    for seed in range(reps):
+        rng = np.random.default_rng(seed)
+        _, same = validity.league_inference(
+            _cells(rng, {"a": 1.0, "b": 1.0}), n_boot=300, seed=seed
+        )
+        rejected += same.loc[0, "p"] < 0.05
+        _, apart = validity.league_inference(
+            _cells(rng, {"a": 2.0, "b": 0.5}), n_boot=300, seed=seed
+        )
+        covered += apart.loc[0, "ci_low"] <= target <= apart.loc[0, "ci_high"]
+    assert rejected / reps <= 0.08
+    assert covered / reps >= 0.92

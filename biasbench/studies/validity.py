@@ -230,7 +230,8 @@ def paired_differences(
     rows = []
     for i, a in enumerate(methods):
         for b in methods[i + 1 :]:
-            difference = (draws[a] - draws[b])[np.isfinite(draws[a] - draws[b])]
+            difference = draws[a] - draws[b]
+            difference = difference[np.isfinite(difference)]
             rows.append(
                 {
                     "method_a": a,
