@@ -18,7 +18,11 @@ from biasbench.models.logprobs import Engine
 from biasbench.models.logprobs.engine import RememberingEngine
 from biasbench.scoring.datasets import SCORERS
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.studies.groundtruth.every_method import dataset_halves, refit_facet
+from biasbench.studies.groundtruth.every_method import (
+    HALVES_COLUMNS,
+    dataset_halves,
+    refit_facet,
+)
 from biasbench.studies.groundtruth.states import load_study_lm
 from biasbench.studies.groundtruth.surgery import study_models
 from biasbench.studies.groundtruth.truth import INJECTED_CATEGORY
@@ -74,6 +78,5 @@ for name, model in tqdm(study_models(base, weights, every), total=len(every), de
         splits=sm.params.splits,
     )
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True) if frames else rows.frame([]))
-columns = ["model", "method", "resample", "split", "half", "effect_size"]
 facet = refit_facet(pd.concat(frames + refit_frames), refits) if frames else None
-write_tsv(sm.output.robustness, pd.concat([pd.DataFrame(halves, columns=columns), facet]))
+write_tsv(sm.output.robustness, pd.concat([pd.DataFrame(halves, columns=HALVES_COLUMNS), facet]))

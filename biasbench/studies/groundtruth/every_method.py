@@ -27,6 +27,16 @@ from biasbench.studies.groundtruth.data import StudyData
 from biasbench.studies.groundtruth.surgery import forward
 
 TEST, DESCRIPTOR = "groundtruth", "occupations"
+#: the columns of the reliability halves (each facet, split and half of a model's score)
+HALVES_COLUMNS = ["model", "method", "resample", "split", "half", "effect_size"]
+
+
+def few_partitions(settings):
+    """``settings`` with tests on few partitions: for scores whose effect sizes alone are
+    kept (the reliability halves), which no effect size reads."""
+    from dataclasses import replace
+
+    return replace(settings, exact_max=0, n_samples=99, same_samples=99)
 
 
 def study_wordset(data: StudyData) -> WordSet:
@@ -260,7 +270,7 @@ def score_study_models(
     in_vocabulary = tokenizer_vocabulary_test(tokenizer)
     single = {s for words in wordset.sets.values() for s in words if in_vocabulary(s)}
     pairs = list(zip(wordset.sets["A"], wordset.sets["B"], strict=True))
-    quick = replace(settings, exact_max=0, n_samples=99, same_samples=99)
+    quick = few_partitions(settings)
     spec = LpbsSpec(TEST, {DESCRIPTOR: "subject"}, frozenset(), None)
 
     def vectors(name, contexts, arrays, with_settings):
@@ -365,9 +375,8 @@ def score_study_models(
                         }
                         for m, e in zip(rows["method"], rows["effect_size"], strict=True)
                     ]
-    columns = ["model", "method", "resample", "split", "half", "effect_size"]
     scores = pd.concat(frames, ignore_index=True) if frames else rows_frame([])
-    return scores, pd.DataFrame(spread, columns=columns)
+    return scores, pd.DataFrame(spread, columns=HALVES_COLUMNS)
 
 
 def refit_facet(scores: pd.DataFrame, refits: dict[str, str]) -> pd.DataFrame:
@@ -376,7 +385,9 @@ def refit_facet(scores: pd.DataFrame, refits: dict[str, str]) -> pd.DataFrame:
     (``refits``: refit name -> its model's name): every model's effect size as half 0 (the
     spread across models the error is set against), a refit's as half 1 of its model; no
     rows without refits (the facet is not run)."""
-    primary = scores[scores["primary"].astype(bool) & bool(refits)]
+    if not refits:
+        return pd.DataFrame(columns=HALVES_COLUMNS)
+    primary = scores[scores["primary"].astype(bool)]
     return pd.DataFrame(
         {
             "model": primary["model"].map(lambda m: refits.get(m, m)),
@@ -410,11 +421,9 @@ def dataset_halves(
     data-set measures. ``engine`` should remember the items it has scored
     (``RememberingEngine``): the halves then cost no model call. The effect sizes alone are
     kept, so the halves skip the bootstrap standard error and test on few partitions."""
-    from dataclasses import replace
-
     from biasbench.stats import derived_seed
 
-    quick = replace(settings, exact_max=0, n_samples=99)  # effect sizes do not read them
+    quick = few_partitions(settings)
     rng = np.random.default_rng(derived_seed(seed, model, "item halves"))
     out = []
     for split in range(splits):
