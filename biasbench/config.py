@@ -5,13 +5,12 @@ later stage reads keys directly. A bad value fails before any job runs, naming t
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
-from jsonschema import Draft202012Validator, validators
 
 from biasbench.errors import InputError
 
@@ -19,10 +18,15 @@ from biasbench.errors import InputError
 SCHEMA = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
 
 
-def _with_defaults(base: type) -> type:
+@functools.cache
+def _defaulting_validator() -> type:
     """A validator that fills in ``default`` values of missing properties before checking
-    them (nested objects included: a default ``{}`` is filled in, then its own defaults)."""
-    check_properties = base.VALIDATORS["properties"]
+    them (nested objects included: a default ``{}`` is filled in, then its own defaults).
+    Built, and jsonschema imported, only where a configuration is validated: every job
+    imports this module for :func:`section_defaults` alone."""
+    from jsonschema import Draft202012Validator, validators
+
+    check_properties = Draft202012Validator.VALIDATORS["properties"]
 
     def properties(validator, props, instance, schema):
         if isinstance(instance, dict):
@@ -31,18 +35,21 @@ def _with_defaults(base: type) -> type:
                     instance[name] = copy.deepcopy(sub["default"])
         yield from check_properties(validator, props, instance, schema)
 
-    return validators.extend(base, {"properties": properties})
+    return validators.extend(Draft202012Validator, {"properties": properties})
 
 
-_DefaultingValidator = _with_defaults(Draft202012Validator)
+@functools.cache
+def _parsed_schema(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        return yaml.load(fh, Loader=YAML_LOADER)
 
 
 def read_schema(path: str | os.PathLike) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    """The schema at ``path`` (a copy: parsed once per process, as every job reads it)."""
+    return copy.deepcopy(_parsed_schema(os.fspath(path)))
 
 
-def _field(error: jsonschema.ValidationError) -> str:
+def _field(error) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "(top level)"
 
 
@@ -52,9 +59,11 @@ def validate_config(
     """``config`` (changed in place, and returned) with every default filled in; raises
     InputError naming the field of the first problem."""
     schema = read_schema(schema_path)
-    errors = list(_DefaultingValidator(schema).iter_errors(config))
+    errors = list(_defaulting_validator()(schema).iter_errors(config))
     if errors:
-        error = jsonschema.exceptions.best_match(errors)
+        from jsonschema.exceptions import best_match
+
+        error = best_match(errors)
         raise InputError(f"config: {_field(error)}: {error.message}")
     return config
 
