@@ -142,8 +142,10 @@ def check_config_files(paths: list[str | os.PathLike]) -> None:
 def section_defaults(section: str, schema_path: str | os.PathLike = SCHEMA) -> dict[str, Any]:
     """The schema's defaults of one section (e.g. ``scoring``): library dataclasses take their
     field defaults from here, so a number is never written twice."""
-    properties = read_schema(schema_path)["properties"][section]["properties"]
-    return {name: sub["default"] for name, sub in properties.items() if "default" in sub}
+    properties = _parsed_schema(os.fspath(schema_path))["properties"][section]["properties"]
+    return copy.deepcopy(
+        {name: sub["default"] for name, sub in properties.items() if "default" in sub}
+    )
 
 
 def model_entry(**entry: Any) -> dict[str, Any]:

@@ -84,11 +84,10 @@ def bootstrap_se(
         return float("nan")
     n = len(next(iter(arrays.values())))
     terms = getattr(inputs, "terms", None)
-    units = (
-        [np.flatnonzero(terms == t) for t in dict.fromkeys(terms.tolist())]
-        if terms is not None
-        else None  # each item its own unit: the drawn positions are the index
-    )
+    if terms is not None:
+        units = [np.flatnonzero(terms == t) for t in dict.fromkeys(terms.tolist())]
+    else:
+        units = [np.array([i]) for i in range(n)]
     quick = dataclasses.replace(settings, exact_max=1, n_samples=1, same_samples=1)
 
     def effect(resample) -> float:
@@ -100,13 +99,10 @@ def bootstrap_se(
     rng = np.random.default_rng(derived_seed(seed, "se", method.name))
     values = []
     for _ in range(resamples):
-        if units is None:
-            index = rng.integers(0, n, n)
-            columns = {k: v[index] for k, v in arrays.items()}
-        else:
-            drawn = [units[i] for i in rng.integers(0, len(units), len(units))]
-            columns = {k: v[np.concatenate(drawn)] for k, v in arrays.items()}
-            # a term drawn twice is two terms of the resample
+        drawn = [units[i] for i in rng.integers(0, len(units), len(units))]
+        index = np.concatenate(drawn)
+        columns = {k: v[index] for k, v in arrays.items()}
+        if terms is not None:  # a term drawn twice is two terms of the resample
             columns["terms"] = np.repeat(np.arange(len(drawn)), [len(u) for u in drawn])
         try:
             resample = dataclasses.replace(inputs, **columns)

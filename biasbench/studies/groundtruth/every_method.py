@@ -15,6 +15,7 @@ What a method's score should rise with: its entry in ``groundtruth.truth.TRUTH``
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -34,8 +35,6 @@ HALVES_COLUMNS = ["model", "method", "resample", "split", "half", "effect_size"]
 def few_partitions(settings):
     """``settings`` with tests on few partitions: for scores whose effect sizes alone are
     kept (the reliability halves), which no effect size reads."""
-    from dataclasses import replace
-
     return replace(settings, exact_max=0, n_samples=99, same_samples=99)
 
 
@@ -254,7 +253,6 @@ def score_study_models(
     split-half reliability; p-values there on few permutations: effect sizes do not read
     them). DivDist reads the same vectors and p-CEAT
     LPBS's log-probabilities (``negative``: DivDist's handling of a negative cosine)."""
-    from dataclasses import replace
     from functools import partial
 
     from biasbench.data.wordsets import LpbsSpec
