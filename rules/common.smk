@@ -5,6 +5,7 @@ import os
 
 from biasbench.config import section_defaults
 from biasbench.data.external import load_manifest, manifest_entry
+from biasbench.data.pins import own_file_digests
 from biasbench.data.wordsets import external_ids
 from biasbench.errors import InputError
 from biasbench.io import sha256_of
@@ -139,6 +140,20 @@ def prepared_model_settings(wildcards):
     sha256 (a file replaced with its mtime kept reruns the job: a params change)."""
     digests = PLAN.source_digests(wildcards.model)
     return model_settings(wildcards) | ({"sha256": digests} if digests else {})
+
+
+def own_input_digests(rule):
+    """A param of ``rule``: the sha256 of each of a job's inputs that is the user's own file
+    (a word set, template, word list, published values, a local corpus or data-set file), so
+    an edit with the mtime kept reruns the job. Not a function of ``input``: Snakemake leaves
+    such params out of its params trigger (it counts them as the inputs', whose trigger
+    compares names, not contents)."""
+
+    def digests(wildcards):
+        inputs, *_ = workflow.get_rule(rule).expand_input(dict(wildcards.items()))
+        return own_file_digests(inputs)
+
+    return digests
 
 
 def external_inputs(resource):

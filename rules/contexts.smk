@@ -13,6 +13,8 @@ rule template_contexts:
     priority: 40
     conda:
         ENV
+    params:
+        inputs_sha256=own_input_digests("template_contexts"),
     script:
         "../workflow_scripts/make_contexts.py"
 

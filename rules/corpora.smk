@@ -20,6 +20,7 @@ rule sample_corpus:
         mem_mb=2000,
         runtime=15,
     params:
+        inputs_sha256=own_input_digests("sample_corpus"),
         parts=corpus_parts,
         sampling=config["sampling"],
         seed=config["seed"],

@@ -21,6 +21,7 @@ rule dataset_scores:
         mem_mb=6000,
         runtime=60,
     params:
+        inputs_sha256=own_input_digests("dataset_scores"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         # first: a data set the config does not plan for the model fails naming the field

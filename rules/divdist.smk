@@ -25,6 +25,7 @@ rule divdist_text:
         mem_mb=3000,
         runtime=15,
     params:
+        inputs_sha256=own_input_digests("divdist_text"),
         parts=corpus_parts,
         study=lambda w: settings_of("bommasani", "census_year", "k"),
     script:
@@ -47,6 +48,7 @@ rule divdist_contexts:
         mem_mb=3000,
         runtime=15,
     params:
+        inputs_sha256=own_input_digests("divdist_contexts"),
         parts=lambda w: [p for c in DIVDIST["corpora"] for p in PLAN.corpus_parts[c]],
         study=lambda w: settings_of("bommasani", "census_year", "contexts"),
         seed=config["seed"],

@@ -15,6 +15,7 @@ rule figure:
     conda:
         ENV
     params:
+        inputs_sha256=own_input_digests("figure"),
         settings=REPORT_SETTINGS,
         caption=lambda w: FIGURES[w.figure].caption,
     script:

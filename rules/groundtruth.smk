@@ -23,6 +23,7 @@ rule groundtruth_states:
         mem_mb=4000,
         runtime=30,
     params:
+        inputs_sha256=own_input_digests("groundtruth_states"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
         study=lambda w: settings_of("groundtruth", "trainable_layers"),
@@ -52,6 +53,7 @@ rule groundtruth_models:
         mem_mb=4000,
         runtime=60,
     params:
+        inputs_sha256=own_input_digests("groundtruth_models"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
         study=lambda w: groundtruth_settings(w.mu),
@@ -91,6 +93,7 @@ rule injected_scores:
         mem_mb=6000,
         runtime=60,
     params:
+        inputs_sha256=own_input_digests("injected_scores"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
         datasets=lambda w: study_datasets(w.mu),
@@ -133,6 +136,7 @@ rule injected_methods:
         mem_mb=4000,
         runtime=60,
     params:
+        inputs_sha256=own_input_digests("injected_methods"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
         scoring=config["scoring"],

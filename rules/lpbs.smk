@@ -12,6 +12,8 @@ rule lpbs_spec:
     priority: 40
     conda:
         ENV
+    params:
+        inputs_sha256=own_input_digests("lpbs_spec"),
     script:
         "../workflow_scripts/resolve_lpbs_spec.py"
 
@@ -43,6 +45,7 @@ rule lpbs_templates:
         mem_mb=4000,
         runtime=30,
     params:
+        inputs_sha256=own_input_digests("lpbs_templates"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
@@ -75,6 +78,7 @@ rule sample_pairs:
         mem_mb=2000,
         runtime=15,
     params:
+        inputs_sha256=own_input_digests("sample_pairs"),
         parts=corpus_parts,
         lpbs=lambda w: settings_of("lpbs", "per_pair", "max_gap", "window_sweep"),
         sampling=config["sampling"],

@@ -27,6 +27,7 @@ rule train_mlm_head:
         mem_mb=4000,
         runtime=30,
     params:
+        inputs_sha256=own_input_digests("train_mlm_head"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["mlm_head"],
         base=base_model_settings,

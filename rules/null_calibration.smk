@@ -21,6 +21,7 @@ rule null_calibration:
         mem_mb=6000,
         runtime=60,
     params:
+        inputs_sha256=own_input_digests("null_calibration"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["null_calibration"],
         seeds=lambda w: PLAN.null_base(w.model),

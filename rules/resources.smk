@@ -31,5 +31,7 @@ rule wordset:
     priority: 40
     conda:
         ENV
+    params:
+        inputs_sha256=own_input_digests("wordset"),
     script:
         "../workflow_scripts/resolve_wordset.py"

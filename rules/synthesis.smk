@@ -11,6 +11,7 @@ rule method_cards:
     conda:
         ENV
     params:
+        inputs_sha256=own_input_digests("method_cards"),
         settings=REPORT_SETTINGS,
     script:
         "../workflow_scripts/method_cards.py"

@@ -18,6 +18,7 @@ rule table:
     conda:
         ENV
     params:
+        inputs_sha256=own_input_digests("table"),
         settings=REPORT_SETTINGS,
         caption=lambda w: TABLES[w.table].caption,
     script:

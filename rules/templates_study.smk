@@ -21,6 +21,7 @@ rule template_sensitivity:
         mem_mb=4000,
         runtime=20,
     params:
+        inputs_sha256=own_input_digests("template_sensitivity"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
@@ -51,6 +52,7 @@ rule template_kl:
         mem_mb=6000,
         runtime=20,
     params:
+        inputs_sha256=own_input_digests("template_kl"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,

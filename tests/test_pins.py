@@ -4,6 +4,7 @@ against the digests recorded when the model was prepared."""
 
 import hashlib
 import json
+import os
 import sys
 
 import pytest
@@ -64,6 +65,26 @@ def test_files_of_the_user_are_not_pinned(tmp_path):
     own = tmp_path / "my_corpus.txt"
     own.write_text("anything\n")
     pins.verify_inputs([str(own)])
+
+
+def test_only_the_users_own_inputs_are_digested(fake_package, tmp_path, monkeypatch):
+    """A job's own files by content: a word set edited with its mtime kept changes its digest;
+    the workflow's outputs, pinned package files and missing files (Snakemake names those)
+    carry none."""
+    package_file, _ = fake_package
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "scores.tsv").write_text("x\n")
+    mine = tmp_path / "words.yaml"
+    mine.write_text("X: [he]\n")
+    inputs = ["results/scores.tsv", str(package_file), "words.yaml", "missing.yaml"]
+    before = pins.own_file_digests(inputs)
+    assert before == {"words.yaml": hashlib.sha256(b"X: [he]\n").hexdigest()}
+    stat = mine.stat()
+    mine.write_text("X: [sh]\n")  # the same size, its mtime put back
+    os.utime(mine, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    after = pins.own_file_digests(inputs)
+    assert after["words.yaml"] == hashlib.sha256(b"X: [sh]\n").hexdigest()
 
 
 def test_an_upstream_file_edited_after_its_download_is_refused(tmp_path, monkeypatch):

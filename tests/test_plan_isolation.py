@@ -7,13 +7,17 @@ in every model list of config.yaml, and each job's params and inputs are compare
 records them. Removing a model is the same comparison read the other way round.
 """
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from biasbench.io import sha256_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -176,6 +180,46 @@ def test_a_model_edited_changes_no_job_of_another_model(default_jobs, tmp_path):
     after = planned_jobs(workdir_for(tmp_path, "edited", config))
     changed = changed_jobs(default_jobs, after, "gemma3-270m")
     assert not changed, "\n".join(changed)
+
+
+def own_digests(job: dict) -> dict[str, str]:
+    """The job's param of file -> sha256 (its user's own inputs), {} without one."""
+    for param in job["params"]:
+        try:
+            value = ast.literal_eval(param)
+        except (ValueError, SyntaxError):
+            continue
+        if (
+            isinstance(value, dict)
+            and value
+            and all(isinstance(v, str) and re.fullmatch("[0-9a-f]{64}", v) for v in value.values())
+        ):
+            return value
+    return {}
+
+
+def test_every_job_carries_the_digest_of_each_of_its_own_inputs(default_jobs):
+    """Every input outside results/ that no package pins (word sets, templates, word lists,
+    published values, local corpora and data-set files) enters its job's params with its
+    sha256: Snakemake's params trigger then reruns the job when the file changes with its
+    mtime kept. A model's local files are its preparation's (``sha256`` in its settings)."""
+    installed = Path(sys.prefix).resolve()
+    checked = set()
+    for job in default_jobs.values():
+        if job["rule"] == "prepare_model":
+            continue
+        own = {
+            f
+            for f in job["input"]
+            if not f.startswith("results/") and not Path(f).resolve().is_relative_to(installed)
+        }
+        found = own_digests(job)
+        assert set(found) == own, job["rule"]
+        for f, digest in found.items():
+            assert digest == sha256_of(ROOT / f), f
+        checked |= {job["rule"]} if own else set()
+    # the kinds: word sets, templates, word lists, published values
+    assert {"wordset", "template_contexts", "template_sensitivity", "table"} <= checked
 
 
 def test_a_model_removed_resamples_no_corpus():

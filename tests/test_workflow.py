@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -458,6 +459,70 @@ def test_replaced_weights_of_a_local_model_rerun_exactly_its_jobs(workdir):
     # another model's card shows the zoo beside it (the comparison): it alone is rebuilt
     assert ("model_card", "model=glove-6b-50d") in jobs
     assert not [j for j in jobs if "model=glove-6b-50d" in j[1] and j[0] != "model_card"]
+    restored = snakemake(workdir, "-n")
+    assert "Nothing to be done" in restored.stdout + restored.stderr
+
+
+def dry_run_jobs(workdir) -> set[tuple[str, str]]:
+    """(rule, outputs) of each job a dry run of the default target plans."""
+    run = snakemake(workdir, "-n")
+    assert run.returncode == 0, run.stderr[-3000:]
+    jobs, rule = set(), None
+    for line in run.stdout.splitlines():
+        if line.startswith(("rule ", "localrule ")):
+            rule = line.split()[1].rstrip(":")
+        elif line.strip().startswith("output:"):
+            jobs.add((rule, line.strip()))
+    return jobs
+
+
+#: one file of each kind of the user's own inputs the small DAG reads (the data-set file:
+#: DisCo's nouns, which the MIRROR-less DAG does not score; the word list: the template
+#: study's, which it does not run either)
+OWN_INPUTS = {
+    "word set": "resources/wordsets/C6.yaml",
+    "templates": "resources/templates/tiny_double.yaml",
+    "corpus": "corpus/RC_test.zst",
+    **(
+        {"word list": "resources/lists/delobelle2022.yaml"}
+        | {"data-set file": "resources/lists/disco_nouns.yaml"}
+        if MIRROR
+        else {}
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", OWN_INPUTS)
+def test_an_input_edited_with_its_mtime_kept_replans_exactly_its_dependants(workdir, kind):
+    """A word set, template file, corpus, word list or data-set file edited with its
+    modification time kept (``cp -p``, ``rsync -a``, ``touch -r``) plans exactly the jobs that a
+    newer modification time plans: the jobs that read it and every job after them. Before,
+    Snakemake's mtime trigger saw nothing and the scores kept the old file."""
+    path = workdir / OWN_INPUTS[kind]
+    original, stat = path.read_bytes(), path.stat()
+
+    def restore():
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+    try:
+        os.utime(path)  # now: newer than every output
+        touched = dry_run_jobs(workdir)
+        restore()
+        time.sleep(0.05)  # a later write: the kernel's ctime ticks coarsely
+        if path.suffix == ".zst":  # another valid stream: one more document
+            text = zstandard.ZstdDecompressor().decompress(original).decode()
+            edited = text + "\n" + json.dumps({"body": "We talked about it today."})
+            path.write_bytes(zstandard.ZstdCompressor().compress(edited.encode()))
+        else:  # a comment line: valid YAML, other bytes
+            path.write_bytes(original + b"\n# edited\n")
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert path.stat().st_mtime_ns == stat.st_mtime_ns
+        kept = dry_run_jobs(workdir)
+    finally:
+        restore()
+    assert touched, kind
+    assert kept == touched
     restored = snakemake(workdir, "-n")
     assert "Nothing to be done" in restored.stdout + restored.stderr
 

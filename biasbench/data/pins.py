@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from biasbench.errors import InputError
-from biasbench.io import sha256_of
+from biasbench.io import content_digests, sha256_of
 
 #: the workflow's resources: those of the directory a job runs in, else the repository's
 RESOURCES = (
@@ -138,3 +138,20 @@ def pins_of(paths) -> dict[str, str]:
             inside = Path(path).resolve().relative_to(package_root(package)).as_posix()
             pins[f"{package}/{inside}"] = sha256_of(path)
     return dict(sorted(pins.items()))
+
+
+def own_file_digests(paths) -> dict[str, str]:
+    """File -> sha256 of the inputs that are the user's own files (word sets, templates, word
+    lists, published values, local corpora and data-set files): every input but the workflow's
+    outputs (``results/``: rebuilt by it, or fetched and pinned) and installed packages' files
+    (pinned, checked whenever read). A param of every job that reads one: Snakemake reruns a
+    job whose params changed, so a file edited with its modification time kept (``cp -p``,
+    ``rsync -a``, ``touch -r``), which its mtime trigger cannot see, reruns exactly the jobs
+    that read it, and through their new outputs everything after them. A missing file is left
+    to Snakemake, which names it as a missing input."""
+    own = [
+        str(p)
+        for p in paths
+        if not Path(p).is_relative_to("results") and package_key(p) is None and Path(p).is_file()
+    ]
+    return content_digests(own)

@@ -5,7 +5,6 @@ damaged weights are an error, never a silently different score."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 from pathlib import Path
@@ -31,22 +30,6 @@ def weights_record(directory: str | os.PathLike, skip: str = "") -> dict:
         raise InputError(f"{directory}: no model files ({', '.join(MODEL_FILES)})")
     combined = hashlib.sha256("".join(f"{n}:{d}\n" for n, d in files.items()).encode())
     return {"files": files, "weights_sha256": combined.hexdigest()}
-
-
-def content_digests(files: list[str]) -> dict[str, str]:
-    """File -> sha256, each file hashed once per process while its stat is unchanged
-    (Snakemake evaluates a job's params more than once in a run)."""
-    out = {}
-    for f in files:
-        st = os.stat(f)
-        # ctime too: a file rewritten in place with its mtime and size kept (cp -p) changes it
-        out[f] = _sha256_at(f, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-    return out
-
-
-@functools.cache
-def _sha256_at(path: str, *stat: int) -> str:
-    return sha256_of(path)
 
 
 def check_weights(provenance: str | os.PathLike, directory: str | os.PathLike) -> None:

@@ -128,7 +128,7 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
         preparation. A file replaced with its modification time kept (``cp -p``, ``rsync -a``)
         passes Snakemake's mtime trigger; a changed param reruns the job. Package files are
         pinned and checked by every job; a hub snapshot is fixed by its revision."""
-        from biasbench.models.weights import content_digests
+        from biasbench.io import content_digests
 
         files = self.source_files(model)
         return content_digests(files) if self.specs[model].scheme in LOCAL_SCHEMES else {}
