@@ -313,7 +313,7 @@ def test_torch_build_in_words_and_the_device_auto_takes_here():
     on = "cuda" if torch.cuda.is_available() else "cpu"  # this machine: no GPU, so cpu
     assert here["compute.device"] == f"auto, resolved to {on}"
     assert here["torch"].startswith(torch.__version__)
-    assert compute_section(here).count("<tr>") == 4
+    assert compute_section(here).count("<tr>") == 5
 
 
 def test_the_environment_is_the_locked_one():
