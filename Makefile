@@ -29,8 +29,9 @@ lint: install
 # indexes never enter the lock). Then scripts/cpu_lock.py writes requirements/lock-cpu.txt
 # (`make install TORCH=cpu`): the same pins with PyTorch's CPU build on Linux, its hashes
 # from PyTorch's CPU index, or from the wheels given as CPU_WHEELS where that index cannot be
-# reached; and the lock's sha256 goes into envs/biasbench.post-deploy.sh (the conda route
-# installs the same pins). Pins already in the lock are kept where the inputs still allow them;
+# reached, and the lock's sha256 into envs/biasbench.post-deploy.sh (the conda route
+# installs the same pins). Only tools that macOS has too (no GNU `sed -i`, no sha256sum).
+# Pins already in the lock are kept where the inputs still allow them;
 # `make lock UPGRADE=1` moves every package to its newest allowed release. Either is a
 # deliberate update of the environment (docs/environment.md). The tools live in a scratch
 # venv outside the repository.
@@ -49,5 +50,3 @@ lock:
 	$(UV_COMPILE) --no-deps --no-header requirements/zoo.txt >> $$tmp; \
 	mv $$tmp requirements/lock.txt && chmod 644 requirements/lock.txt
 	$(LOCKTOOL)/bin/python scripts/cpu_lock.py $(foreach w,$(CPU_WHEELS),--wheel $(w))
-	sed -i "s/^LOCK_SHA256=.*/LOCK_SHA256=$$(sha256sum requirements/lock.txt | cut -d' ' -f1)/" \
-	    envs/biasbench.post-deploy.sh

@@ -5,7 +5,9 @@ claims. The hashes come from PyTorch's CPU index (its page lists every file with
 where that index cannot be reached, from wheel files given with ``--wheel`` (hashed here).
 Each wheel the torch line covers is named in a comment, which scripts/install.sh reads to
 refuse an interpreter or machine the lock has no CPU build for. On macOS the public index's
-torch is already the CPU (and MPS) build: its pin and hashes stay as they are.
+torch is already the CPU (and MPS) build: its pin and hashes stay as they are. It also writes
+the lock's sha256 into envs/biasbench.post-deploy.sh (in Python, not `sed -i`, whose GNU and
+BSD forms differ, so `make lock` runs on macOS too).
 
     python scripts/cpu_lock.py [--wheel FILE ...]
 """
@@ -82,17 +84,30 @@ def cpu_lock(lock: str, wheels: dict[str, str]) -> str:
     return "".join(out)
 
 
+def stamp(script: str, lock: bytes) -> str:
+    """The post-deploy ``script`` naming ``lock``'s sha256 on its ``LOCK_SHA256=`` line."""
+    digest = hashlib.sha256(lock).hexdigest()
+    return re.sub(r"^LOCK_SHA256=.*$", f"LOCK_SHA256={digest}", script, flags=re.MULTILINE)
+
+
+def write(target: Path, text: str) -> None:
+    """Replace ``target`` whole (never half-written), keeping its mode (the script's x bit)."""
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.chmod(target.stat().st_mode if target.exists() else 0o644)
+    tmp.replace(target)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wheel", type=Path, action="append", default=[])
     args = parser.parse_args()
     lock = (ROOT / "requirements" / "lock.txt").read_text(encoding="utf-8")
     version = re.search(r"^torch==([^\s;\\+]+)", lock, re.MULTILINE).group(1)
-    text = cpu_lock(lock, cpu_wheels(version, args.wheel))
-    target = ROOT / "requirements" / "lock-cpu.txt"
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    write(ROOT / "requirements" / "lock-cpu.txt", cpu_lock(lock, cpu_wheels(version, args.wheel)))
+    post_deploy = ROOT / "envs" / "biasbench.post-deploy.sh"
+    lock_bytes = (ROOT / "requirements" / "lock.txt").read_bytes()
+    write(post_deploy, stamp(post_deploy.read_text(encoding="utf-8"), lock_bytes))
 
 
 if __name__ == "__main__":

@@ -238,3 +238,33 @@ def test_a_model_job_on_an_absent_accelerator_fails_before_any_thread_is_set(mon
     with pytest.raises(InputError, match=r"compute\.device is " + setting):
         dev.start_model_job(_job(setting))
     assert calls == []
+
+
+def test_a_driver_older_than_torchs_cuda_build_needs_is_named():
+    """torch's CUDA build finds no GPU under an older driver and runs on the CPU silently:
+    scripts/install.sh warns of it, and the provenance page says which driver it found."""
+    assert dev.driver_problem("13.0", "535.104.05").startswith(
+        "NVIDIA driver 535.104.05 is older than torch's CUDA 13.0 build needs (580.65.06"
+    )
+    assert "make install TORCH=cpu" in dev.driver_problem("13.0", "575.57.08")
+    assert dev.driver_problem("13.0", "580.65.06") is None
+    assert dev.driver_problem("13.0", "590.44.01") is None
+    assert dev.driver_problem("12.8", "550.54.15") is None  # CUDA 12's minor releases: 525+
+    assert dev.driver_problem(None, "470.0") is None  # a CPU build needs no driver
+    assert dev.driver_problem("13.0", None) is None  # no driver: torch finds no GPU anyway
+    assert dev.driver_line("13.0", "535.104.05") == (
+        "535.104.05 (too old for CUDA 13.0, which needs 580.65.06 or newer)"
+    )
+    assert dev.driver_line("13.0", "580.95.05").startswith("580.95.05 (enough for CUDA 13.0")
+    assert dev.driver_line(None, "580.95.05") == "580.95.05 (torch is a CPU build)"
+    assert dev.driver_line("13.0", None) == "none (no nvidia-smi)"
+
+
+def test_the_driver_version_is_read_from_nvidia_smi(tmp_path, monkeypatch):
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 580.95.05\necho 580.95.05\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert dev.nvidia_driver() == "580.95.05"
+    smi.unlink()
+    assert dev.nvidia_driver() is None

@@ -4,8 +4,10 @@ against what is installed, as the provenance page shows them."""
 
 import hashlib
 import importlib.util
+import io
 import json
 import re
+import tarfile
 import time
 import tomllib
 import urllib.error
@@ -61,6 +63,7 @@ gensim==4.4.0 \\
 _spec = importlib.util.spec_from_file_location("cpu_lock", ROOT / "scripts" / "cpu_lock.py")
 cpu_lock = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cpu_lock)
+INSTALL = (ROOT / "scripts" / "install.sh").read_text(encoding="utf-8")
 
 #: the platforms the lock claims (README, docs/environment.md): Linux with glibc >= 2.28 on
 #: x86_64 and aarch64, macOS 14 or newer on Apple silicon
@@ -313,7 +316,7 @@ def test_torch_build_in_words_and_the_device_auto_takes_here():
     on = "cuda" if torch.cuda.is_available() else "cpu"  # this machine: no GPU, so cpu
     assert here["compute.device"] == f"auto, resolved to {on}"
     assert here["torch"].startswith(torch.__version__)
-    assert compute_section(here).count("<tr>") == 4
+    assert compute_section(here).count("<tr>") == 5
 
 
 def test_the_environment_is_the_locked_one():
@@ -336,3 +339,89 @@ def test_the_conda_route_installs_the_same_pins():
     named = re.search(r"^LOCK_SHA256=([0-9a-f]{64})$", script, re.MULTILINE).group(1)
     assert named == hashlib.sha256(LOCK_FILE.read_bytes()).hexdigest()
     assert "--require-hashes --no-deps -r requirements/lock.txt" in script
+
+
+def build_tools() -> list[str]:
+    """The build tools scripts/install.sh installs from the lock before the rest, which it
+    then installs without build isolation (so an sdist builds with these pins, nothing
+    fetched)."""
+    found = re.search(r"^lock_block (\S+) >\"\$build_tools\"", INSTALL, re.MULTILINE)
+    return found.group(1).split() if found else []
+
+
+@pytest.mark.parametrize("name", ["lock.txt", "lock-cpu.txt"])
+def test_every_line_of_the_locks_is_a_hash_pinned_package(name):
+    """Each non-comment line is a pin (``name==version``, a marker at most), a hash or a
+    comment: nothing unpinned, no option, and every pin has at least one sha256."""
+    text = (ROOT / "requirements" / name).read_text(encoding="utf-8")
+    for line in text.splitlines():
+        stripped = line.strip()
+        assert (
+            not stripped
+            or stripped.startswith("#")
+            or re.fullmatch(r"--hash=sha256:[0-9a-f]{64}( \\)?", stripped)
+            or re.fullmatch(r"[A-Za-z0-9._-]+==[^\s;]+( ; [^\\]+)? \\", line)
+        ), line
+    assert all(digests for *_, digests in pins(text))
+
+
+def test_the_build_tools_are_pinned_and_the_lock_installs_without_build_isolation():
+    assert build_tools() == ["setuptools"]
+    for name in ("lock.txt", "lock-cpu.txt"):
+        locked = {p[0]: p[3] for p in pins((ROOT / "requirements" / name).read_text())}
+        assert all(locked.get(tool) for tool in build_tools()), name
+    lock_install = re.search(
+        r'^"\$\{pip\[@\]\}" --require-hashes.*-r "\$LOCK"$', INSTALL, re.M | re.S
+    )
+    assert "--no-build-isolation" in lock_install.group(0)
+
+
+def test_the_sdists_of_the_lock_build_with_the_pinned_build_tools(tmp_path):
+    """The pins PyPI holds no wheel of are built at install: each one's build requirements
+    (its pyproject.toml's, else setuptools, pip's default) are the lock's build tools."""
+    try:
+        urllib.request.urlopen("https://pypi.org/simple/", timeout=20).close()
+    except OSError as error:
+        pytest.skip(f"the public index is not reachable here: {error}")
+    releases = [(name, release) for name, release, *_ in pins(LOCK_FILE.read_text())]
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            files = dict(zip(releases, pool.map(lambda p: pypi_files(*p), releases), strict=True))
+    except IndexUnreachable as error:
+        pytest.skip(f"the public index stopped answering: {error}")
+    sdists = {
+        release: listed
+        for release, listed in files.items()
+        if listed and not any(f.endswith(".whl") for f, _ in listed)
+    }
+    assert set(sdists) == {("connection-pool", "0.0.3")}  # a new one: check its build here
+    for (name, _), [(filename, digest)] in sdists.items():
+        request = urllib.request.Request(
+            f"https://pypi.org/simple/{name}/",
+            headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            url = next(f["url"] for f in json.load(response)["files"] if f["filename"] == filename)
+        with urllib.request.urlopen(url, timeout=60) as response:
+            data = response.read()
+        assert hashlib.sha256(data).hexdigest() == digest
+        with tarfile.open(fileobj=io.BytesIO(data)) as sdist:
+            pyproject = [
+                m
+                for m in sdist.getmembers()
+                if m.name.count("/") == 1 and m.name.endswith("/pyproject.toml")
+            ]
+            requires = ["setuptools"]
+            if pyproject:
+                build = tomllib.loads(sdist.extractfile(pyproject[0]).read().decode())
+                requires = build.get("build-system", {}).get("requires", requires)
+        names = {canonicalize_name(re.match(r"[A-Za-z0-9._-]+", r).group(0)) for r in requires}
+        assert names <= set(build_tools()), (name, requires)
+
+
+def test_the_post_deploy_script_is_stamped_with_the_locks_sha256():
+    """`make lock` stamps it through scripts/cpu_lock.py (in Python: GNU's and BSD's sed -i
+    differ)."""
+    script = "#!/bin/sh\nLOCK_SHA256=old\npip install\n"
+    digest = hashlib.sha256(b"numpy==2.4.6\n").hexdigest()
+    assert cpu_lock.stamp(script, b"numpy==2.4.6\n") == script.replace("old", digest)

@@ -9,12 +9,16 @@ imported."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 from biasbench.errors import InputError
 
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("float32", "float16", "bfloat16")
+#: the oldest Linux NVIDIA driver each CUDA major release runs on (NVIDIA's CUDA release
+#: notes; its minor releases share it, CUDA's minor-version compatibility)
+CUDA_DRIVERS = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
 
 def resolve_device(setting: str, field: str = "compute.device") -> str:
@@ -45,6 +49,53 @@ def torch_build(version: str, cuda: str | None) -> str:
     return f"{version} ({f'CUDA {cuda}' if cuda else 'CPU'})"
 
 
+def nvidia_driver() -> str | None:
+    """The NVIDIA driver's version (``nvidia-smi``), or None where there is none."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out[0] if out else None
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def driver_problem(cuda: str | None, driver: str | None) -> str | None:
+    """Why torch's CUDA build ``cuda`` cannot use the GPU under NVIDIA driver ``driver``
+    (torch then runs on the CPU without a word), or None: no CUDA build, no driver, or one
+    new enough."""
+    if not cuda or not driver:
+        return None
+    needed = CUDA_DRIVERS.get(_release(cuda)[0])
+    if needed is None or _release(driver) >= _release(needed):
+        return None
+    return (
+        f"NVIDIA driver {driver} is older than torch's CUDA {cuda} build needs ({needed} or"
+        " newer): torch will find no GPU and run on the CPU; update the driver, or install"
+        " PyTorch's CPU build on purpose (make install TORCH=cpu)"
+    )
+
+
+def driver_line(cuda: str | None, driver: str | None) -> str:
+    """The driver in words for the provenance page: its version, and whether torch's CUDA
+    build can use it."""
+    if driver is None:
+        return "none (no nvidia-smi)"
+    if not cuda:
+        return f"{driver} (torch is a CPU build)"
+    needed = CUDA_DRIVERS.get(_release(cuda)[0], "?")
+    verdict = "too old" if driver_problem(cuda, driver) else "enough"
+    return f"{driver} ({verdict} for CUDA {cuda}, which needs {needed} or newer)"
+
+
 def compute_environment(setting: str) -> dict[str, str]:
     """What the provenance page records of where a run computed: the torch build installed,
     the GPUs torch sees, and the device ``compute.device`` (``setting``) resolves to on this
@@ -55,6 +106,7 @@ def compute_environment(setting: str) -> dict[str, str]:
     return {
         "torch": torch_build(torch.__version__, torch.version.cuda),
         "GPUs": ", ".join(gpus) or "none",
+        "NVIDIA driver": driver_line(torch.version.cuda, nvidia_driver()),
         "compute.device": f"{setting}, resolved to {resolve_device(setting)}",
     }
 
@@ -125,3 +177,12 @@ def log_model(model) -> None:
     """Write where the loaded model runs to the job's log (stderr): ``model: device cpu, dtype
     float32``, so a run on an unexpected device or precision shows there."""
     print(f"model: {describe(model)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    # scripts/install.sh runs this where nvidia-smi exists: a warning, never a failure
+    import torch
+
+    problem = driver_problem(torch.version.cuda, nvidia_driver())
+    if problem:
+        print(f"install: WARNING: {problem}", file=sys.stderr)
