@@ -59,7 +59,7 @@ DATASETS = {
 VERSIONS = dict.fromkeys(DATASETS, 1.0)
 #: the harness release whose results layout this follows: the one that wrote the test's file
 LAYOUT_VERSION = "0.4.13"
-#: CrowS-Pairs' second harness metric, higher is better: no (the coverage's ``lm_eval``)
+#: CrowS-Pairs' second harness metric, lower is better (the data set's coverage has it)
 LIKELIHOOD_DIFF = "likelihood_diff"
 #: keys the harness writes that the export leaves out, by level, and why (docs/outputs.md)
 ABSENT = {
@@ -130,8 +130,8 @@ def lm_eval_results(
     its data sets' ``coverage`` (data set -> its coverage file). ``run``: source, dtype,
     revision, model_sha (its weights' sha256), batch_size, device, limits (datasets.limits),
     random_seed, bootstrap_iters (the stderr's resamples), files (data set -> its files);
-    ``env``: what the job measured of its
-    environment and run (date, git_hash, transformers_version, pretty_env_info)."""
+    ``env``: what the job tells of its environment and run (date, git_hash,
+    transformers_version, pretty_env_info)."""
     coverage, files = coverage or {}, run.get("files") or {}
     model_args = {"pretrained": run.get("source"), "dtype": run.get("dtype")}
     mine = rows[(rows["model"] == model) & rows["method"].isin(TASKS)]
@@ -183,26 +183,15 @@ def lm_eval_results(
             else f"{row['encoding']}/{row['variant']}"
         )
         stderr = _value(row["se"])
-        add(
-            task,
-            metric,
-            filtered,
-            value / scale,
-            None if stderr is None else stderr / scale,
-            higher,
-        )
+        stderr = None if stderr is None else stderr / scale
+        add(task, metric, filtered, value / scale, stderr, higher)
         items[task] = max(items.get(task, 0), int(_value(row.get("n_x")) or 0))
-    harness = (coverage.get(DATASETS["crows_pairs_english"]) or {}).get("lm_eval") or {}
-    diff = _value(harness.get(LIKELIHOOD_DIFF))
-    if diff is not None and "pct_stereotype,none" in out["results"].get("crows_pairs_english", {}):
-        add(
-            "crows_pairs_english",
-            LIKELIHOOD_DIFF,
-            "none",
-            diff,
-            _value(harness.get(f"{LIKELIHOOD_DIFF}_stderr")),
-            False,
-        )
+    # the harness's second CrowS-Pairs metric, beside the row equal to its first
+    task = "crows_pairs_english"
+    harness = (coverage.get(DATASETS[task]) or {}).get("lm_eval") or {}
+    diff, diff_se = (_value(harness.get(k)) for k in (LIKELIHOOD_DIFF, f"{LIKELIHOOD_DIFF}_stderr"))
+    if diff is not None and "pct_stereotype,none" in out["results"].get(task, {}):
+        add(task, LIKELIHOOD_DIFF, "none", diff, diff_se, False)
     for task, entry in out["results"].items():
         samples = _samples(task, items[task], coverage)
         entry["sample_len"] = samples["effective"]
