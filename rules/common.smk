@@ -300,6 +300,12 @@ def model_card_inputs(wildcards):
         "wordsets": [f"results/wordsets/{t}/{d}.json" for t, d in pairs],
         "model": f"results/models/{model}/biasbench_model.json",
         "null": [null_file(model)] if model in PLAN.null_seeds else [],
+        # what the data sets' rows do not hold: items read and scored, likelihood_diff
+        "coverage": [
+            f"results/datasets/{model}/{d}.coverage.json"
+            for m, d in PLAN.dataset_jobs
+            if m == model
+        ],
         "comparison": [] if AUDIT else list(COMPARISON),
     }
 

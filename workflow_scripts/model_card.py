@@ -2,13 +2,17 @@
 
 import contextlib
 import json
+import os
+import platform
+import subprocess
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pandas as pd
 
 from biasbench.data.wordsets import read_wordset_files
 from biasbench.errors import InputError
-from biasbench.io import read_tsv, sha256_of, write_text
+from biasbench.io import read_json, read_tsv, sha256_of, write_text
 from biasbench.jobs import start_job
 from biasbench.models.load import lm_head_of
 from biasbench.models.prepare import weights_directory
@@ -16,6 +20,7 @@ from biasbench.models.specs import ModelSpec
 from biasbench.reports.lm_eval import lm_eval_results
 from biasbench.reports.model_cards import Comparison, ModelFacts, model_card, read_table
 from biasbench.rows import COLUMNS
+from biasbench.scoring.datasets import SE_RESAMPLES
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -89,6 +94,33 @@ labels = {
 }
 card = model_card(scores, facts, comparison(), null_rows, list(sm.params.copies), labels)
 write_text(sm.output.card, card)
+
+
+def environment() -> dict:
+    """The harness's top-level run facts this job can tell: when the data sets were scored
+    (their coverage files' newest time), the checkout's commit, the library versions."""
+    git, commit = ["git", "rev-parse", "--short", "HEAD"], ""
+    with contextlib.suppress(OSError):  # no git: no commit
+        commit = subprocess.run(git, capture_output=True, text=True, check=False).stdout.strip()
+    versions = {"torch": "N/A", "transformers": "N/A"}  # N/A: not installed, as the harness
+    for package in versions:
+        with contextlib.suppress(PackageNotFoundError):
+            versions[package] = version(package)
+    times = [os.path.getmtime(p) for p in sm.input.coverage]
+    return {
+        "date": max(times) if times else None,
+        "git_hash": commit or None,
+        "transformers_version": versions["transformers"],
+        "pretty_env_info": f"Python {platform.python_version()} on {platform.platform()}; "
+        f"torch {versions['torch']}",
+    }
+
+
+coverage = {Path(p).name.removesuffix(".coverage.json"): read_json(p) for p in sm.input.coverage}
+run = dict(sm.params.run) | {
+    "model_sha": read_json(sm.input.model).get("weights_sha256"),
+    "bootstrap_iters": SE_RESAMPLES,
+}
+results = lm_eval_results(scores, name, run, coverage, environment())
 # plain JSON (no seal line): what the harness's tooling reads
-results = lm_eval_results(scores, name, dict(sm.params.run))
 write_text(sm.output.lm_eval, json.dumps(results, indent=1, sort_keys=True) + "\n")

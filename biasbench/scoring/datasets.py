@@ -52,7 +52,7 @@ from biasbench.methods.contract import (
     Settings,
     TripleScores,
 )
-from biasbench.methods.probability.crows_pairs import HARNESS_ROWS
+from biasbench.methods.probability.crows_pairs import HARNESS_ROWS, likelihood_diff
 from biasbench.methods.registry import get
 from biasbench.stats import derived_seed
 
@@ -60,6 +60,8 @@ DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence-mean", "mlm", "causa
 #: what the rows equal to lm-evaluation-harness's own metric say (crows_pairs.HARNESS_ROWS)
 HARNESS_NOTE = "equals lm-evaluation-harness's crows_pairs_english pct_stereotype (x 100)"
 AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included: masked LMs only"
+#: the key of what lm-evaluation-harness reports beside a data set's rows (score_dataset)
+LM_EVAL = "lm_eval"
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"
 
 
@@ -225,7 +227,13 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
             job_seed = derived_seed(seed, model, "CrowS-Pairs", name)
             caveat = HARNESS_NOTE if (method.name, encoding) in HARNESS_ROWS else ""
             out.append(_row(method, key, inputs, settings, job_seed, signature, caveat, se))
-    return rows.frame(out)
+    frame = rows.frame(out)
+    for _method, encoding in HARNESS_ROWS:  # its second metric: no row (score_dataset)
+        if encoding in scored:
+            s_more, s_less, _ = scored[encoding]
+            mean, se_mean = likelihood_diff(PairScores(s_more, s_less, stereo, category))
+            frame.attrs[LM_EVAL] = {"likelihood_diff": mean, "likelihood_diff_stderr": se_mean}
+    return frame
 
 
 def _filler(context: str, sentence: str) -> tuple[str, str, str]:
@@ -558,9 +566,13 @@ SCORERS = {
 
 
 def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):
-    """(score rows, coverage) of one data set on one model."""
+    """(score rows, coverage) of one data set on one model; the coverage holds, under
+    ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores (CrowS-Pairs on a
+    causal LM: likelihood_diff and its stderr, :func:`crows_pairs.likelihood_diff`)."""
     items, coverage = dataset_items(dataset, files, limit, seed)
     frame = SCORERS[dataset](
         engine, items, model=model, settings=settings, seed=seed, signature=signature
     )
+    if LM_EVAL in frame.attrs:
+        coverage[LM_EVAL] = frame.attrs.pop(LM_EVAL)
     return frame, coverage

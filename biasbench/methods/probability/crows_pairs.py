@@ -56,6 +56,18 @@ def share(inputs: PairScores) -> float:
     return 100.0 * float(preferred.mean())
 
 
+def likelihood_diff(inputs: PairScores) -> tuple[float, float]:
+    """lm-evaluation-harness's second CrowS-Pairs metric, on a pair's sentence scores (its own:
+    the summed log-likelihoods, ``causal-sentence``): the mean over the pairs of
+    |s(more) - s(less)|, and its standard error, the sample standard deviation (n - 1) over
+    sqrt(n) (NaN for fewer than two pairs)."""
+    diff = np.abs(np.asarray(inputs.more, float) - np.asarray(inputs.less, float))
+    if len(diff) == 0:
+        return float("nan"), float("nan")
+    se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")
+    return float(diff.mean()), se
+
+
 def score(inputs: PairScores, settings: Settings, seed: int) -> Score:
     from scipy.stats import binomtest  # lazily: planning the DAG imports the registry
 
