@@ -80,6 +80,12 @@ def named(*cases):
         ("glove", "\n".join(text_lines()) + "\n"),  # GloVe: no header line
         ("binary_newlines", binary()),  # a newline after each vector (word2vec's C tool)
         ("binary_packed", binary(sep=b"")),  # none (gensim, the packaged GoogleNews subset)
+        # a UTF-8 byte-order mark first (a Windows editor's "UTF-8 with BOM"): the word2vec
+        # text was read as GloVe ("line 2: 2 values after the word 'he', expected 1"), and
+        # GloVe's first word kept the mark
+        ("text_bom", "\ufeff4 2\n" + "\n".join(text_lines()) + "\n"),
+        ("glove_bom", "\ufeff" + "\n".join(text_lines()) + "\n"),
+        ("binary_bom", "\ufeff".encode() + binary()),
     ),
 )
 def test_every_format_reads_back_exactly_what_was_written(tmp_path, name, data):
