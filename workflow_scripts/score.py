@@ -44,6 +44,9 @@ for descriptor, contexts, wordset in zip(
             pairs=list(zip(words.sets["A"], words.sets["B"], strict=True))
             if words.paired
             else None,
+            # what is suspect in a stimulus's vector (static vectors: a word listed twice,
+            # an all-zero vector), where the embeddings file records any
+            stimulus_notes=json.loads(attrs.get("stimulus_notes", "{}")),
         )
     )
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True))

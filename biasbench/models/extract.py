@@ -193,15 +193,27 @@ def encode_transformer(
 
 
 def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, np.ndarray]:
-    """``word/mean`` of each stimulus; ``valid`` is False when it is out of vocabulary."""
+    """``word/mean`` of each stimulus; ``valid`` is False when it is out of vocabulary or read
+    from an all-zero vector (no direction: every cosine with it is undefined)."""
     dim = vectors.vectors.shape[1]
     out = np.zeros((len(contexts), dim), dtype=np.float32)
     valid = np.zeros(len(contexts), dtype=bool)
     for i, stimulus in enumerate(contexts["stimulus"]):
         vec = vectors.lookup(str(stimulus))
-        if vec is not None:
+        if vec is not None and not vectors.is_zero(str(stimulus)):
             out[i], valid[i] = vec, True
     return {"word/mean": out, "valid": valid}
+
+
+def static_notes(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, str]:
+    """Stimulus -> what is suspect in its vector (:meth:`StaticVectors.notes`), for the notes
+    of the rows that read it; only the stimuli with a note."""
+    out = {}
+    for stimulus in dict.fromkeys(str(s) for s in contexts["stimulus"]):
+        notes = vectors.notes(stimulus)
+        if notes:
+            out[stimulus] = "; ".join(notes)
+    return out
 
 
 def write_embeddings(
