@@ -216,8 +216,7 @@ SETS = {"X": ["he", "him"], "Y": ["she", "her"], "A": ["male", "man"], "B": ["fe
 def scored(path, out):
     """(the encoder's attributes, the score rows) of SETS on the vectors at ``path``, as the
     embedding and scoring jobs give them."""
-    import json
-
+    from biasbench.models.extract import stimulus_notes_of
     from biasbench.scoring.embeddings import score_file
     from biasbench.scoring.settings import ScoreSettings
 
@@ -239,7 +238,7 @@ def scored(path, out):
         settings=ScoreSettings(max_drop_share=0.5),
         signature="sig",
         expected=SETS,
-        stimulus_notes=json.loads(attrs.get("stimulus_notes", "{}")),
+        stimulus_notes=stimulus_notes_of(attrs),
     )
     return attrs, rows.set_index("method")
 

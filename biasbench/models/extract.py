@@ -11,8 +11,9 @@ sorted by length and batched so padding stays small.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -203,6 +204,12 @@ def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, n
         if vec is not None and not vectors.is_zero(str(stimulus)):
             out[i], valid[i] = vec, True
     return {"word/mean": out, "valid": valid}
+
+
+def stimulus_notes_of(attrs: Mapping[str, Any]) -> dict[str, str]:
+    """Stimulus -> its note (:func:`static_notes`) from an embeddings file's attributes ({}
+    where it records none)."""
+    return json.loads(attrs["stimulus_notes"]) if "stimulus_notes" in attrs else {}
 
 
 def static_notes(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, str]:
