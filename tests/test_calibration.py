@@ -23,7 +23,7 @@ from biasbench.reports.targets import render_table
 from biasbench.studies import calibration as cal
 from biasbench.studies import survival as survival_study
 from biasbench.studies.cells import primary_cells
-from biasbench.studies.pieces import piece_balance, piece_gaps
+from biasbench.studies.pieces import piece_balance, piece_gap, piece_gaps
 
 from .conftest import score_row
 
@@ -421,6 +421,39 @@ def test_a_method_is_split_by_the_words_it_exchanges():
     assert at_1 == ["imbalanced", "balanced", "n/a"]
     at_half = piece_balance(cells, bases, gaps, permutes, threshold=0.5).tolist()
     assert at_half == ["imbalanced", "imbalanced", "n/a"]
+
+
+def test_without_null_models_no_cell_has_a_piece_gap():
+    """``null_calibration: null`` and no ``random:`` model: every cell's tokenizer is NaN
+    (float64) and the gaps table is empty; the merge once refused the dtypes and the run
+    ended in a traceback of synthesis_null_pieces."""
+    empty = piece_gaps(
+        pd.DataFrame(columns=["tokenizer", "test", "descriptor", "role", "word", "pieces"])
+    )
+    cells = pd.DataFrame(
+        {"method": ["w-SEAT"], "model": ["m"], "test": ["T0"], "descriptor": ["names"]}
+    )
+    gap = piece_gap(cells, {}, empty, {"w-SEAT": "targets"})
+    assert len(gap) == 1 and np.isnan(gap).all()
+    none = pd.DataFrame(columns=["method", "model", "test", "descriptor"])
+    assert len(piece_gap(none, {}, empty, {"w-SEAT": "targets"})) == 0
+
+
+@pytest.mark.parametrize(
+    "table",
+    ["synthesis_null", "synthesis_null_floors", "synthesis_null_pieces", "synthesis_tokenization"],
+)
+def test_the_null_tables_without_null_models_are_empty(tmp_path, table):
+    """The null-off path: the null-model tables of a run without null models render, with
+    no null cell (synthesis_null keeps its rows of the real models' shares)."""
+    write_tsv(tmp_path / "all.tsv", _piece_cells())
+    off = ReportSettings(models={}, alpha=0.05, null_models=(), null_bases={})
+    csv, _md, _ = render_table(TABLES[table], [str(tmp_path / "all.tsv")], off)
+    frame = pd.read_csv(pd.io.common.StringIO(csv))
+    if table == "synthesis_null":
+        assert (frame["cells_null"] == 0).all() and (frame["cells_real"] > 0).any()
+    else:
+        assert frame.empty
 
 
 def test_the_tokenization_table_by_hand(tmp_path):

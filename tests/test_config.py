@@ -169,6 +169,34 @@ def test_plan_checks_names_across_sections(edit, message):
         make_plan(config, ROOT)
 
 
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("null", "models.null: the name 'null' is reserved (results/scores/null/"),
+        ("audit", "models.audit: the name 'audit' is reserved (results/scores/audit/"),
+        ("all.tsv", "models.all.tsv: the name 'all.tsv' is reserved (results/scores/all.tsv"),
+        ("minilm-l6-null-s0", "a seeded null copy of 'minilm-l6' (null_calibration)"),
+        ("minilm-l6-null-s12", "a seeded null copy of 'minilm-l6' (null_calibration)"),
+        ("glove-6b-50d-reassigned-r3", "a reassigned draw of 'glove-6b-50d'"),
+    ],
+)
+def test_a_model_name_the_workflow_takes_is_refused(name, message):
+    """Such a name was accepted: its rows were read as the null copies' (or written where
+    theirs are)."""
+    config = validate_config(default_config())
+    config["models"][name] = dict(config["models"]["minilm-l6"])
+    with pytest.raises(InputError, match=re.escape(message)) as error:
+        make_plan(config, ROOT)
+    assert "rename the model" in str(error.value)
+
+
+def test_names_like_a_copy_of_no_configured_model_are_accepted():
+    config = validate_config(default_config())
+    for name in ("other-null-s0", "minilm-l6-null", "nullable", "minilm-l6-null-sx"):
+        config["models"][name] = dict(config["models"]["minilm-l6"])
+    make_plan(config, ROOT)
+
+
 def test_one_model_runs_every_source_it_lists():
     plan = make_plan(validate_config(default_config()), ROOT)
     sources = {j.source for j in plan.jobs if j.model == "minilm-l6"}

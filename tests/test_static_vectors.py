@@ -80,6 +80,12 @@ def named(*cases):
         ("glove", "\n".join(text_lines()) + "\n"),  # GloVe: no header line
         ("binary_newlines", binary()),  # a newline after each vector (word2vec's C tool)
         ("binary_packed", binary(sep=b"")),  # none (gensim, the packaged GoogleNews subset)
+        # a UTF-8 byte-order mark first (a Windows editor's "UTF-8 with BOM"): the word2vec
+        # text was read as GloVe ("line 2: 2 values after the word 'he', expected 1"), and
+        # GloVe's first word kept the mark
+        ("text_bom", "\ufeff4 2\n" + "\n".join(text_lines()) + "\n"),
+        ("glove_bom", "\ufeff" + "\n".join(text_lines()) + "\n"),
+        ("binary_bom", "\ufeff".encode() + binary()),
     ),
 )
 def test_every_format_reads_back_exactly_what_was_written(tmp_path, name, data):
@@ -201,3 +207,71 @@ def test_no_stimulus_in_the_vocabulary_is_an_error_that_counts_both(tmp_path):
     assert "C6 on mine (words): 0 of 3 stimuli found in a vocabulary of 4 words" in message
     assert str(out / "vocab.txt") in message and f"w2v-path:{path}" in message
     encoder.check_stimuli(contexts(["man", "he"]), "words", "C6")  # a partial match passes
+
+
+#: a small test: two words a role
+SETS = {"X": ["he", "him"], "Y": ["she", "her"], "A": ["male", "man"], "B": ["female", "woman"]}
+
+
+def scored(path, out):
+    """(the encoder's attributes, the score rows) of SETS on the vectors at ``path``, as the
+    embedding and scoring jobs give them."""
+    from biasbench.models.extract import stimulus_notes_of
+    from biasbench.scoring.embeddings import score_file
+    from biasbench.scoring.settings import ScoreSettings
+
+    frame = pd.DataFrame(
+        [(r, w) for r, ws in SETS.items() for w in ws], columns=["role", "stimulus"]
+    ).assign(context_id=lambda f: range(len(f)))
+    encoder = Encoder(spec_of(path), prepare_model(spec_of(path), out), 1, {})
+    encoder.check_stimuli({"terms": frame}, "words", "T")
+    arrays, attrs = encoder.encode(frame)
+    rows = score_file(
+        frame,
+        arrays,
+        model="mine",
+        kind="static",
+        is_decoder=False,
+        source="words",
+        test="T",
+        descriptor="terms",
+        settings=ScoreSettings(max_drop_share=0.5),
+        signature="sig",
+        expected=SETS,
+        stimulus_notes=stimulus_notes_of(attrs),
+    )
+    return attrs, rows.set_index("method")
+
+
+def vector_lines(words, seed=0):
+    rng = np.random.default_rng(seed)
+    return [f"{w} " + " ".join(f"{v:.4f}" for v in rng.normal(size=3)) for w in words]
+
+
+def test_a_word_listed_twice_is_read_with_its_first_vector_and_noted(tmp_path):
+    """It was accepted with the first vector and no note."""
+    lines = vector_lines([w for ws in SETS.values() for w in ws])
+    path = write(tmp_path, "v.txt", "\n".join([*lines, "male 9 9 9"]) + "\n")
+    attrs, rows = scored(path, tmp_path / "m")
+    note = f"'male': 'male' is listed 2 times in w2v-path:{path} (entries 5, 9); the first"
+    assert note in attrs["stimulus_notes"]
+    assert note in rows.loc["WEAT", "note"] and rows.loc["WEAT", "dropped"] == ""
+    assert rows.loc["WEAT", "effect_size"] == rows.loc["WEAT", "effect_size"]  # scored
+
+
+def test_an_all_zero_vector_is_dropped_and_named_not_a_failure_later(tmp_path):
+    """It was accepted at reading and made scoring fail later, naming neither word nor file."""
+    lines = vector_lines([w for ws in SETS.values() for w in ws if w != "man"])
+    path = write(tmp_path, "v.txt", "\n".join([*lines, "man 0 0 -0"]) + "\n")
+    attrs, rows = scored(path, tmp_path / "m")
+    note = f"'man': 'man' has an all-zero vector in w2v-path:{path} (no direction; dropped"
+    assert note in attrs["stimulus_notes"]
+    assert note in rows.loc["WEAT", "note"]
+    assert rows.loc["WEAT", "dropped"] == "A:man" and rows.loc["WEAT", "n_a"] == 1
+
+
+def test_vectors_without_a_suspect_word_add_no_attribute_and_no_note(tmp_path):
+    path = write(tmp_path, "v.txt", "\n".join(vector_lines(sum(SETS.values(), []))) + "\n")
+    attrs, rows = scored(path, tmp_path / "m")
+    assert "stimulus_notes" not in attrs
+    assert not rows["note"].str.contains("vector|listed").any()

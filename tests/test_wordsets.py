@@ -6,6 +6,7 @@ from biasbench.data.wordsets import (
     descriptors,
     external_ids,
     load_wordset,
+    shared_words_note,
 )
 from biasbench.errors import InputError
 
@@ -52,6 +53,21 @@ def test_load_and_round_trip(write, external):
         (("person", "animal"), "templates.targets must be one of"),
         (("A: {words: [career, office]}", "A: [career]"), "attributes.A must be a mapping"),
         (("targ1.examples", "targ9.examples"), "key 'targ9.examples' not found"),
+        # legal YAML read as what is not a word: the entry named and the fix given (it was
+        # "expected a list of strings")
+        (
+            ("[John, Paul]", "[John, yes]"),
+            r"targets.names.X.words: entry 2 is the YAML boolean true \(yes, no, on, off, "
+            r"true and false unquoted are booleans, not words\): quote it",
+        ),
+        (("[home, family]", "[home, off]"), r"attributes.B.words: entry 2 is the YAML boolean"),
+        (("[Amy, Joan]", "[null, Joan]"), r"targets.names.Y.words: entry 1 is YAML's null"),
+        (("[career, office]", "[career, 1984]"), r"entry 2 is the number 1984: quote it"),
+        # one stimulus written twice with other spaces (it was counted twice, no note)
+        (
+            ("[John, Paul]", '["Paul  Smith", Paul Smith]'),
+            r"targets.names.X.words: 'Paul  Smith' and 'Paul Smith' are the same stimulus",
+        ),
     ],
 )
 def test_bad_word_sets_name_file_and_field(write, external, change, message):
@@ -103,6 +119,25 @@ def test_every_shipped_word_set_is_valid(tmp_path):
                 assert len(ws.sets["X"]) == sizes[path.stem], path.stem
 
 
+def test_the_shipped_word_sets_have_no_word_in_a_target_and_an_attribute_set(tmp_path):
+    """The shipped sets give none of the new caveats, so the default run's rows keep their
+    bytes (the external lists are stubbed here; the fetched ones were checked too)."""
+    test_every_shipped_word_set_is_valid(tmp_path)  # no new error either
+    for path in sorted((ROOT / "resources" / "wordsets").glob("*.yaml")):
+        for d in descriptors(path):
+            ws = load_wordset(path, d, lambda file_id: tmp_path / file_id)
+            assert shared_words_note(ws.sets, ws.sets) == "", (path.stem, d)
+
+
+def test_a_word_in_a_target_and_an_attribute_set_is_noted(write, external):
+    """Legal (a design may want it) but suspect: WEAT's d was 1.08 with no note."""
+    path = write("T1.yaml", GOOD.replace("[career, office]", "[career, John]"))
+    ws = load_wordset(path, "names", external)
+    note = shared_words_note(ws.sets, ("X", "Y", "A", "B"))
+    assert note.startswith("a word in a target and an attribute set: 'John' (X and A)")
+    assert shared_words_note(ws.sets, ("X", "Y")) == ""  # a method reading no attribute
+
+
 ROLES_SECTION = """
 roles:
   N: {label: professions, words: [nurse, plumber]}
@@ -137,6 +172,7 @@ def test_open_roles_word_lists_and_pairs(write, external):
         ("roles:\n  D: {pairs: [[a, b, c]]}\n", r"roles.D.pairs must be a non-empty list"),
         ("roles:\n  N: {words: [a, a]}\n", r"roles.N.words: duplicate entries \['a'\]"),
         ("roles:\n  N: {words: [a], template: middle}\n", "template must be 'targets' or"),
+        ("roles:\n  D: {pairs: [[he, she], [yes, no]]}\n", r"roles.D.pairs: pair 2, word 1 is"),
     ],
 )
 def test_bad_roles_are_named(write, external, section, message):

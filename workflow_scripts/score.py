@@ -7,7 +7,7 @@ import pandas as pd
 from biasbench.data.wordsets import WordSet
 from biasbench.io import read_sealed, read_tsv, signature_of, write_npz, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.extract import read_embeddings
+from biasbench.models.extract import read_embeddings, stimulus_notes_of
 from biasbench.models.specs import ModelSpec
 from biasbench.scoring.embeddings import score_file
 from biasbench.scoring.settings import ScoreSettings
@@ -44,6 +44,9 @@ for descriptor, contexts, wordset in zip(
             pairs=list(zip(words.sets["A"], words.sets["B"], strict=True))
             if words.paired
             else None,
+            # what is suspect in a stimulus's vector (static vectors: a word listed twice,
+            # an all-zero vector), where the embeddings file records any
+            stimulus_notes=stimulus_notes_of(attrs),
         )
     )
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True))

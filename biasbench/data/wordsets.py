@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,8 +74,11 @@ def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
             spec = _walk(node, key.split(".") if key else [])
         except (KeyError, IndexError, TypeError) as exc:
             raise InputError(f"{where}: key {key!r} not found in {source}") from exc
-    if not isinstance(spec, list) or not all(isinstance(w, str) for w in spec):
+    if not isinstance(spec, list):
         raise InputError(f"{where}: expected a list of strings")
+    for i, w in enumerate(spec):
+        if not isinstance(w, str):
+            raise InputError(f"{where}: entry {i + 1} {_not_a_string(w)}")
     words = [w.strip() for w in spec]
     if not words:
         raise InputError(f"{where}: the list is empty")
@@ -84,7 +87,40 @@ def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
     dupes = sorted({w for w in words if words.count(w) > 1})
     if dupes:
         raise InputError(f"{where}: duplicate entries {dupes}")
+    _check_spacing(words, where)
     return words
+
+
+def _not_a_string(value: Any) -> str:
+    """Why a list entry is not a stimulus: YAML reads unquoted ``yes``, ``no``, ``on``,
+    ``off``, ``true``, ``false`` as booleans, ``null`` and ``~`` as null, ``1`` as a number."""
+    if isinstance(value, bool):
+        return (
+            f"is the YAML boolean {str(value).lower()} (yes, no, on, off, true and false "
+            "unquoted are booleans, not words): quote it, e.g. 'yes'"
+        )
+    if value is None:
+        return "is YAML's null (null, ~ or nothing, unquoted): quote it, e.g. 'null'"
+    if isinstance(value, int | float):
+        return f"is the number {value!r}: quote it, e.g. '{value}'"
+    return f"is a {type(value).__name__}, not a word ({value!r}): write a string"
+
+
+def _check_spacing(words: Sequence[str], where: str) -> None:
+    """Two entries that differ only in the spaces inside them (``old  man`` and ``old man``)
+    are one stimulus to every model (a tokenizer splits on whitespace, static vectors look up
+    the words of a phrase): an error, as an exact duplicate is, not a silent de-duplication,
+    because a set's size and order are part of its design (equal target sets, definitional
+    pairs A[i] with B[i], a paper's published lists); the file's author chooses which to keep."""
+    seen: dict[str, str] = {}
+    for word in words:
+        key = " ".join(word.split())
+        if key in seen:
+            raise InputError(
+                f"{where}: {seen[key]!r} and {word!r} are the same stimulus (they differ only "
+                f"in their spaces): remove one"
+            )
+        seen[key] = word
 
 
 @dataclass(frozen=True)
@@ -236,6 +272,12 @@ def _extra_roles(
             labels[role], groups[role] = label, group
             continue
         pairs = entry["pairs"]
+        for i, pair in enumerate(pairs if isinstance(pairs, list) else []):
+            for k, w in enumerate(pair if isinstance(pair, list) else []):
+                if not isinstance(w, str):
+                    raise InputError(
+                        f"{where}.pairs: pair {i + 1}, word {k + 1} {_not_a_string(w)}"
+                    )
         if (
             not isinstance(pairs, list)
             or not pairs
@@ -308,6 +350,28 @@ def load_lpbs_spec(path: str | os.PathLike, resolve: Resolver) -> LpbsSpec:
             for r in ("A", "B")
         }
     return LpbsSpec(Path(path).stem, dict(templates), frozenset(plural), adjectives)
+
+
+def shared_words_note(sets: Mapping[str, Sequence[str]], roles: Iterable[str]) -> str:
+    """A note for the rows of a method that reads ``roles``, where one word is in a target set
+    (X or Y) and an attribute set (A or B) among them ("" where none is): legal, but the word's
+    similarity to itself (1 for the cosine) enters the effect size, so a test of whether
+    targets associate with attributes partly measures that the word is itself."""
+    roles = set(roles)
+    shared = []
+    for target in ("X", "Y"):
+        for attribute in ("A", "B"):
+            if {target, attribute} <= roles:
+                words = set(sets.get(attribute, ()))
+                shared += [
+                    f"{w!r} ({target} and {attribute})" for w in sets.get(target, ()) if w in words
+                ]
+    if not shared:
+        return ""
+    return (
+        f"a word in a target and an attribute set: {', '.join(shared)}; its similarity to "
+        "itself enters the score (check the word set)"
+    )
 
 
 def check_distinct_after(

@@ -239,7 +239,11 @@ class Encoder:
         from biasbench.models import extract
 
         if self.spec.kind == "static":
-            return extract.encode_static(self.vectors, contexts), {"is_decoder": False}
+            loaded: dict = {"is_decoder": False}
+            notes = extract.static_notes(self.vectors, contexts)
+            if notes:  # only then: the attributes of vectors without any stay as they were
+                loaded["stimulus_notes"] = json.dumps(notes, ensure_ascii=False, sort_keys=True)
+            return extract.encode_static(self.vectors, contexts), loaded
         from biasbench.models.load import tokenizer_vocabulary_test
 
         arrays = extract.encode_transformer(

@@ -11,8 +11,9 @@ sorted by length and batched so padding stays small.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,15 +194,33 @@ def encode_transformer(
 
 
 def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, np.ndarray]:
-    """``word/mean`` of each stimulus; ``valid`` is False when it is out of vocabulary."""
+    """``word/mean`` of each stimulus; ``valid`` is False when it is out of vocabulary or read
+    from an all-zero vector (no direction: every cosine with it is undefined)."""
     dim = vectors.vectors.shape[1]
     out = np.zeros((len(contexts), dim), dtype=np.float32)
     valid = np.zeros(len(contexts), dtype=bool)
     for i, stimulus in enumerate(contexts["stimulus"]):
         vec = vectors.lookup(str(stimulus))
-        if vec is not None:
+        if vec is not None and not vectors.is_zero(str(stimulus)):
             out[i], valid[i] = vec, True
     return {"word/mean": out, "valid": valid}
+
+
+def stimulus_notes_of(attrs: Mapping[str, Any]) -> dict[str, str]:
+    """Stimulus -> its note (:func:`static_notes`) from an embeddings file's attributes ({}
+    where it records none)."""
+    return json.loads(attrs["stimulus_notes"]) if "stimulus_notes" in attrs else {}
+
+
+def static_notes(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, str]:
+    """Stimulus -> what is suspect in its vector (:meth:`StaticVectors.notes`), for the notes
+    of the rows that read it; only the stimuli with a note."""
+    out = {}
+    for stimulus in dict.fromkeys(str(s) for s in contexts["stimulus"]):
+        notes = vectors.notes(stimulus)
+        if notes:
+            out[stimulus] = "; ".join(notes)
+    return out
 
 
 def write_embeddings(

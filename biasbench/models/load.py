@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,27 +22,68 @@ class StaticVectors:
     words: dict[str, int]
     vectors: np.ndarray
     lowercase: bool
+    #: word -> the entries (1-based) of a word the file lists more than once
+    repeats: dict[str, list[int]] = field(default_factory=dict)
+    #: the file the vectors were read from, as its notes name it
+    source: str = ""
 
-    def lookup(self, phrase: str) -> np.ndarray | None:
-        """Vector of a word or phrase: the word itself, else its underscore-joined form,
-        else the mean of its space/hyphen-separated parts; None when any part is missing."""
+    def keys(self, phrase: str) -> list[str] | None:
+        """The vocabulary entries a word or phrase is read from: the word itself, else its
+        underscore-joined form, else its space/hyphen-separated parts; None when any part is
+        missing."""
         text = phrase.lower() if self.lowercase else phrase
         for key in (text, text.replace(" ", "_")):
             if key in self.words:
-                return self.vectors[self.words[key]]
+                return [key]
         parts = text.replace("-", " ").split()
         if len(parts) > 1 and all(p in self.words for p in parts):
-            return self.vectors[[self.words[p] for p in parts]].mean(axis=0)
+            return parts
         return None
+
+    def lookup(self, phrase: str) -> np.ndarray | None:
+        """Vector of a word or phrase (:meth:`keys`): the entry's, or the mean of its parts'."""
+        keys = self.keys(phrase)
+        if keys is None:
+            return None
+        if len(keys) == 1:
+            return self.vectors[self.words[keys[0]]]
+        return self.vectors[[self.words[p] for p in keys]].mean(axis=0)
+
+    def notes(self, phrase: str) -> list[str]:
+        """What is suspect in a stimulus's vector: a word whose vector is all zero (no
+        direction: the stimulus is dropped as if out of vocabulary) and a word the file lists
+        more than once (the first entry's vector is used)."""
+        keys = self.keys(phrase) or []
+        out = [
+            f"{phrase!r}: {k!r} has an all-zero vector in {self.source} (no direction; "
+            "dropped, as out of vocabulary)"
+            for k in dict.fromkeys(keys)
+            if not np.any(self.vectors[self.words[k]])
+        ]
+        out += [
+            f"{phrase!r}: {k!r} is listed {len(self.repeats[k])} times in {self.source} "
+            f"(entries {', '.join(map(str, self.repeats[k]))}); the first entry's vector is used"
+            for k in dict.fromkeys(keys)
+            if k in self.repeats
+        ]
+        return out
+
+    def is_zero(self, phrase: str) -> bool:
+        """Is any word a stimulus is read from an all-zero vector?"""
+        return any(not np.any(self.vectors[self.words[k]]) for k in self.keys(phrase) or [])
 
 
 def load_static(prepared: Path, spec: ModelSpec) -> StaticVectors:
     check_weights(prepared / PROVENANCE, prepared)
     words = (prepared / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
     index: dict[str, int] = {}
+    repeats: dict[str, list[int]] = {}
     for i, w in enumerate(words):
-        index.setdefault(w, i)  # first (most frequent) entry wins on duplicates
-    return StaticVectors(index, np.load(prepared / "vectors.npy", mmap_mode="r"), spec.lowercase)
+        if index.setdefault(w, i) != i:  # first (most frequent) entry wins on duplicates
+            repeats.setdefault(w, [index[w] + 1]).append(i + 1)
+    vectors = np.load(prepared / "vectors.npy", mmap_mode="r")
+    source = f"{spec.scheme}:{spec.location}"
+    return StaticVectors(index, vectors, spec.lowercase, repeats, source)
 
 
 def transformer_location(spec: ModelSpec, prepared: Path) -> str:

@@ -5,6 +5,7 @@ as ``.npy``, and a provenance file written last.
 
 from __future__ import annotations
 
+import codecs
 import importlib.metadata
 import importlib.util
 import mmap
@@ -47,8 +48,11 @@ def read_static_vectors(path: Path) -> tuple[list[str], np.ndarray]:
     text, told apart by the content (a ``w2v-path:`` file is whatever its user saved: a text
     file read as binary gave a vocabulary of garbage). The header's count and dimension are
     checked against the file and every value must be finite; a bad entry is an error naming
-    the file and the line or entry."""
+    the file and the line or entry. A UTF-8 byte-order mark before the first line (a text file
+    saved by some Windows editors) is skipped: it is no part of the header or the first word."""
     with open(path, "rb") as fh:
+        offset = len(codecs.BOM_UTF8) if fh.read(3) == codecs.BOM_UTF8 else 0
+        fh.seek(offset)
         first = fh.readline()
         head = first.split()
         if len(head) == 2 and head[0].isdigit() and head[1].isdigit():
@@ -66,7 +70,7 @@ def read_static_vectors(path: Path) -> tuple[list[str], np.ndarray]:
                 f"{path}: not static vectors: line 1 is neither a word2vec header ('<count> "
                 "<dimension>') nor a word and its values as text (GloVe's format)"
             )
-        fh.seek(0)
+        fh.seek(offset)
         return _read_text(path, fh, 1, None, len(first.rstrip(b"\r\n ").split(b" ")) - 1)
 
 

@@ -115,6 +115,23 @@ def check_local_model(name: str, location: str) -> None:
     its tokenizer (else loading fails later, or worse, a missing tokenizer embeds nothing)."""
     where = Path(location)
     field = f"config: models.{name}.source path:{location}"
+    if where.is_file():
+        gguf = where.suffix.lower() == ".gguf"
+        raise InputError(
+            f"{field}: a file, not a directory: path: takes a directory saved with "
+            "save_pretrained (config.json, *.safetensors, the tokenizer's files)"
+            + (
+                "; a GGUF file is read only from inside an installed package "
+                "(gguf-pkg:<package>/<file>, or gguf-asm:<package> for one assembled from "
+                "chunks); no scheme takes a local GGUF file: dequantise it once with "
+                f"transformers (d = '{where.parent}'; "
+                f"AutoModel.from_pretrained(d, gguf_file='{where.name}') and "
+                f"AutoTokenizer.from_pretrained(d, gguf_file='{where.name}'), each "
+                ".save_pretrained(DIR)) and configure source: path:DIR"
+                if gguf
+                else ""
+            )
+        )
     if not where.is_dir():
         raise InputError(f"{field}: no such directory")
     if not (where / "config.json").is_file():

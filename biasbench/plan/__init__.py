@@ -28,7 +28,7 @@ from biasbench.plan.inputs import (
     resolve_files,
 )
 from biasbench.plan.lpbs import LpbsPlan, lpbs_jobs
-from biasbench.plan.null import NullPlan, null_calibration, trained_null
+from biasbench.plan.null import NullPlan, check_model_names, null_calibration, trained_null
 from biasbench.plan.studies import (
     StudyPlan,
     divdist_files,
@@ -224,6 +224,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         raise InputError(
             f"config: template_set {config['template_set']!r}: no file {template_file}"
         )
+    check_model_names(config["models"])
     specs = {name: ModelSpec.from_config(name, cfg) for name, cfg in config["models"].items()}
     for name, spec in specs.items():  # a model built from another names a configured one
         if spec.scheme in ("mlm-head", "random") and spec.location not in specs:

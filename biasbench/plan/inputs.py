@@ -24,7 +24,8 @@ def model_sources(specs: dict[str, ModelSpec]) -> dict[str, list[str]]:
     stops planning naming the field, in a finished directory as in a fresh one (where the
     rule's input function failed instead, Snakemake dropped the preparation and the run
     finished on the old prepared model). An ``hf:`` model without ``revision`` is warned
-    about: the hub's current main is read (its commit is recorded either way)."""
+    about, before its hub check: the hub's current main is read (its commit is recorded either
+    way)."""
     import sys
 
     from biasbench.models.prepare import hub_problem, source_files
@@ -32,6 +33,14 @@ def model_sources(specs: dict[str, ModelSpec]) -> dict[str, list[str]]:
     out = {}
     for name, spec in specs.items():
         field = f"config: models.{name}.source {spec.scheme}:{spec.location}"
+        # first: shown when the hub check below stops planning too (docs/models.md)
+        if spec.scheme == "hf" and not spec.revision:
+            print(
+                f"warning: models.{name}.revision is not set: {spec.location}'s current main "
+                "is read (the commit resolved is recorded in its provenance); pin "
+                "`revision: <commit>` for a run that gives the same numbers next year",
+                file=sys.stderr,
+            )
         # prepared already (the working directory's): the hub is not needed again
         prepared = Path("results") / "models" / name / "biasbench_model.json"
         if spec.scheme == "hf" and not prepared.is_file():
@@ -44,13 +53,6 @@ def model_sources(specs: dict[str, ModelSpec]) -> dict[str, list[str]]:
                     f"{spec.location} --local-dir DIR`), copy DIR here and configure "
                     "`source: path:DIR` (docs/models.md)"
                 )
-        if spec.scheme == "hf" and not spec.revision:
-            print(
-                f"warning: models.{name}.revision is not set: {spec.location}'s current main "
-                "is read (the commit resolved is recorded in its provenance); pin "
-                "`revision: <commit>` for a run that gives the same numbers next year",
-                file=sys.stderr,
-            )
         try:
             files = source_files(spec)
         except (InputError, ImportError) as exc:  # ImportError: a gguf-asm module

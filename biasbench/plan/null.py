@@ -153,6 +153,41 @@ class NullPlan:
         }
 
 
+#: model names the workflow's own files take (results/scores/<model>/ beside them): the null
+#: copies' rows (results/scores/null/), an audit's (results/scores/audit/), the tidy scores
+RESERVED_NAMES = {
+    "null": "results/scores/null/ holds the null-model calibration's rows",
+    "audit": "results/scores/audit/ holds the audits' rows",
+    "all.tsv": "results/scores/all.tsv is the tidy scores of every model",
+}
+
+
+def check_model_names(names) -> None:
+    """A configured model's name is none of :data:`RESERVED_NAMES` and not the name of a
+    configured model's null copy (``<model>-null-s<i>``) or reassigned draw
+    (``<model>-reassigned-r<i>``): its rows would be read as the copy's (the null control's
+    tables pick those by name), or its files would be written where the copies' are."""
+    import re
+
+    names = list(names)
+    for name in names:
+        field = f"config: models.{name}"
+        if name in RESERVED_NAMES:
+            raise InputError(
+                f"{field}: the name {name!r} is reserved ({RESERVED_NAMES[name]}): rename the model"
+            )
+        for pattern, what in (
+            (r"(.+)-null-s\d+", "a seeded null copy of {} (null_calibration)"),
+            (r"(.+)-reassigned-r\d+", "a reassigned draw of {} (null_calibration.trained)"),
+        ):
+            match = re.fullmatch(pattern, name)
+            if match and match.group(1) in names:
+                raise InputError(
+                    f"{field}: the name is that of {what.format(repr(match.group(1)))}, whose "
+                    "rows the null-model control reads by name: rename the model"
+                )
+
+
 def trained_null(config: dict[str, Any], specs: dict[str, ModelSpec], jobs) -> dict[str, int]:
     """The trained-weight null: model -> its reassigned draws, each model checked to have
     its own weights and tests on its default source; {} when not configured."""

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench import rows
-from biasbench.data.wordsets import ROLES
+from biasbench.data.wordsets import ROLES, shared_words_note
 from biasbench.encodings import available_encodings
 from biasbench.errors import EmptySetError, InputError
 from biasbench.methods.contract import ContextVectors
@@ -121,13 +121,18 @@ def score_file(
     samples: dict[str, np.ndarray] | None = None,
     pairs: Sequence[tuple[str, str]] | None = None,
     primary_only: bool = False,
+    stimulus_notes: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Rows of every method on context vectors, encoding and variant for one (model, source,
     test, descriptor). ``single_token`` (a contextual model's single-token stimuli) enables
     the ``reduced`` variants; ``samples``, if given, receives the per-sample effect sizes of
     primary encodings, keyed ``method|descriptor|encoding|variant`` (Figure 3); ``pairs``, the
     word set's definitional pairs (A[i], B[i]) if it declares them (Direct Bias, RIPA);
-    ``primary_only``: each method's primary encoding and variant alone."""
+    ``primary_only``: each method's primary encoding and variant alone. A method's rows carry
+    the caveats of its roles: a word in a target and an attribute set
+    (:func:`~biasbench.data.wordsets.shared_words_note`, from ``expected``) and
+    ``stimulus_notes`` (stimulus -> note: the embedding's, e.g. static vectors listing the
+    word twice)."""
     method_settings = settings.for_source(source)
     # one seed per job: its methods and encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
@@ -160,6 +165,7 @@ def score_file(
                 {r: len(inputs.groups[r]) for r in method.roles},
                 settings.max_drop_share,
             )
+            caveat = _caveats(method.roles, contexts, expected, stimulus_notes)
             for variant in method.variants if k == 0 and not primary_only else method.variants[:1]:
                 if variant == "reduced" and single_token is None:
                     continue  # static vectors have no tokenizer to reduce to
@@ -208,7 +214,24 @@ def score_file(
                         sizes=None
                         if score
                         else {r: len(g) for r, g in variant_inputs.groups.items()},
-                        note=why,
+                        note="; ".join(n for n in (why, caveat) if n),
                     )
                 )
     return rows.frame(out)
+
+
+def _caveats(
+    roles: Sequence[str],
+    contexts: pd.DataFrame,
+    expected: Mapping[str, Sequence[str]] | None,
+    stimulus_notes: Mapping[str, str] | None,
+) -> str:
+    """The notes of a method's rows that its inputs, legal but suspect, call for."""
+    notes = [shared_words_note(expected, roles)] if expected is not None else []
+    if stimulus_notes:
+        if expected is not None:
+            mine = [w for r in roles for w in expected.get(r, ())]
+        else:
+            mine = contexts.loc[contexts["role"].isin(list(roles)), "stimulus"].tolist()
+        notes += [stimulus_notes[w] for w in dict.fromkeys(mine) if w in stimulus_notes]
+    return "; ".join(n for n in notes if n)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.data.templates import DoubleTemplates, split_double_template
-from biasbench.data.wordsets import LpbsSpec, WordSet
+from biasbench.data.wordsets import LpbsSpec, WordSet, shared_words_note
 from biasbench.errors import EmptySetError, InputError
 from biasbench.methods.contract import Settings, TemplateLogProbs
 from biasbench.methods.registry import get
@@ -93,6 +93,8 @@ def lpbs_rows(
         job_seed = derived_seed(seed, model, "templates", spec.test, descriptor, "LPBS")
         for form, (attr_a, attr_b) in forms.items():
             attributes = list(attr_a) + list(attr_b)
+            shared = {**wordset.sets, "A": attr_a, "B": attr_b}
+            caveat = shared_words_note(shared, method.roles)
             log_pt, log_pp = template_log_probs(
                 log_probs, templates, category, targets, spec.plural, attributes
             )
@@ -133,7 +135,7 @@ def lpbs_rows(
                             "A": len(attr_a),
                             "B": len(attr_b),
                         },
-                        note=note,
+                        note="; ".join(n for n in (note, caveat) if n),
                     )
                 )
     if not out:

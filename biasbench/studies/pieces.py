@@ -78,18 +78,20 @@ def piece_gap(
     (|dXY| or |dAB| of :func:`piece_gaps`); NaN for any other cell (a real model, a static
     model's copy: no tokenizer; a method that exchanges no words)."""
     keys = ["tokenizer", "test", "descriptor"]
+    # the keys as objects on both sides: without null models every tokenizer is NaN (float64)
+    # and an empty gaps table's columns have no dtype, which merge refuses to match
     left = pd.DataFrame(
         {
-            "tokenizer": cells["model"].map(dict(null_bases)).to_numpy(),
-            "test": cells["test"].to_numpy(),
-            "descriptor": cells["descriptor"].to_numpy(),
+            "tokenizer": cells["model"].map(dict(null_bases)).to_numpy(dtype=object),
+            "test": cells["test"].to_numpy(dtype=object),
+            "descriptor": cells["descriptor"].to_numpy(dtype=object),
         }
     )
     right = (
         gaps[[*keys, *GAP_OF.values()]]
         if len(gaps)
         else pd.DataFrame(columns=[*keys, "dXY", "dAB"])
-    )
+    ).astype(dict.fromkeys(keys, object))
     merged = left.merge(right, on=keys, how="left")
     words = cells["method"].map(dict(permutes)).to_numpy()
     gap = np.full(len(cells), np.nan)
