@@ -467,6 +467,7 @@ def dry_run_jobs(workdir) -> set[tuple[str, str]]:
     """(rule, outputs) of each job a dry run of the default target plans."""
     run = snakemake(workdir, "-n")
     assert run.returncode == 0, run.stderr[-3000:]
+    assert "Nothing to be done" in run.stdout + run.stderr or "Job stats" in run.stdout, run.stdout
     jobs, rule = set(), None
     for line in run.stdout.splitlines():
         if line.startswith(("rule ", "localrule ")):
@@ -495,20 +496,15 @@ OWN_INPUTS = {
 @pytest.mark.parametrize("kind", OWN_INPUTS)
 def test_an_input_edited_with_its_mtime_kept_replans_exactly_its_dependants(workdir, kind):
     """A word set, template file, corpus, word list or data-set file edited with its
-    modification time kept (``cp -p``, ``rsync -a``, ``touch -r``) plans exactly the jobs that a
-    newer modification time plans: the jobs that read it and every job after them. Before,
-    Snakemake's mtime trigger saw nothing and the scores kept the old file."""
+    modification time kept (``cp -p``, ``rsync -a``, ``touch -r``) plans exactly the jobs that
+    the same edit with a newer modification time plans: the jobs that read it and every job
+    after them. Before, Snakemake's mtime trigger saw nothing and the scores kept the old file
+    (a newer time alone, the bytes unchanged, reruns nothing: Snakemake compares the checksum
+    it recorded of a small input)."""
     path = workdir / OWN_INPUTS[kind]
     original, stat = path.read_bytes(), path.stat()
 
-    def restore():
-        path.write_bytes(original)
-        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-
-    try:
-        os.utime(path)  # now: newer than every output
-        touched = dry_run_jobs(workdir)
-        restore()
+    def edit():
         time.sleep(0.05)  # a later write: the kernel's ctime ticks coarsely
         if path.suffix == ".zst":  # another valid stream: one more document
             text = zstandard.ZstdDecompressor().decompress(original).decode()
@@ -516,6 +512,16 @@ def test_an_input_edited_with_its_mtime_kept_replans_exactly_its_dependants(work
             path.write_bytes(zstandard.ZstdCompressor().compress(edited.encode()))
         else:  # a comment line: valid YAML, other bytes
             path.write_bytes(original + b"\n# edited\n")
+
+    def restore():
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+    try:
+        edit()  # its time now: newer than every output
+        touched = dry_run_jobs(workdir)
+        restore()
+        edit()
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         assert path.stat().st_mtime_ns == stat.st_mtime_ns
         kept = dry_run_jobs(workdir)
