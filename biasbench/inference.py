@@ -251,11 +251,7 @@ def stratified_splits(
     groups = _strata(strata, n_x)
     count = math.prod(math.comb(len(g), k) for g, k in groups)
     if count <= max(exact_max, n_samples):
-        per_stratum = [
-            [g[list(c)] for c in itertools.combinations(range(len(g)), k)] for g, k in groups
-        ]
-        rows = [np.sort(np.concatenate(c)) for c in itertools.product(*per_stratum)]
-        return np.array(rows, dtype=np.int32).reshape(len(rows), n_x), True
+        return _stratified_exact(groups, n_x, count), True
     rng = np.random.default_rng(seed)
     columns = [
         g[np.argpartition(rng.random((n_samples, len(g))), k - 1, axis=1)[:, :k]]
@@ -263,6 +259,25 @@ def stratified_splits(
         if k
     ]
     return np.sort(np.concatenate(columns, axis=1), axis=1).astype(np.int32), False
+
+
+def _stratified_exact(groups: list[tuple[np.ndarray, int]], n_x: int, count: int) -> np.ndarray:
+    """Every split of :func:`stratified_splits`' exact case, as one array: the product of the
+    strata's k-subsets (each stratum's in lexicographic order, the first stratum's varying
+    slowest: ``itertools.product``'s order), each row sorted. Built column block by column
+    block instead of row by row (the rows are the same integers in the same order; tested)."""
+    out = np.empty((count, n_x), dtype=np.int64)
+    outer, col = 1, 0
+    for g, k in groups:
+        n_here = math.comb(len(g), k)
+        inner = count // (outer * n_here)  # rows per subset of this stratum, in a run
+        if k:
+            combos = itertools.chain.from_iterable(itertools.combinations(range(len(g)), k))
+            block = g[np.fromiter(combos, np.intp, count=n_here * k).reshape(n_here, k)]
+            out[:, col : col + k] = np.tile(np.repeat(block, inner, axis=0), (outer, 1))
+            col += k
+        outer *= n_here
+    return np.sort(out, axis=1).astype(np.int32)
 
 
 def word_permutation_tests(
