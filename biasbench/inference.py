@@ -35,6 +35,7 @@ of 50 words cost two gathers of (10,000, 25) numbers, whatever the contexts and 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
@@ -247,7 +248,22 @@ def stratified_splits(
     first ``n_x`` words on side X; every split keeps each stratum's number of X words. All
     ``prod_s C(n_s, k_s)`` of them when there are at most ``max(exact_max, n_samples)``, else
     ``n_samples`` seeded ones (each stratum's X words drawn uniformly, independently); a
-    stratum of one side only is fixed."""
+    stratum of one side only is fixed. Cached (read-only): a job's methods and encodings ask
+    for the same splits of the same words with the same seed."""
+    return _stratified_splits(tuple(strata), n_x, exact_max, n_samples, seed)
+
+
+@functools.lru_cache(maxsize=8)
+def _stratified_splits(
+    strata: tuple[Hashable, ...], n_x: int, exact_max: int, n_samples: int, seed: int
+) -> tuple[np.ndarray, bool]:
+    """:func:`stratified_splits`, its arguments hashable."""
+    subsets, exact = _stratified_draw(strata, n_x, exact_max, n_samples, seed)
+    subsets.flags.writeable = False
+    return subsets, exact
+
+
+def _stratified_draw(strata, n_x, exact_max, n_samples, seed) -> tuple[np.ndarray, bool]:
     groups = _strata(strata, n_x)
     count = math.prod(math.comb(len(g), k) for g, k in groups)
     if count <= max(exact_max, n_samples):
