@@ -35,6 +35,7 @@ of 50 words cost two gathers of (10,000, 25) numbers, whatever the contexts and 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
@@ -247,15 +248,26 @@ def stratified_splits(
     first ``n_x`` words on side X; every split keeps each stratum's number of X words. All
     ``prod_s C(n_s, k_s)`` of them when there are at most ``max(exact_max, n_samples)``, else
     ``n_samples`` seeded ones (each stratum's X words drawn uniformly, independently); a
-    stratum of one side only is fixed."""
+    stratum of one side only is fixed. Cached (read-only): a job's methods and encodings ask
+    for the same splits of the same words with the same seed."""
+    return _stratified_splits(tuple(strata), n_x, exact_max, n_samples, seed)
+
+
+@functools.lru_cache(maxsize=8)
+def _stratified_splits(
+    strata: tuple[Hashable, ...], n_x: int, exact_max: int, n_samples: int, seed: int
+) -> tuple[np.ndarray, bool]:
+    """:func:`stratified_splits`, its arguments hashable."""
+    subsets, exact = _stratified_draw(strata, n_x, exact_max, n_samples, seed)
+    subsets.flags.writeable = False
+    return subsets, exact
+
+
+def _stratified_draw(strata, n_x, exact_max, n_samples, seed) -> tuple[np.ndarray, bool]:
     groups = _strata(strata, n_x)
     count = math.prod(math.comb(len(g), k) for g, k in groups)
     if count <= max(exact_max, n_samples):
-        per_stratum = [
-            [g[list(c)] for c in itertools.combinations(range(len(g)), k)] for g, k in groups
-        ]
-        rows = [np.sort(np.concatenate(c)) for c in itertools.product(*per_stratum)]
-        return np.array(rows, dtype=np.int32).reshape(len(rows), n_x), True
+        return _stratified_exact(groups, n_x, count), True
     rng = np.random.default_rng(seed)
     columns = [
         g[np.argpartition(rng.random((n_samples, len(g))), k - 1, axis=1)[:, :k]]
@@ -263,6 +275,25 @@ def stratified_splits(
         if k
     ]
     return np.sort(np.concatenate(columns, axis=1), axis=1).astype(np.int32), False
+
+
+def _stratified_exact(groups: list[tuple[np.ndarray, int]], n_x: int, count: int) -> np.ndarray:
+    """Every split of :func:`stratified_splits`' exact case, as one array: the product of the
+    strata's k-subsets (each stratum's in lexicographic order, the first stratum's varying
+    slowest: ``itertools.product``'s order), each row sorted. Built column block by column
+    block instead of row by row (the rows are the same integers in the same order; tested)."""
+    out = np.empty((count, n_x), dtype=np.int64)
+    outer, col = 1, 0
+    for g, k in groups:
+        n_here = math.comb(len(g), k)
+        inner = count // (outer * n_here)  # rows per subset of this stratum, in a run
+        if k:
+            combos = itertools.chain.from_iterable(itertools.combinations(range(len(g)), k))
+            block = g[np.fromiter(combos, np.intp, count=n_here * k).reshape(n_here, k)]
+            out[:, col : col + k] = np.tile(np.repeat(block, inner, axis=0), (outer, 1))
+            col += k
+        outer *= n_here
+    return np.sort(out, axis=1).astype(np.int32)
 
 
 def word_permutation_tests(

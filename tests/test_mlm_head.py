@@ -13,6 +13,7 @@ from biasbench.models.mlm_head import (
     HeadSettings,
     heldout_accuracy,
     masked_labels,
+    masked_positions,
     train_mlm_head,
 )
 
@@ -70,3 +71,23 @@ def test_the_reported_accuracy_is_the_saved_models(base, tmp_path, layers):
     assert report["heldout_accuracy"] == round(
         heldout_accuracy(model, tokenizer, held, settings), 4
     )
+
+
+@pytest.mark.parametrize("layers", [0, 1])
+def test_the_heldout_accuracy_reads_the_full_logits_at_the_masked_tokens(base, tmp_path, layers):
+    """The head run at the masked positions alone predicts what the whole model's logits
+    there predict: the same tokens right, the same accuracy."""
+    _, settings = train(base, tmp_path, trainable_layers=layers)
+    model = BertForMaskedLM.from_pretrained(tmp_path).eval()
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path)
+    right = masked = 0
+    with torch.inference_mode():
+        for ids, attention, chosen, original in masked_positions(
+            tokenizer, SENTENCES, settings, settings.seed + 2
+        ):
+            full = model(input_ids=ids, attention_mask=attention).logits[chosen]
+            hidden = model.bert(input_ids=ids, attention_mask=attention).last_hidden_state
+            assert torch.equal(model.cls(hidden[chosen]).argmax(-1), full.argmax(-1))
+            right += int((full.argmax(-1) == original[chosen]).sum())
+            masked += int(chosen.sum())
+    assert heldout_accuracy(model, tokenizer, SENTENCES, settings) == right / masked

@@ -2,6 +2,7 @@
 hand case, a design with nothing to exchange says so (p = floor = 1), and on simulated null
 data with a piece-count confound it holds alpha where the plain word test does not."""
 
+import itertools
 import math
 
 import numpy as np
@@ -58,6 +59,32 @@ def test_a_design_with_nothing_to_exchange_has_p_and_floor_one():
     assert (res.p_value, res.floor, res.n_partitions) == (1.0, 1.0, 1)
     with pytest.raises(ValueError, match="words without a stratum: \\['y2'\\]"):
         stratified([0.0, 1, 2, 3], words, {"x1", "x2"}, {"x1": 1, "x2": 1, "y1": 2}, **KW)
+
+
+@pytest.mark.parametrize(
+    "strata, n_x",
+    [
+        ([1, 2, 1, 2, 3, 1, 2, 2, 1, 3], 5),
+        ([1] * 6 + [2] * 4 + [1] * 4 + [2] * 6, 10),
+        ([2, 2, 1, 1, 1, 1, 1, 1], 2),  # a stratum with no X word
+        ([1, 1, 1, 2, 2, 2], 6),  # no Y word: one split
+    ],
+)
+def test_the_exact_splits_are_the_product_of_each_stratum_s_subsets(strata, n_x):
+    """Row for row what the product of the strata's combinations gives (itertools' order,
+    the first stratum varying slowest), each row sorted."""
+    groups: dict = {}
+    for j, s in enumerate(strata):
+        groups.setdefault(s, []).append(j)
+    per_stratum = [
+        list(itertools.combinations(g, sum(j < n_x for j in g))) for g in groups.values()
+    ]
+    expected = np.array(
+        [sorted(itertools.chain(*c)) for c in itertools.product(*per_stratum)], dtype=np.int32
+    ).reshape(-1, n_x)
+    subsets, exact = stratified_splits(strata, n_x, exact_max=10**6, n_samples=10, seed=1)
+    assert exact and subsets.dtype == np.int32
+    assert np.array_equal(subsets, expected)
 
 
 def test_sampled_splits_keep_each_stratum_s_count_and_are_seeded():

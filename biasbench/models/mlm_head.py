@@ -101,7 +101,9 @@ def masked_labels(tokenizer, texts, settings: HeadSettings, seed: int, device=No
 
 def heldout_accuracy(model, tokenizer, held, settings: HeadSettings) -> float:
     """The masked LM's accuracy at the masked tokens of ``held`` (seed ``settings.seed + 2``):
-    the whole model in evaluation mode, as it is saved and as every measure reads it."""
+    the whole model in evaluation mode, as it is saved and as every measure reads it. The
+    head runs at the masked positions only (what ``model(...).logits[chosen]`` is, without
+    the vocabulary's logits at every other position; tested)."""
     import torch
 
     model.eval()
@@ -110,8 +112,9 @@ def heldout_accuracy(model, tokenizer, held, settings: HeadSettings) -> float:
         for ids, attention, chosen, original in masked_positions(
             tokenizer, held, settings, settings.seed + 2, device=model_device(model)
         ):
-            logits = model(input_ids=ids, attention_mask=attention).logits
-            right += int((logits[chosen].argmax(-1) == original[chosen]).sum())
+            hidden = model.bert(input_ids=ids, attention_mask=attention).last_hidden_state
+            logits = model.cls(hidden[chosen])
+            right += int((logits.argmax(-1) == original[chosen]).sum())
             masked += int(chosen.sum())
     return right / masked
 
