@@ -4,6 +4,7 @@ base tokenizer (rules/null_calibration.smk, rules/tokenization.smk)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from biasbench.errors import InputError
@@ -167,8 +168,6 @@ def check_model_names(names) -> None:
     configured model's null copy (``<model>-null-s<i>``) or reassigned draw
     (``<model>-reassigned-r<i>``): its rows would be read as the copy's (the null control's
     tables pick those by name), or its files would be written where the copies' are."""
-    import re
-
     names = list(names)
     for name in names:
         field = f"config: models.{name}"
