@@ -58,7 +58,7 @@ class StaticVectors:
             f"{phrase!r}: {k!r} has an all-zero vector in {self.source} (no direction; "
             "dropped, as out of vocabulary)"
             for k in dict.fromkeys(keys)
-            if not np.any(self.vectors[self.words[k]])
+            if self._zero(k)
         ]
         out += [
             f"{phrase!r}: {k!r} is listed {len(self.repeats[k])} times in {self.source} "
@@ -70,7 +70,10 @@ class StaticVectors:
 
     def is_zero(self, phrase: str) -> bool:
         """Is any word a stimulus is read from an all-zero vector?"""
-        return any(not np.any(self.vectors[self.words[k]]) for k in self.keys(phrase) or [])
+        return any(self._zero(k) for k in self.keys(phrase) or [])
+
+    def _zero(self, key: str) -> bool:
+        return not np.any(self.vectors[self.words[key]])
 
 
 def load_static(prepared: Path, spec: ModelSpec) -> StaticVectors:
