@@ -14,6 +14,7 @@ import functools
 import hashlib
 import itertools
 import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -93,7 +94,35 @@ def _exact_subsets(n: int, k: int) -> np.ndarray:
     return rows
 
 
-@functools.lru_cache(maxsize=2)
+def _recent_arrays(max_entries: int, max_bytes: int):
+    """Cache a function of hashable arguments that returns a read-only array: the most
+    recently used results, at most ``max_entries`` of them and ``max_bytes`` in all (the
+    least recent go first; a result larger than ``max_bytes`` alone is returned, not kept).
+    Bounded in bytes, not only in count: one test's partitions of thousands of contexts are
+    half a gigabyte, another's of a few words a few kilobytes, and a count bound small enough
+    for the first lets the second evict it between two methods that share it."""
+
+    def wrap(fn):
+        store: OrderedDict = OrderedDict()
+
+        @functools.wraps(fn)
+        def cached(*args, **kwargs):
+            key = (args, tuple(sorted(kwargs.items())))
+            if key in store:
+                store.move_to_end(key)
+                return store[key]
+            out = store[key] = fn(*args, **kwargs)
+            while len(store) > max_entries or sum(a.nbytes for a in store.values()) > max_bytes:
+                store.popitem(last=False)
+            return out
+
+        cached.cache_clear = store.clear
+        return cached
+
+    return wrap
+
+
+@_recent_arrays(max_entries=16, max_bytes=1 << 30)
 def _sampled_subsets(n: int, k: int, n_samples: int, seed: int, distinct: bool) -> np.ndarray:
     """``n_samples`` k-subsets of range(n), each drawn uniformly, in draw order.
 
@@ -113,9 +142,7 @@ def _sampled_subsets(n: int, k: int, n_samples: int, seed: int, distinct: bool) 
         draws = []
         for size in [chunk] * (need // chunk) + ([need % chunk] if need % chunk else []):
             rng.random(out=keys[:size])
-            draw = keys[:size].argpartition(k, axis=1)[:, :k].astype(np.int32)
-            draw.sort(axis=1)
-            draws.append(draw)
+            draws.append(_smallest(keys[:size], k))
         rows = np.concatenate([rows, *draws])
         if distinct:
             # each row as one opaque value: np.unique(rows, axis=0) compares the k columns
@@ -125,6 +152,28 @@ def _sampled_subsets(n: int, k: int, n_samples: int, seed: int, distinct: bool) 
             rows = rows[np.sort(first)]
     rows.flags.writeable = False
     return rows
+
+
+def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
+    """Each row's positions of its ``k`` smallest keys, ascending, as int32 (what
+    argpartition and a sort of the positions give, at a third of the cost for k in the
+    thousands): the keys below the row's (k+1)-th smallest, found among the keys rounded to
+    float32. Rounding keeps order weakly, so a key whose float32 is below that of the
+    (k+1)-th smallest is among the k smallest; where fewer than k are (a float32 tie at the
+    boundary, ~1e-4 of the rows), the row is selected in float64."""
+    rounded = keys.astype(np.float32)
+    below = rounded < np.partition(rounded, k, axis=1)[:, k, None]
+    short = np.count_nonzero(below, axis=1) != k
+    if short.any():
+        exact = keys[short]
+        below[short] = exact < np.partition(exact, k, axis=1)[:, k, None]
+        if np.any(np.count_nonzero(below[short], axis=1) != k):  # a float64 tie: never seen
+            draw = keys.argpartition(k, axis=1)[:, :k].astype(np.int32)
+            draw.sort(axis=1)
+            return draw
+    flat = np.flatnonzero(below).astype(np.int32)  # row i's positions + i * n, in order
+    flat -= np.arange(0, below.size, keys.shape[1], dtype=np.int32).repeat(k)
+    return flat.reshape(-1, k)
 
 
 def _subset_sums(values: np.ndarray, subsets: np.ndarray) -> np.ndarray:

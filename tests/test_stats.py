@@ -106,6 +106,86 @@ def test_distinct_partitions_are_the_first_distinct_draws():
     np.testing.assert_array_equal(_sampled_subsets(10, 5, 200, 4, distinct=True), expected)
 
 
+def _smallest_by_sort(keys, k):
+    """Reference: argpartition's k smallest positions of each row, sorted (the draw before)."""
+    draw = keys.argpartition(k, axis=1)[:, :k].astype(np.int32)
+    draw.sort(axis=1)
+    return draw
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 300),
+    rows=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
+)
+def test_the_k_smallest_positions_are_argpartition_s_sorted(n, rows, seed, data):
+    """The float32 shortcut selects exactly the k smallest float64 keys, in ascending
+    position order: on uniform keys, and on keys squeezed so that many share a float32 (a
+    tie at the boundary sends the row to float64) or even a float64 value (one distinct
+    value per position, shuffled), and on keys with float64 ties (argpartition's own choice)."""
+    from biasbench.stats import _smallest
+
+    k = data.draw(st.integers(1, n - 1))
+    rng = np.random.default_rng(seed)
+    uniform = rng.random((rows, n))
+    # n distinct doubles 1 ulp apart (all one float32), shuffled per row
+    squeezed = 0.5 + np.arange(n) * np.spacing(0.5)
+    squeezed = np.take_along_axis(
+        np.broadcast_to(squeezed, (rows, n)),
+        rng.permuted(np.tile(np.arange(n), (rows, 1)), axis=1),
+        1,
+    )
+    mixed = np.where(rng.random((rows, 1)) < 0.5, uniform, squeezed)
+    tied = rng.integers(0, 3, (rows, n)).astype(np.float64)
+    for keys in (uniform, squeezed, mixed, tied):
+        got = _smallest(np.ascontiguousarray(keys), k)
+        assert got.dtype == np.int32 and got.shape == (rows, k)
+        np.testing.assert_array_equal(got, _smallest_by_sort(keys, k))
+
+
+def test_sampled_partitions_are_the_draws_of_before_to_the_bit():
+    """The subsets drawn for a large test (n in the thousands, where the draw was 40% of a
+    study job) are those of argpartition and a sort on the same key stream."""
+    from biasbench.stats import _sampled_subsets
+
+    n, k, m, seed = 1680, 1316, 300, 11
+    keys = np.random.default_rng(seed).random((m, n))  # one chunk: the same stream
+    np.testing.assert_array_equal(
+        _sampled_subsets.__wrapped__(n, k, m, seed, False), _smallest_by_sort(keys, k)
+    )
+
+
+def test_the_partition_cache_keeps_a_large_result_past_small_ones_within_its_bytes():
+    """The most recent results stay, bounded in count and bytes: a large array survives the
+    small calls made between two uses of it (the eviction that cost a study job half of its
+    largest draws), the least recent go first, and one result over the byte bound is returned
+    but not kept."""
+    from biasbench.stats import _recent_arrays
+
+    calls = []
+
+    @_recent_arrays(max_entries=3, max_bytes=1000)
+    def make(size, tag=0):
+        calls.append((size, tag))
+        return np.zeros(size, dtype=np.uint8)
+
+    big = make(600)
+    make(10), make(20)
+    assert make(600) is big and calls == [(600, 0), (10, 0), (20, 0)]
+    make(30)  # a fourth entry: the least recent (10) goes
+    make(10)
+    assert calls[-1] == (10, 0) and len(calls) == 5
+    make(500)  # 600 + 500 > 1000 bytes: the least recent go until it fits
+    make(600)
+    assert calls[-1] == (600, 0)
+    make(2000)  # alone over the bound: returned, not kept
+    make(2000)
+    assert calls[-2:] == [(2000, 0), (2000, 0)]
+    assert make(5, tag=1) is make(5, tag=1) and calls[-1] == (5, 1)
+
+
 def test_subset_sums_are_the_plain_gather_to_the_bit():
     from biasbench.stats import _sampled_subsets, _subset_sums
 
