@@ -33,8 +33,13 @@ N, DIM, CONTEXTS, ITEMS = 25, 384, 20, 1000
 
 def inputs_of(kind: type, rng: np.random.Generator):
     if kind is c.ContextVectors:
+        groups = {r: [rng.normal(size=(CONTEXTS, DIM)) for _ in range(N)] for r in "XYAB"}
+        # definitional pairs A[i] ~ B[i] (Direct Bias, RIPA) and word-piece strata (the
+        # stratified word-level test), as a transformer's word set with pairs gives them
         return c.ContextVectors(
-            {r: [rng.normal(size=(CONTEXTS, DIM)) for _ in range(N)] for r in "XYAB"}
+            groups,
+            pairs=list(zip(groups["A"], groups["B"], strict=True)),
+            strata={r: [1 + i % 2 for i in range(N)] for r in "XYAB"},
         )
     if kind is c.TemplateLogProbs:
         pt = rng.normal(-10, 3, size=(8, 2 * N, 2 * N))
