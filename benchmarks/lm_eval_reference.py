@@ -47,13 +47,40 @@ def main() -> None:
     limit = args.pairs or config["datasets"]["limits"].get("crows_pairs")
     # the workflow's sample (biasbench.data.datasets.dataset_items): pair indices, file order
     chosen = sample(list(range(n)), limit, config["seed"], "crows_pairs")
+    command, env = harness_command(
+        args.harness, args.pretrained, args.workdir, chosen, args.batch_size
+    )
+    shown = [f"'<the {len(chosen)} pair indices>'" if c.startswith("{") else c for c in command]
+    print(" ".join(shown), flush=True)
+    subprocess.run(command, check=True, env=os.environ | env)
+    written = max((args.workdir / "out").rglob("results_*.json"))
+    print(written)
+    if args.fixture:
+        results = json.loads(written.read_text(encoding="utf-8"))
+        config = results["configs"][TASK]
+        # the task's functions are written as their source: the harness's code, left out
+        for place, key in ((config, "doc_to_choice"), (config, "process_results")):
+            place[key] = f"<the harness's utils.{key} (its source, left out of this copy)>"
+        config["fewshot_config"]["doc_to_choice"] = "<the harness's utils.doc_to_choice>"
+        text = json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+        args.fixture.write_text(text, encoding="utf-8")
+
+
+def harness_command(
+    harness: str, pretrained: Path, workdir: Path, chosen: list[int] | None, batch_size: str
+) -> tuple[list[str], dict[str, str]]:
+    """(the command, the environment variables it needs): the harness's own
+    crows_pairs_english task on the local data file, on the pairs ``chosen`` (indices into
+    the file; None: every pair), the model at ``pretrained`` in float32 on the CPU."""
+    config = yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+    data = resolve_files([config["datasets"]["files"]["crows_pairs"]["data"]], "reference")[0]
     installed = subprocess.run(
-        [args.harness, "-c", "import lm_eval, os; print(os.path.dirname(lm_eval.__file__))"],
+        [harness, "-c", "import lm_eval, os; print(os.path.dirname(lm_eval.__file__))"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.strip()
-    tasks = args.workdir / "tasks"
+    tasks = workdir / "tasks"
     tasks.mkdir(parents=True, exist_ok=True)
     (tasks / f"{TASK}_local.yaml").write_text(
         yaml.safe_dump(
@@ -69,42 +96,27 @@ def main() -> None:
         encoding="utf-8",
     )
     command = [
-        args.harness,
+        harness,
         "-m",
         "lm_eval",
         "run",
         "--model",
         "hf",
         "--model_args",
-        f"pretrained={args.pretrained.resolve()},dtype=float32",
+        f"pretrained={pretrained.resolve()},dtype=float32",
         "--tasks",
         TASK,
         "--include_path",
         str(tasks),
-        "--samples",
-        json.dumps({TASK: chosen}),
+        *(["--samples", json.dumps({TASK: chosen})] if chosen is not None else []),
         "--device",
         "cpu",
         "--batch_size",
-        args.batch_size,
+        batch_size,
         "--output_path",
-        str(args.workdir / "out"),
+        str(workdir / "out"),
     ]
-    env = os.environ | {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    shown = [f"'<the {len(chosen)} pair indices>'" if c.startswith("{") else c for c in command]
-    print(" ".join(shown), flush=True)
-    subprocess.run(command, check=True, env=env)
-    written = max((args.workdir / "out").rglob("results_*.json"))
-    print(written)
-    if args.fixture:
-        results = json.loads(written.read_text(encoding="utf-8"))
-        config = results["configs"][TASK]
-        # the task's functions are written as their source: the harness's code, left out
-        for place, key in ((config, "doc_to_choice"), (config, "process_results")):
-            place[key] = f"<the harness's utils.{key} (its source, left out of this copy)>"
-        config["fewshot_config"]["doc_to_choice"] = "<the harness's utils.doc_to_choice>"
-        text = json.dumps(results, indent=2, ensure_ascii=False) + "\n"
-        args.fixture.write_text(text, encoding="utf-8")
+    return command, {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
 
 
 if __name__ == "__main__":
