@@ -38,7 +38,8 @@ def _cells(values: dict[str, list[float]], models: list[str], tests: list[str]) 
 def test_agreement_on_one_scale_and_corrected_by_hand():
     """A signed score and a magnitude of the same bias: raw Spearman is low (the sign says
     the side, the magnitude does not), on one scale it is 1; corrected for reliabilities 0.64
-    and 1 it is rho / 0.8, clipped at 1; n counts 2 models x 3 tests."""
+    and 1 it is rho / 0.8 = 1.25, printed as computed and flagged as no correlation; n counts
+    2 models x 3 tests."""
     signed = [-3.0, -2.0, -1.0, 1.0, 2.5, 3.5]
     cells = _cells(
         {"SEAT": signed, "SAME": [abs(v) ** 2 for v in signed], "RND": [v**3 for v in signed]},
@@ -59,8 +60,10 @@ def test_agreement_on_one_scale_and_corrected_by_hand():
     rnd_seat = pairs.loc[("RND", "SEAT")]  # monotone, not linear: Spearman 1
     assert rnd_seat["scale"] == "signed" and rnd_seat["spearman"] == pytest.approx(1.0)
     assert np.corrcoef(signed, [v**3 for v in signed])[0, 1] < 0.97  # Pearson would not be
-    assert rnd_seat["spearman_corrected"] == pytest.approx(1.0)  # 1 / 0.8 clipped
+    assert rnd_seat["spearman_corrected"] == pytest.approx(1.25)  # 1 / 0.8, not clipped
+    assert rnd_seat["corrected_beyond_1"]
     assert np.isnan(same_seat["spearman_corrected"])  # SAME's reliability unknown
+    assert not same_seat["corrected_beyond_1"]
 
 
 def test_a_crossed_resample_draws_whole_models_and_tests():

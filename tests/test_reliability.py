@@ -22,9 +22,36 @@ def test_a_longer_measure_is_at_least_as_reliable(r):
 
 
 def test_disattenuation_by_hand():
-    assert rel.disattenuate(0.3, 0.5, 0.8) == pytest.approx(0.3 / np.sqrt(0.4))
-    assert rel.disattenuate(0.9, 0.5, 0.5) == 1.0  # clipped
-    assert np.isnan(rel.disattenuate(0.3, 0.0, 0.8))
+    """Spearman's correction as computed, two different reliabilities included; beyond
+    [-1, 1] it is printed as it is and flagged, never clipped to a correlation it is not."""
+    assert rel.disattenuate(0.3, 0.5, 0.8) == pytest.approx(0.3 / np.sqrt(0.4))  # 0.474
+    assert rel.disattenuate(0.45, 0.3, 0.5) == pytest.approx(1.1619, abs=1e-4)
+    assert rel.disattenuate(0.96, 0.9, 0.9) == pytest.approx(1.0667, abs=1e-4)
+    assert rel.disattenuate(-0.9, 0.5, 0.5) == pytest.approx(-1.8)
+    assert rel.disattenuate(0.5, 1.0, 1.0) == 0.5  # perfectly reliable: nothing to correct
+    assert [rel.beyond_one(v) for v in (1.1619, -1.8, 1.0, -0.99, float("nan"))] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+    for zero in ((0.3, 0.0, 0.8), (0.3, 0.8, 0.0), (0.3, -0.2, 0.8)):  # undefined, not inf
+        assert np.isnan(rel.disattenuate(*zero))
+    assert np.isnan(rel.disattenuate(float("nan"), 0.5, 0.5))
+
+
+@given(
+    st.floats(-1.0, 1.0),
+    st.floats(0.01, 1.0),
+    st.floats(0.01, 1.0),
+)
+def test_the_correction_only_grows_a_correlation_and_keeps_its_sign(r, ra, rb):
+    corrected = rel.disattenuate(r, ra, rb)
+    assert abs(corrected) >= abs(r) - 1e-12 and np.sign(corrected) == np.sign(r)
+    assert rel.beyond_one(corrected) == (abs(r) > np.sqrt(ra * rb) * (1 + 1e-12)) or np.isclose(
+        abs(r), np.sqrt(ra * rb)
+    )
 
 
 def _halves(method: str, facet: str, first, second) -> pd.DataFrame:

@@ -78,12 +78,14 @@ def agreement_table(inputs, settings):
         f"n < {MIN_CELLS}: none). spearman_corrected: rho / sqrt(reliability_a x "
         "reliability_b), Spearman's correction for attenuation with each method's lowest "
         "split-half reliability on the ground-truth study's models (synthesis_reliability; "
-        "clipped to [-1, 1], empty without both: a zoo model's reliability is assumed to be "
-        "the study's). sign agreement: share of shared cells with the same raw sign; "
-        "significance agreement: share of the cells both test with the same verdict at p < "
-        f"{settings.alpha}. Pairs without a shared cell are left out. Rows 'over models' "
-        "compare each method's mean score per model across the zoo and the ground-truth "
-        "study's injected-bias models."
+        "empty without both: a zoo model's reliability is assumed to be the study's), printed "
+        "as computed: corrected_beyond_1 marks a value beyond [-1, 1], which is no correlation "
+        "but a sign that the reliabilities are too low for this rho (underestimated, or "
+        "those of another population). sign agreement: share of shared cells with the same "
+        "raw sign; significance agreement: share of the cells both test with the same "
+        f"verdict at p < {settings.alpha}. Pairs without a shared cell are left out. Rows "
+        "'over models' compare each method's mean score per model across the zoo and the "
+        "ground-truth study's injected-bias models."
     )
     return plain_table(pairs, title, note)
 

@@ -72,10 +72,11 @@ def agreement(
     of their effect sizes on one scale (:func:`one_scale`: ``magnitude`` and ``neutral`` per
     method; absent: every score signed, neutral 0) with a 95% percentile interval from the
     crossed bootstrap (models and tests resampled, seeded), the rho corrected for the two
-    methods' ``reliability`` (:func:`biasbench.studies.reliability.disattenuate`; NaN
-    without both), the share of shared cells with the same sign, and the share with the same
-    significance verdict (p < alpha; over the cells where both have a p-value)."""
-    from biasbench.studies.reliability import disattenuate
+    methods' ``reliability`` (:func:`biasbench.studies.reliability.disattenuate`, unclipped,
+    ``corrected_beyond_1`` where it is no correlation; NaN without both), the share of shared
+    cells with the same sign, and the share with the same significance verdict (p < alpha;
+    over the cells where both have a p-value)."""
+    from biasbench.studies.reliability import beyond_one, disattenuate
 
     magnitude, neutral, reliability = magnitude or {}, neutral or {}, reliability or {}
     value = cells.pivot_table(index=CELL, columns="method", values="effect_size", aggfunc="first")
@@ -105,6 +106,7 @@ def agreement(
             if np.isfinite(rho):
                 low, high = interval(crossed_bootstrap(x, y, models, tests, rng, n_boot), 0.95)
             pp = p.reindex(both.index)[[a, b]].dropna() if a in p and b in p else pd.DataFrame()
+            corrected = disattenuate(rho, reliability.get(a, np.nan), reliability.get(b, np.nan))
             rows.append(
                 {
                     "method_a": a,
@@ -118,9 +120,8 @@ def agreement(
                     "ci_high": high,
                     "reliability_a": reliability.get(a, np.nan),
                     "reliability_b": reliability.get(b, np.nan),
-                    "spearman_corrected": disattenuate(
-                        rho, reliability.get(a, np.nan), reliability.get(b, np.nan)
-                    ),
+                    "spearman_corrected": corrected,
+                    "corrected_beyond_1": beyond_one(corrected),
                     "sign_agreement": (
                         float(np.mean(np.sign(raw_a) == np.sign(raw_b))) if n else np.nan
                     ),
@@ -132,6 +133,7 @@ def agreement(
             )
     columns = ["method_a", "method_b", "scale", "n", "models", "tests", "spearman", "ci_low"]
     columns += ["ci_high", "reliability_a", "reliability_b", "spearman_corrected"]
+    columns += ["corrected_beyond_1"]
     columns += ["sign_agreement", "n_tested", "significance_agreement"]
     return pd.DataFrame(rows, columns=columns)
 

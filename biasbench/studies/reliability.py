@@ -34,11 +34,19 @@ def spearman_brown(r: float, k: float = 2.0) -> float:
 
 
 def disattenuate(r: float, reliability_a: float, reliability_b: float) -> float:
-    """r / sqrt(reliability_a * reliability_b), clipped to [-1, 1]; NaN where a reliability
+    """r / sqrt(reliability_a * reliability_b), as computed: not clipped, so a value beyond
+    [-1, 1] shows that the reliabilities are too low for this r (underestimated, or from
+    another population than the r's; :func:`beyond_one` flags it); NaN where a reliability
     is not positive (the correction is then undefined)."""
     if not (reliability_a > 0 and reliability_b > 0) or not np.isfinite(r):
         return float("nan")
-    return float(np.clip(r / np.sqrt(reliability_a * reliability_b), -1.0, 1.0))
+    return float(r / np.sqrt(reliability_a * reliability_b))
+
+
+def beyond_one(corrected: float) -> bool:
+    """Whether a corrected correlation is impossible as a correlation (|value| > 1): the
+    correction's inputs disagree, and the value is no estimate of a correlation."""
+    return bool(np.isfinite(corrected) and abs(corrected) > 1)
 
 
 def _pearson(a: np.ndarray, b: np.ndarray) -> float:
