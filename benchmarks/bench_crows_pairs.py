@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OURS = """
 import json, sys, yaml
 from pathlib import Path
+from biasbench.config import validate_config
 from biasbench.models.device import start_model_job
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
@@ -41,6 +42,7 @@ from biasbench.scoring.settings import ScoreSettings
 
 config_file, name = sys.argv[1:]
 config = yaml.safe_load(Path(config_file).read_text(encoding="utf-8"))
+validate_config(config, str(Path(config_file).parent / "config" / "schema.yaml"))  # defaults
 class Job:  # the parts of a Snakemake job start_model_job reads
     class params:
         device = config["compute"]["device"]
