@@ -101,6 +101,103 @@ def test_shares_and_verdicts_by_hand():
     assert c_word["cells_real"] == 4 and c_word["real_0.05"] == pytest.approx(0.5)
 
 
+def _units_frame(static_paper, template_paper):
+    """WEAT on static vectors (source words: every item a word) and s-SEAT on templates
+    (items are contexts), 100 null cells each, each cell its own cluster."""
+    rows = []
+    for method, source, p_values in (
+        ("WEAT", "words", static_paper),
+        ("s-SEAT", "templates", template_paper),
+    ):
+        rows += [
+            score_row(
+                method=method,
+                model=NULL,
+                test=f"{source}{i}",  # every cell its own cluster
+                descriptor="names",
+                source=source,
+                unit="context",
+                effect_size=0.1,
+                p_value=p,
+                p_word=p,
+                p_word_strata=p,
+            )
+            for i, p in enumerate(p_values)
+        ]
+    return pd.DataFrame(rows)
+
+
+def test_a_test_that_exchanges_what_the_null_randomizes_is_exact_by_construction():
+    """Under a null that reassigns words, a test that exchanges words has a uniform p
+    whatever the method: its cells are counted apart and its verdict is 'exact by
+    construction', never 'calibrated' (the same shares on random weights are 'calibrated');
+    a paper test over contexts keeps its verdict, as it can fail; a test exact by
+    construction that rejects too often is still 'miscalibrated' (the machinery is wrong)."""
+    ok = [0.001, 0.02, 0.03] + [0.5] * 97  # 3 of 100 below 0.05: 'calibrated' on 100 clusters
+    frame = _units_frame(ok, ok)
+    random = cal.calibration(frame, [NULL], {}).set_index(["method", "design"])
+    assert set(random["verdict_0.05"]) == {"calibrated"} and set(random["by_construction"]) == {0}
+    words = cal.RANDOMIZES["trained weights"]
+    trained = cal.calibration(frame, [NULL], {}, randomizes=words).set_index(["method", "design"])
+    for key in (("WEAT", "paper"), ("WEAT", "word"), ("WEAT", "strata"), ("s-SEAT", "word")):
+        assert trained.loc[key, "verdict_0.05"] == cal.BY_CONSTRUCTION, key
+        assert trained.loc[key, "by_construction"] == 100
+        assert trained.loc[key, "null_0.05"] == pytest.approx(0.03)  # the machinery's check
+    seat = trained.loc[("s-SEAT", "paper")]
+    assert seat["verdict_0.05"] == "calibrated" and seat["by_construction"] == 0
+    broken = [0.001] * 40 + [0.5] * 60  # 40% below 0.01: even a uniform p was not uniform
+    table = cal.calibration(_units_frame(broken, ok), [NULL], {}, randomizes=words)
+    weat = table.set_index(["method", "design"]).loc[("WEAT", "paper")]
+    assert weat["verdict_0.01"] == weat["verdict_0.05"] == "miscalibrated"
+
+
+def test_cells_exact_by_construction_are_left_out_beside_those_that_can_fail():
+    """One method with cells of both kinds: the shares and the verdict are over the cells
+    that can fail (here 50 template cells, 1 below 0.05), the static ones counted apart."""
+    frame = _units_frame([0.001] * 30, [0.04] + [0.5] * 49)
+    frame["method"] = "WEAT"
+    table = cal.calibration(frame, [NULL], {}, randomizes="words").set_index("design")
+    paper = table.loc["paper"]
+    assert (paper["cells_null"], paper["by_construction"], paper["cells_0.05"]) == (80, 30, 50)
+    assert paper["null_0.05"] == pytest.approx(1 / 50)
+    assert paper["verdict_0.05"] == "undetermined (50 clusters; 67 needed)"
+    # the word design: every cell exact by construction, and 31 of 80 below 0.05 (the static
+    # cells' p of 0.001 stands for a broken test): not uniform, so not "exact" but
+    word = table.loc["word"]
+    assert word["by_construction"] == 80 and word["null_0.05"] == pytest.approx(31 / 80)
+    assert word["verdict_0.05"] == "miscalibrated"
+
+
+@pytest.mark.parametrize("kind", sorted(cal.RANDOMIZES))
+def test_every_method_s_designs_are_exact_by_the_null_kind_s_declared_unit(kind):
+    """For every registered method with a test and every null kind: the word-level designs
+    are exact by construction exactly where the kind randomizes words, and the paper's test
+    only where its items are words (static vectors, or the stimulus unit), never over
+    contexts or CEAT's sampled contexts."""
+    from biasbench.methods.registry import REGISTRY
+
+    randomizes = cal.RANDOMIZES[kind]
+    for method in (m for m in REGISTRY if m.family == "embedding"):
+        rows = [
+            score_row(method=method.name, model=NULL, source=source, unit=unit)
+            for source, unit in (
+                ("words", "context"),
+                ("templates", "stimulus"),
+                ("templates", "context"),
+                ("natural", "sampled context"),
+            )
+        ]
+        cells = pd.DataFrame(rows)
+        for design in ("word", "strata"):
+            exact = cal.exact_by_construction(cells, design, randomizes)
+            assert list(exact) == [randomizes == "words"] * 4, (method.name, design)
+        paper = list(cal.exact_by_construction(cells, "paper", randomizes))
+        words = randomizes == "words"
+        assert paper == [words, words, False, False], method.name
+    with pytest.raises(ValueError, match="unknown randomized unit"):
+        cal.exact_by_construction(cells, "word", "contexts")
+
+
 def test_copies_of_one_test_are_one_cluster_and_cells_that_cannot_reject_are_apart():
     """Six copies of one test agreeing count once; a test whose floor is above alpha is
     counted apart, named, and in no share."""

@@ -132,7 +132,9 @@ def trained_table(inputs, settings):
     cells = cells[~_null_mask(cells, settings)]  # the random-weight copies are another null
     draws = sorted(set(cells["model"]) & set(settings.trained_bases))
     alphas = _alphas(settings)
-    table = cal.calibration(cells, draws, settings.trained_bases, alphas)
+    table = cal.calibration(
+        cells, draws, settings.trained_bases, alphas, randomizes=cal.RANDOMIZES["trained weights"]
+    )
     models = sorted(set(settings.trained_bases.values()))
     note = (
         f"The trained models {', '.join(models) or '(none configured)'} scored again on their "
@@ -141,11 +143,14 @@ def trained_table(inputs, settings):
         "by a coin), sizes kept; each draw a model <model>-reassigned-r<i>. No word's set then "
         "has anything to do with its vector, while the vectors keep all a trained model has "
         "(frequency, anisotropy, word pieces): the null every test of the family states, on "
-        "the geometry real results come from. The word-level test's p is the probability of "
-        "its statistic under exactly this reassignment, so its share is alpha up to sampling "
-        "(a check of the machinery); the paper tests' shares measure what their "
-        "context-level or sample-level units add. Clusters: one (model, test, descriptor), "
-        "its draws sharing words and vectors. Columns, floors and verdicts as in "
+        "the geometry real results come from. A test that exchanges the words this null "
+        "reassigns (the word-level tests, and the paper's test where every item is a word, as "
+        "on static vectors) has a p uniform under it whatever the method: its cells "
+        "(by_construction) are left out of the shares, and where no other cell is left its "
+        f"verdict is '{cal.BY_CONSTRUCTION}' (a check of the machinery, which cannot "
+        "fail as a test), never 'calibrated'; the paper tests over contexts or sampled "
+        "contexts measure what their units add, and can fail. Clusters: one (model, test, "
+        "descriptor), its draws sharing words and vectors. Columns, floors and verdicts as in "
         f"synthesis_null; {_verdict_rule(alphas)}. cells_real / real_<alpha>: the real models' "
         "own cells."
     )

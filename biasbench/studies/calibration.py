@@ -36,6 +36,31 @@ DETECT_RATIO = 3.0
 POWER = 0.8
 
 
+#: what each null kind randomizes, declared with the kind: the random-weight copies hold no
+#: association at all but randomize no unit a test exchanges (None); the trained-weight
+#: null's draws reassign the words of every role at random (``null_calibration.reassign``)
+RANDOMIZES = {"random weights": None, "trained weights": "words"}
+#: the verdict of a test that exchanges exactly what its null randomizes: its p is uniform
+#: under that null whatever the method computes, so its share checks the machinery and
+#: cannot fail as a test; never "calibrated"
+BY_CONSTRUCTION = "exact by construction"
+
+
+def exact_by_construction(cells: pd.DataFrame, design: str, randomizes: str | None) -> pd.Series:
+    """Per cell: whether ``design``'s test exchanges what the null randomizes. Under a null
+    that reassigns words: the word-level designs (``word``, ``strata``: a uniform
+    reassignment is uniform within strata too) and the paper's test where every item is a
+    word (one context per stimulus, source ``words``, or unit ``stimulus``); the paper's
+    tests over contexts or sampled contexts are not, and can fail."""
+    if randomizes is None:
+        return pd.Series(False, index=cells.index)
+    if randomizes != "words":
+        raise ValueError(f"unknown randomized unit {randomizes!r}")
+    if design in ("word", "strata"):
+        return pd.Series(True, index=cells.index)
+    return (cells["source"].astype(str) == "words") | (cells["unit"].astype(str) == "stimulus")
+
+
 def p_column(cells: pd.DataFrame, column: str) -> pd.Series:
     """A p-value (or floor) column as numbers (NaN where absent: a constructed row that
     leaves it blank)."""
@@ -156,16 +181,21 @@ def calibration(
     alphas: Iterable[float] = ALPHAS,
     designs: Mapping[str, str] = DESIGNS,
     level: float = LEVEL,
+    randomizes: str | None = None,
 ) -> pd.DataFrame:
     """Per method and test design (``designs``: name -> p column): the null cells with that
-    p-value (``cells_null``); for each alpha, those whose design cannot reach it
-    (``cannot_<alpha>``, left out: :func:`can_reject`), the cells that can (``cells_<alpha>``)
-    and their clusters (``clusters_<alpha>``), the false-positive share with its
-    cluster-aware interval (``null_<alpha>``, ``null_low_<alpha>``, ``null_high_<alpha>``:
-    :func:`cluster_share`), the clusters a verdict needs (``needed_<alpha>``) and the
-    ``verdict_<alpha>`` (:func:`verdict`); and the share of cells below alpha on the real
-    models that can reach it (``real_<alpha>``, of ``cells_real``). Every method with a
-    p-value in any design gets a row for each design (a design it lacks: 0 cells, n/a)."""
+    p-value (``cells_null``), of which ``by_construction`` exchange what the null
+    ``randomizes`` (:func:`exact_by_construction`: left out of the shares while any other
+    cell is left; where none is, the share is over them and the verdict is
+    :data:`BY_CONSTRUCTION`, or ``miscalibrated`` if even they reject too often); for each
+    alpha, those whose design cannot reach it (``cannot_<alpha>``, left out:
+    :func:`can_reject`), the cells that can (``cells_<alpha>``) and their clusters
+    (``clusters_<alpha>``), the false-positive share with its cluster-aware interval
+    (``null_<alpha>``, ``null_low_<alpha>``, ``null_high_<alpha>``: :func:`cluster_share`),
+    the clusters a verdict needs (``needed_<alpha>``) and the ``verdict_<alpha>``
+    (:func:`verdict`); and the share of cells below alpha on the real models that can reach
+    it (``real_<alpha>``, of ``cells_real``). Every method with a p-value in any design gets
+    a row for each design (a design it lacks: 0 cells, n/a)."""
     alphas = list(alphas)
     null = cells["model"].isin(set(null_models))
     cluster = null_clusters(cells, null_bases)
@@ -178,15 +208,18 @@ def calibration(
         for design, column in designs.items():
             values = p[design]
             tested = mine & values.notna()
+            exact = tested & null & exact_by_construction(cells, design, randomizes)
+            only_exact = bool(exact.any()) and not bool((tested & null & ~exact).any())
             row = {
                 "method": method,
                 "design": design,
                 "p": column,
                 "cells_null": int((tested & null).sum()),
+                "by_construction": int(exact.sum()),
             }
             for a in alphas:
                 able = able_to[column, a]
-                on_null = tested & null & able
+                on_null = tested & null & able & (exact if only_exact else ~exact)
                 share, low, high, n_clusters = cluster_share(
                     (values[on_null] < a).to_numpy(), cluster[on_null].to_numpy(), level
                 )
@@ -198,7 +231,11 @@ def calibration(
                     f"null_low_{a:g}": low,
                     f"null_high_{a:g}": high,
                     f"needed_{a:g}": min_clusters(a),
-                    f"verdict_{a:g}": verdict(low, high, n_clusters, a),
+                    f"verdict_{a:g}": (
+                        verdict(low, high, n_clusters, a)
+                        if not only_exact or n_clusters == 0 or low > a
+                        else BY_CONSTRUCTION
+                    ),
                 }
             on_real = tested & ~null
             row["cells_real"] = int(on_real.sum())
@@ -207,7 +244,7 @@ def calibration(
                 row[f"real_{a:g}"] = float(np.mean(real < a)) if len(real) else np.nan
             rows.append(row)
     per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed")
-    columns = ["method", "design", "p", "cells_null"]
+    columns = ["method", "design", "p", "cells_null", "by_construction"]
     columns += [f"{c}_{a:g}" for a in alphas for c in (*per_alpha, "verdict")]
     columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]
     return pd.DataFrame(rows, columns=columns)
