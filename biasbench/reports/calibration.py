@@ -101,7 +101,9 @@ def null_table(inputs, settings):
     title = "Null-model control: false-positive shares on random weights, paper and word tests"
     cells, null = _null_cells(inputs, settings)
     alphas = _alphas(settings)
-    table = cal.calibration(cells, null, settings.null_bases, alphas)
+    table = cal.calibration(
+        cells, null, settings.null_bases, alphas, randomizes=cal.RANDOMIZES["random weights"]
+    )
     note = (
         "Per method and test design (paper: the paper's p_value; word: p_word, the same "
         "statistic tested with the stimulus word as the exchangeable unit, every context of a "

@@ -202,13 +202,14 @@ def calibration(
     p = {design: p_column(cells, column) for design, column in designs.items()}
     any_p = np.logical_or.reduce([v.notna().to_numpy() for v in p.values()])
     able_to = {(c, a): can_reject(cells, c, a) for c in designs.values() for a in alphas}
+    by_construction = {d: exact_by_construction(cells, d, randomizes) for d in designs}
     rows = []
     for method in sorted(cells.loc[any_p, "method"].unique()):
         mine = cells["method"] == method
         for design, column in designs.items():
             values = p[design]
             tested = mine & values.notna()
-            exact = tested & null & exact_by_construction(cells, design, randomizes)
+            exact = tested & null & by_construction[design]
             only_exact = bool(exact.any()) and not bool((tested & null & ~exact).any())
             row = {
                 "method": method,
