@@ -192,3 +192,35 @@ def test_the_verdict_has_three_outcomes_on_synthetic_p_values():
     # enough clusters, but the upper bound above 2 x alpha: undetermined
     assert cal.verdict(0.01, 0.12, 80, 0.05) == "undetermined (80 clusters)"
     assert cal.verdict(float("nan"), float("nan"), 0, 0.05) == "n/a"
+
+
+@pytest.mark.parametrize(("clusters", "alpha", "chance"), [(67, 0.05, 0.1456), (340, 0.01, 0.1455)])
+def test_the_chance_that_an_exact_test_is_called_calibrated_by_hand(clusters, alpha, chance):
+    """67 clusters at 0.05: Clopper-Pearson's upper bound is at most 0.10 for 0 or 1 rejecting
+    clusters only, so the chance is P(Binomial(67, 0.05) <= 1) = 0.95^67 + 67 x 0.05 x
+    0.95^66 = 0.1456; one cluster fewer and the rule calls nothing calibrated."""
+    assert cal.chance_calibrated(clusters, alpha) == pytest.approx(chance, abs=1e-4)
+    assert cal.chance_calibrated(clusters - 1, alpha) == 0.0
+    by_hand = 0.95**67 + 67 * 0.05 * 0.95**66
+    assert cal.chance_calibrated(67, 0.05) == pytest.approx(by_hand)
+
+
+def test_the_chance_of_calibrated_matches_the_verdicts_of_simulated_exact_tests():
+    """Clusters that reject with probability exactly alpha: the share of simulated studies
+    the verdict calls calibrated matches chance_calibrated (within 3 binomial SEs), at the
+    clusters needed for 80% the share is near 80%, and a test at 2 x alpha is called
+    calibrated in at most 2.5% (the bound's own tail) at any cluster count: the verdict's
+    two errors, separately."""
+    rng = np.random.default_rng(11)
+    for clusters in (67, 120, cal.clusters_for_verdict(0.05)):
+        expected = cal.chance_calibrated(clusters, 0.05)
+        called = 0
+        for _ in range(2000):
+            k = rng.binomial(clusters, 0.05)
+            low, high = cal.clopper_pearson(k, clusters)
+            called += cal.verdict(low, high, clusters, 0.05) == "calibrated"
+        assert abs(called / 2000 - expected) <= 3 * math.sqrt(expected * (1 - expected) / 2000)
+        bounds = (cal.clopper_pearson(rng.binomial(clusters, 0.10), clusters) for _ in range(2000))
+        twice = sum(cal.verdict(*b, clusters, 0.05) == "calibrated" for b in bounds)
+        assert twice / 2000 <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / 2000)
+    assert cal.chance_calibrated(cal.clusters_for_verdict(0.05), 0.05) >= cal.POWER

@@ -21,6 +21,25 @@ def test_a_longer_measure_is_at_least_as_reliable(r):
     assert r - 1e-12 <= rel.spearman_brown(r) <= 1 + 1e-12
 
 
+def test_the_d_study_by_hand():
+    """Spearman-Brown solved for the length: a reliability of 0.5 needs 4x the words for 0.8
+    (0.8 x 0.5 / (0.5 x 0.2)); 0.9 needs 0.8 x 0.1 / (0.9 x 0.2) = 0.444x, less than it has;
+    exactly 0.8 needs 1x; 0 no length; unknown stays unknown."""
+    assert rel.length_needed(0.5) == pytest.approx(4.0)
+    assert rel.length_needed(0.9) == pytest.approx(4 / 9)
+    assert rel.length_needed(0.8) == pytest.approx(1.0)
+    assert rel.length_needed(0.6, target=0.9) == pytest.approx(6.0)  # 0.9 x 0.4 / (0.6 x 0.1)
+    assert rel.length_needed(0.0) == float("inf")
+    assert np.isnan(rel.length_needed(float("nan"))) and np.isnan(rel.length_needed(1.2))
+
+
+@given(st.floats(0.01, 0.99), st.floats(0.05, 0.95))
+def test_the_length_the_d_study_names_reaches_the_target(r, target):
+    """Its inverse: stepping the measure up by the named multiple gives the target back."""
+    k = rel.length_needed(r, target)
+    assert rel.spearman_brown(r, k) == pytest.approx(target, abs=1e-9)
+
+
 def test_disattenuation_by_hand():
     """Spearman's correction as computed, two different reliabilities included; beyond
     [-1, 1] it is printed as it is and flagged, never clipped to a correlation it is not."""

@@ -1,6 +1,7 @@
 """The validity league's inference (biasbench.studies.validity): the cluster bootstrap's
 coverage against the model-level bootstrap's on models that share a draw, Holm and the
-bootstrap p on hand cases, the power line, paired differences."""
+cluster permutation p on hand cases and its level by simulation, the power line, paired
+differences."""
 
 import numpy as np
 import pandas as pd
@@ -74,12 +75,62 @@ def test_holm_never_below_the_raw_p_and_keeps_the_order(p):
     assert (np.diff(adjusted[order]) >= -1e-12).all()
 
 
-def test_bootstrap_p_by_hand():
-    # 10 draws, 2 at or below 0: 2 * (2 + 1) / 11
-    draws = np.array([-0.2, 0.0, 0.1, 0.2, 0.3, 0.3, 0.4, 0.5, 0.6, 0.7])
-    assert validity.bootstrap_p(draws) == pytest.approx(6 / 11)
-    assert validity.bootstrap_p(np.full(9, 0.5)) == pytest.approx(2 / 10)  # none: the floor
-    assert validity.bootstrap_p(np.array([np.nan])) != validity.bootstrap_p(np.array([np.nan]))
+def test_permutation_p_by_hand():
+    """4 units, x and y in the same order: rho 1; of the 4! = 24 arrangements only the
+    identity and the reversal reach |rho| = 1, so every draw of 1,999 reaches it with
+    probability 1/12: p near (1 + 1999 / 12) / 2000 = 0.084, and the floor is 1 / 24."""
+    x, y = np.array([1.0, 2, 3, 4]), np.array([10.0, 20, 30, 40])
+    p, floor = validity.permutation_p(x, y, np.arange(4), np.random.default_rng(0), 1999)
+    assert p == pytest.approx(0.084, abs=0.015)
+    assert floor == pytest.approx(1 / 24)
+    # far more units: nothing beyond the observed, p is the floor 1 / (n_perm + 1)
+    x = np.arange(30.0)
+    p, floor = validity.permutation_p(x, x, np.arange(30), np.random.default_rng(0), 999)
+    assert p == floor == pytest.approx(1 / 1000)
+    # a reversed relation is as extreme: two-sided, "reversed" is reachable
+    assert validity.permutation_p(x, -x, np.arange(30), np.random.default_rng(0), 999)[0] == p
+    nan = validity.permutation_p(np.ones(5), x[:5], np.arange(5), np.random.default_rng(0))
+    assert np.isnan(nan[0]) and np.isnan(nan[1])
+
+
+def test_cluster_permutations_move_whole_clusters_among_equal_sizes():
+    clusters = np.array(["a", "a", "b", "b", "c", "d", "d"])
+    rows = validity.cluster_permutations(clusters, np.random.default_rng(1), 200)
+    for row in rows:
+        assert sorted(row) == list(range(7))
+        assert row[4] == 4  # the only cluster of one: nowhere to go
+        # the pairs a, b, d: each pair's members land together, in order
+        pairs = {(row[0], row[1]), (row[2], row[3]), (row[5], row[6])}
+        assert pairs == {(0, 1), (2, 3), (5, 6)}
+    assert len({tuple(r) for r in rows}) == 6  # 3! arrangements of the three pairs
+    assert validity.distinct_permutations(clusters) == 6
+
+
+def test_the_found_test_holds_its_level_at_the_adjusted_alpha_by_simulation():
+    """No method follows its truth; clusters of 3 models share their truth and part of their
+    error. The familywise rate of any "found" among 5 methods (Holm at 0.05) over 300
+    simulated studies stays at or under alpha (its binomial 95% band: at most ~8%), and a
+    method that does follow its truth is found in most of them (the test has power)."""
+    rng = np.random.default_rng(7)
+    any_found = strong_found = 0
+    for _ in range(300):
+        truth, _score, clusters = _shared_draw_study(rng, clusters=12, copies=3)
+        p = []
+        for _method in range(5):
+            error = np.repeat(rng.normal(size=12), 3) + rng.normal(scale=0.3, size=36)
+            p.append(validity.permutation_p(truth, error, clusters, rng, 999)[0])
+        any_found += (validity.holm(p) < 0.05).any()
+        score = truth + 0.3 * np.repeat(rng.normal(size=12), 3)
+        strong = validity.permutation_p(truth, score, clusters, rng, 999)[0]
+        strong_found += validity.holm([strong, *p[1:]])[0] < 0.05
+    assert 0.01 <= any_found / 300 <= 0.08, any_found
+    assert strong_found / 300 >= 0.8, strong_found
+
+
+def test_the_default_floor_lies_far_below_the_first_holm_step():
+    """22 methods at 0.05 (the league's): Holm's first step needs p < 0.05 / 22 = 0.0023;
+    the default permutations' floor is at least 10x below it."""
+    assert 1 / (validity.N_PERM + 1) * 22 * 10 <= validity.ALPHA
 
 
 def test_detectable_rho_by_hand_and_its_power_by_simulation():

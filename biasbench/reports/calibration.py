@@ -93,7 +93,11 @@ def _verdict_rule(alphas) -> str:
         f"clusters ({needed}: the fewest at which a false-positive share of "
         f"{cal.DETECT_RATIO:g} x alpha is found miscalibrated with {cal.POWER:.0%} power, "
         "each cluster counted once); otherwise undetermined, with the clusters it has and "
-        "needs"
+        "needs. chance_<alpha>: the probability that a test whose false-positive rate is "
+        "exactly alpha would be called calibrated on the clusters it has "
+        "(biasbench.studies.calibration.chance_calibrated; 0 below needed_<alpha>; 80% takes "
+        + ", ".join(f"{cal.clusters_for_verdict(a):,} at {a:g}" for a in alphas)
+        + "): what an undetermined verdict can mean"
     )
 
 

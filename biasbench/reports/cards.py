@@ -12,6 +12,7 @@ from biasbench.reports import league as league_report
 from biasbench.reports.agreement import agreement_pairs
 from biasbench.reports.calibration import DESIGN_LABELS, league_columns
 from biasbench.studies.calibration import DESIGNS
+from biasbench.studies.reliability import TARGET
 
 #: the peers' mistakes a method avoids here (from the papers and the reading aid); each has a
 #: regression test named in docs/delobelle2022.md
@@ -126,6 +127,11 @@ def card(
             ("reliability_templates", "the same over the templates"),
             ("reliability_items", "the same over a data set's items"),
             ("reliability_fit", "test-retest reliability across fine-tuning seeds (refits)"),
+            (
+                "length_for_target",
+                f"multiple of its least reliable facet's length for reliability {TARGET:g} "
+                "(D-study)",
+            ),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
             ("significant_null", "share significant on null models (random weights)"),

@@ -88,6 +88,7 @@ TRUTH_COLUMNS = {
     "ci_low": "truth_ci_low",
     "ci_high": "truth_ci_high",
     "p": "truth_p",
+    "p_floor": "truth_p_floor",
     "p_holm": "truth_p_holm",
     "detectable_rho": "detectable_rho",
     "verdict": "truth_verdict",
@@ -160,8 +161,10 @@ def _truth_rule(settings) -> str:
         + ". truth_ci_low / truth_ci_high: the cluster bootstrap's percentile interval "
         f"({validity.N_BOOT:,} seeded resamples of the distributions, each drawn with all its "
         f"models) at the Bonferroni level 1 - {validity.ALPHA:g} / m over the m methods with a "
-        "rho; truth_p: the bootstrap's two-sided p of rho = 0, truth_p_holm Holm's adjusted "
-        "p across the methods; truth_verdict, fixed in code before any run "
+        "rho; truth_p: the two-sided permutation p of rho = 0 "
+        f"({validity.N_PERM:,} seeded permutations of the truths across the distributions, "
+        "each moved whole), truth_p_floor the smallest p that test can give, truth_p_holm "
+        "Holm's adjusted p across the methods; truth_verdict, fixed in code before any run "
         f"(biasbench.studies.validity.truth_verdict): found (or reversed) where truth_p_holm "
         f"< {validity.ALPHA:g}, else not found with detectable_rho, the smallest rho found "
         f"with {validity.POWER:.0%} power at the adjusted level on that many distributions "
@@ -181,7 +184,10 @@ def league_table(inputs, settings):
         "study's models (two complementary random halves of the words, the templates or a "
         "data set's items; Pearson r of the halves' scores, stepped up by Spearman-Brown); "
         "reliability_fit: test-retest reliability across fine-tuning seeds (models fitted "
-        "twice from one draw; synthesis_reliability); reliability: the lowest of them. "
+        "twice from one draw; synthesis_reliability); reliability: the lowest of them; "
+        f"length_for_target: the D-study, the multiple of that facet's length (its words, "
+        f"templates, items or refits averaged) at which Spearman-Brown predicts reliability "
+        f"{rel.TARGET:g} (below 1: a shorter measure would do; inf: none reaches it). "
         "census_spearman: mean rho with the 2010 census over the static models "
         "(bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_real: "
@@ -234,7 +240,11 @@ def reliability_table(inputs, settings):
         "time from the same draw with another seed (groundtruth.retest per mean; models: "
         "the pairs); reliability 1 - s_e^2 / s_x^2, s_e^2 half the mean squared difference "
         "of the pairs, s_x^2 the score's variance across every model (no half_r; few pairs "
-        "give a rough estimate). A correlation between two measures is bounded "
+        "give a rough estimate). length_for_target: the D-study, the multiple of the facet's "
+        "length (words, templates, items; fit: refits averaged) at which Spearman-Brown "
+        f"predicts reliability {rel.TARGET:g}, target (1 - r) / (r (1 - target)) with r the "
+        "reliability (below 1: a shorter measure would do; inf: none reaches it). A "
+        "correlation between two measures is bounded "
         "by the square root of the product of their reliabilities (synthesis_agreement "
         "corrects for it)."
     )

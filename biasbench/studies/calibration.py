@@ -147,6 +147,35 @@ def min_clusters(
     raise ValueError(f"no number of clusters reaches power {power} at alpha {alpha}")
 
 
+def chance_calibrated(
+    clusters: int, alpha: float, ratio: float = CALIBRATED_RATIO, level: float = LEVEL
+) -> float:
+    """The probability that :func:`verdict` calls a test "calibrated" when its false-positive
+    rate is exactly ``alpha``, on ``clusters`` clusters that each reject or not as one (the
+    binomial sum over the rejection counts whose Clopper-Pearson upper bound is at most
+    ``ratio`` x alpha); 0 below :func:`min_clusters`, where the rule calls nothing calibrated.
+    What an "undetermined" means: at 67 clusters and 0.05 an exact test has a 15% chance."""
+    from scipy import stats as sps
+
+    if clusters < min_clusters(alpha):
+        return 0.0
+    k = np.arange(clusters + 1)
+    high = np.ones(clusters + 1)
+    high[:-1] = sps.beta.ppf(1 - (1 - level) / 2, k[:-1] + 1, clusters - k[:-1])
+    return float(sps.binom.pmf(k[high <= ratio * alpha], clusters, alpha).sum())
+
+
+@functools.lru_cache(maxsize=16)
+def clusters_for_verdict(alpha: float, power: float = POWER) -> int:
+    """The fewest clusters at which a test calibrated exactly at ``alpha`` is called
+    calibrated with probability ``power`` (:func:`chance_calibrated`): the designs a
+    "calibrated" verdict needs to be likely when it is true (231 at 0.05, 1,233 at 0.01)."""
+    for g in range(min_clusters(alpha), 1_000_000):
+        if chance_calibrated(g, alpha) >= power:
+            return g
+    raise ValueError(f"no number of clusters reaches power {power} at alpha {alpha}")
+
+
 def verdict(low: float, high: float, clusters: int, alpha: float) -> str:
     """The calibration verdict of a test on null models, fixed before any run:
     ``miscalibrated`` when the lower bound of the cluster-aware interval is above alpha;
@@ -192,7 +221,9 @@ def calibration(
     :func:`can_reject`), the cells that can (``cells_<alpha>``) and their clusters
     (``clusters_<alpha>``), the false-positive share with its cluster-aware interval
     (``null_<alpha>``, ``null_low_<alpha>``, ``null_high_<alpha>``: :func:`cluster_share`),
-    the clusters a verdict needs (``needed_<alpha>``) and the ``verdict_<alpha>``
+    the clusters a verdict needs (``needed_<alpha>``), the chance that a test calibrated
+    exactly at alpha would be called so on these clusters (``chance_<alpha>``:
+    :func:`chance_calibrated`) and the ``verdict_<alpha>``
     (:func:`verdict`); and the share of cells below alpha on the real models that can reach
     it (``real_<alpha>``, of ``cells_real``). Every method with a p-value in any design gets
     a row for each design (a design it lacks: 0 cells, n/a)."""
@@ -232,6 +263,7 @@ def calibration(
                     f"null_low_{a:g}": low,
                     f"null_high_{a:g}": high,
                     f"needed_{a:g}": min_clusters(a),
+                    f"chance_{a:g}": chance_calibrated(n_clusters, a),
                     f"verdict_{a:g}": (
                         verdict(low, high, n_clusters, a)
                         if not only_exact or n_clusters == 0 or low > a
@@ -245,6 +277,7 @@ def calibration(
                 row[f"real_{a:g}"] = float(np.mean(real < a)) if len(real) else np.nan
             rows.append(row)
     per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed")
+    per_alpha += ("chance",)
     columns = ["method", "design", "p", "cells_null", "by_construction"]
     columns += [f"{c}_{a:g}" for a in alphas for c in (*per_alpha, "verdict")]
     columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]

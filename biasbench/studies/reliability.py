@@ -24,6 +24,8 @@ import pandas as pd
 #: of the words, templates and items; ``fit``: refits with another fine-tuning seed
 FACETS = ("words", "templates", "items", "fit")
 MIN_MODELS = 4
+#: the reliability the D-study asks each method's length for (a common bar for research use)
+TARGET = 0.8
 
 
 def spearman_brown(r: float, k: float = 2.0) -> float:
@@ -31,6 +33,19 @@ def spearman_brown(r: float, k: float = 2.0) -> float:
     if not np.isfinite(r) or 1 + (k - 1) * r == 0:
         return float("nan")
     return float(k * r / (1 + (k - 1) * r))
+
+
+def length_needed(reliability: float, target: float = TARGET) -> float:
+    """The D-study: the multiple of a measure's current length (its words, templates, items,
+    or refits averaged) at which Spearman-Brown predicts ``target`` reliability, the k that
+    solves spearman_brown(reliability, k) = target: target (1 - r) / (r (1 - target)).
+    Below 1 a shorter measure would do; inf where the reliability is 0 (no length reaches
+    it); NaN where it is unknown."""
+    if not np.isfinite(reliability) or not 0 <= reliability <= 1:
+        return float("nan")
+    if reliability == 0:
+        return float("inf")
+    return float(target * (1 - reliability) / (reliability * (1 - target)))
 
 
 def disattenuate(r: float, reliability_a: float, reliability_b: float) -> float:
@@ -109,14 +124,18 @@ def split_half(halves: pd.DataFrame) -> pd.DataFrame:
                 "reliability": spearman_brown(max(r, 0.0)) if np.isfinite(r) else np.nan,
             }
         )
-    return pd.DataFrame(rows, columns=["method", "facet", "models", "half_r", "reliability"])
+    out = pd.DataFrame(rows, columns=["method", "facet", "models", "half_r", "reliability"])
+    out["length_for_target"] = [length_needed(v) for v in out["reliability"]]
+    return out
 
 
 def by_method(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per method: ``reliability_<facet>`` for each facet, and ``reliability`` the
-    lowest of them (the facet that moves the score most: what a correction should assume)."""
+    """One row per method: ``reliability_<facet>`` for each facet, ``reliability`` the
+    lowest of them (the facet that moves the score most: what a correction should assume),
+    and ``length_for_target``: the D-study's multiple of that facet's length for 0.8."""
     wide = table.pivot_table(index="method", columns="facet", values="reliability")
     wide = wide.reindex(columns=list(FACETS))
     out = wide.rename(columns=lambda f: f"reliability_{f}")
     out["reliability"] = wide.min(axis=1, skipna=True)
+    out["length_for_target"] = [length_needed(v) for v in out["reliability"]]
     return out.reset_index()
