@@ -98,7 +98,9 @@ def arrays_of(path: Path, descriptor: str) -> dict[str, np.ndarray]:
 def test_a_second_run_loads_no_model_and_encodes_nothing(setup):
     run, _tests, _cache, tmp = setup
     calls, first = run("a")
-    assert calls["load"] == 1 and len(calls["encode"]) == 2  # one load, one pass per test
+    # one load, one pass over the sentences of both tests
+    both = ["amy", "joan", "john", "paul", "person", "thing"]
+    assert calls["load"] == 1 and calls["encode"] == [both]
     calls, second = run("b")
     assert calls == {"load": 0, "encode": []} and second == first
     for test in ("T1", "T2"):
@@ -137,7 +139,20 @@ def test_other_settings_are_another_signature(setup):
     run, _tests, _cache, _tmp = setup
     _calls, first = run("a")
     calls, second = run("b", extraction=EXTRACTION | {"max_batch": 1})
-    assert len(calls["encode"]) == 2 and not set(first.values()) & set(second.values())
+    assert len(calls["encode"]) == 1 and not set(first.values()) & set(second.values())
+
+
+def test_a_test_encoded_alone_is_the_bytes_it_had_encoded_with_the_others(setup):
+    """A resumed run encodes only the tests whose entries are missing: each must come out as
+    it would have among all of them, or the same config would give other bytes."""
+    run, _tests, cache, tmp = setup
+    _calls, first = run("a")
+    for sha in (first["T1"],):  # T1's entry lost: the next run encodes T1 alone
+        for path in cache.glob(f"{sha}.*"):
+            path.unlink()
+    calls, second = run("b")
+    assert calls["encode"] == [["amy", "john", "person", "thing"]] and second == first
+    assert (tmp / "a" / "T1.h5").read_bytes() == (tmp / "b" / "T1.h5").read_bytes()
 
 
 @pytest.mark.parametrize("damaged", ["entry", "seal", "no seal"])

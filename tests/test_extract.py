@@ -140,13 +140,28 @@ def test_span_tokens():
     assert span_tokens(offsets, special, 0, 4) == [1]
 
 
-def test_batches_respect_token_budget():
-    lengths = np.array([5, 3, 9, 9, 2, 7])
+def test_batches_hold_one_length_within_the_token_budget():
+    lengths = np.array([5, 3, 9, 9, 2, 7, 3, 3, 3, 3, 3, 3, 3])
     batches = list(batches_by_length(lengths, max_tokens=18, max_batch=10))
-    assert sorted(np.concatenate(batches).tolist()) == list(range(6))
+    assert sorted(np.concatenate(batches).tolist()) == list(range(13))
     for b in batches:
+        assert len(set(lengths[b])) == 1  # no padding
         assert len(b) * lengths[b].max() <= 18 or len(b) == 1
-        assert list(lengths[b]) == sorted(lengths[b])
+    # the eight of length 3: 18 // 3 = 6 per batch, then 2
+    assert sorted(len(b) for b in batches if lengths[b[0]] == 3) == [2, 6]
+    assert [len(b) for b in batches_by_length(np.array([4] * 5), 100, 2)] == [2, 2, 1]
+
+
+def test_a_sentence_is_encoded_alike_whoever_shares_its_batch(tiny):
+    """No padding and one length per batch: a context's encodings are the same bytes encoded
+    among few sentences or among many (what lets a model's tests be encoded together)."""
+    model, tokenizer = tiny
+    few = FRAME.iloc[:3]
+    many = pd.concat([FRAME, FRAME.assign(sentence=FRAME["sentence"] + " again")])
+    alone = encode_transformer(model, tokenizer, few, progress=False)
+    together = encode_transformer(model, tokenizer, many, progress=False)
+    for key, value in alone.items():
+        assert np.array_equal(value, together[key][:3]), key
 
 
 def test_hdf5_round_trip(tmp_path):

@@ -195,7 +195,7 @@ def test_a_layer_beyond_the_models_depth_names_the_field(tmp_path):
     def encode(layer):
         entry = model_entry(kind="transformer", source=f"path:{where}", layer=layer)
         encoder = Encoder(ModelSpec.from_config("mine", entry), where, 1, {"progress": False})
-        return encoder.encode(frame)
+        return encoder.encode({"T": frame})["T"]
 
     for layer in (99, -4):
         with pytest.raises(InputError) as error:

@@ -225,7 +225,7 @@ def scored(path, out):
     ).assign(context_id=lambda f: range(len(f)))
     encoder = Encoder(spec_of(path), prepare_model(spec_of(path), out), 1, {})
     encoder.check_stimuli({"terms": frame}, "words", "T")
-    arrays, attrs = encoder.encode(frame)
+    arrays, attrs = encoder.encode({"T": frame})["T"]
     rows = score_file(
         frame,
         arrays,

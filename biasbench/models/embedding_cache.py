@@ -234,22 +234,29 @@ class Encoder:
                 f"{self.spec.scheme}:{self.spec.location}; lowercase: {self.spec.lowercase})"
             )
 
-    def encode(self, contexts: pd.DataFrame) -> tuple[dict, dict]:
-        """(encodings, the attributes the loaded model adds) of a test's contexts."""
+    def encode(self, contexts: Mapping[str, pd.DataFrame]) -> dict[str, tuple[dict, dict]]:
+        """Test -> (encodings, the attributes the loaded model adds) of each test's contexts.
+        A transformer runs once over the sentences of all the tests: a sentence several tests
+        share (a template, a corpus sentence with stimuli of several tests) is encoded once,
+        to the same bytes as a test encoded alone (:func:`extract.batches_by_length`)."""
         from biasbench.models import extract
 
         if self.spec.kind == "static":
-            loaded: dict = {"is_decoder": False}
-            notes = extract.static_notes(self.vectors, contexts)
-            if notes:  # only then: the attributes of vectors without any stay as they were
-                loaded["stimulus_notes"] = json.dumps(notes, ensure_ascii=False, sort_keys=True)
-            return extract.encode_static(self.vectors, contexts), loaded
+            out = {}
+            for test, frame in contexts.items():
+                loaded: dict = {"is_decoder": False}
+                notes = extract.static_notes(self.vectors, frame)
+                if notes:  # only then: the attributes of vectors without any stay as they were
+                    loaded["stimulus_notes"] = json.dumps(notes, ensure_ascii=False, sort_keys=True)
+                out[test] = (extract.encode_static(self.vectors, frame), loaded)
+            return out
         from biasbench.models.load import tokenizer_vocabulary_test
 
+        tests = list(contexts)
         arrays = extract.encode_transformer(
             self.model,
             self.tokenizer,
-            contexts,
+            pd.concat([contexts[t] for t in tests], ignore_index=True),
             layer=self.spec.layer,
             name=self.spec.name,
             **self.extraction,
@@ -257,8 +264,17 @@ class Encoder:
         # the stimuli the tokenizer keeps as one token (CEAT's reduced sets): recorded here so
         # that scoring never loads the tokenizer (importing transformers costs ~6 s per job)
         in_vocabulary = tokenizer_vocabulary_test(self.tokenizer)
-        single = sorted(s for s in contexts["stimulus"].unique() if in_vocabulary(s))
-        return arrays, {"is_decoder": self.is_decoder, "single_token_stimuli": json.dumps(single)}
+        out, start = {}, 0
+        for test in tests:
+            frame = contexts[test]
+            stop = start + len(frame)
+            single = sorted(s for s in frame["stimulus"].unique() if in_vocabulary(s))
+            out[test] = (
+                {k: v[start:stop] for k, v in arrays.items()},
+                {"is_decoder": self.is_decoder, "single_token_stimuli": json.dumps(single)},
+            )
+            start = stop
+        return out
 
 
 def embed_tests(
@@ -276,8 +292,9 @@ def embed_tests(
 ) -> dict[str, tuple[str, Path]]:
     """Test -> (signature, its verified cache entry), for every test of a model on a source.
 
-    Every test's contexts are checked; the tests not cached are encoded after the model is
-    loaded (once) and every one of them has passed the stimuli check, as one job did before.
+    Every test's contexts are checked; the tests not cached are encoded together after the
+    model is loaded (once) and every one of them has passed the stimuli check, as one job
+    did before.
     A cached test passed the same checks when it was encoded: its signature covers its
     contexts, the model and the code of the checks."""
     frames = {t.test: read_contexts(t, source) for t in tests}
@@ -303,9 +320,11 @@ def embed_tests(
     encoder = Encoder(spec, Path(model_file).parent, threads, extraction, device, dtype)
     for t in missing:
         encoder.check_stimuli(frames[t.test], source, t.test)
+    encoded = encoder.encode(
+        {t.test: pd.concat(frames[t.test].values(), ignore_index=True) for t in missing}
+    )
     for t in missing:
-        contexts = pd.concat(frames[t.test].values(), ignore_index=True)
-        arrays, loaded = encoder.encode(contexts)
+        arrays, loaded = encoded[t.test]
         attrs = {
             "model": spec.name,
             "model_source": provenance["source"],

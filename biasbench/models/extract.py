@@ -4,8 +4,8 @@ Word-level encodings pool the hidden states of the subword tokens overlapping th
 stimulus' character span (``word/mean``, ``word/first``, ``word/last``); sentence-level
 encodings are the first token (``sent/cls``, the [CLS] of an encoder), the last real token
 (``sent/last``, what a causal LM has read the whole sentence at) and the mean over real
-(non-special) tokens (``sent/mean``). Identical sentences are encoded once; sentences are
-sorted by length and batched so padding stays small.
+(non-special) tokens (``sent/mean``). Identical sentences are encoded once; sentences of
+one token length are batched together, so no batch is padded.
 """
 
 from __future__ import annotations
@@ -49,19 +49,18 @@ def tokenize(tokenizer: Any, sentences: list[str], max_length: int) -> Tokenized
 
 
 def batches_by_length(lengths: np.ndarray, max_tokens: int, max_batch: int) -> Iterator[np.ndarray]:
-    """Indices grouped into batches of similar length, each within a padded-token budget."""
+    """Indices grouped into batches whose sentences all have the same token length, each
+    within a token budget: no padding, so a sentence's encoding does not depend on which
+    other sentences are encoded with it (the same bytes whether a test is encoded alone or
+    with every other test of its model; tests/test_extract.py holds it)."""
     order = np.argsort(lengths, kind="stable")
-    start = 0
-    while start < len(order):
-        stop = start + 1
-        while (
-            stop < len(order)
-            and stop - start < max_batch
-            and (stop - start + 1) * lengths[order[stop]] <= max_tokens
-        ):
-            stop += 1
-        yield order[start:stop]
-        start = stop
+    bounds = np.flatnonzero(np.diff(lengths[order])) + 1
+    for same in np.split(order, bounds):
+        if not len(same):
+            continue
+        size = max(1, min(max_batch, max_tokens // max(int(lengths[same[0]]), 1)))
+        for start in range(0, len(same), size):
+            yield same[start : start + size]
 
 
 def span_tokens(
