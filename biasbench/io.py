@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator
@@ -136,6 +137,11 @@ def read_table_csv(path: str | os.PathLike, **options: Any) -> pd.DataFrame:
             f"an older version; {_fix(path)}"
         )
     expected = sidecar.read_bytes().partition(b" ")[0].decode("ascii", "replace").strip()
+    if not re.fullmatch(r"[0-9a-f]{64}", expected):
+        raise InputError(
+            f"{path}: its checksum file {sidecar} holds no sha256 (empty or cut short): "
+            f"{_fix(path)}"
+        )
     _check_digest(path, data, expected, f" in {sidecar}")
     return pd.read_csv(io.BytesIO(data), **options)
 

@@ -6,11 +6,13 @@ outcomes on synthetic p-values."""
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+from biasbench import rows
 from biasbench.inference import word_permutation_tests_mean_difference, word_sign_flip_tests
 from biasbench.stats import (
     binomial_floor,
@@ -224,3 +226,25 @@ def test_the_chance_of_calibrated_matches_the_verdicts_of_simulated_exact_tests(
         twice = sum(cal.verdict(*b, clusters, 0.05) == "calibrated" for b in bounds)
         assert twice / 2000 <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / 2000)
     assert cal.chance_calibrated(cal.clusters_for_verdict(0.05), 0.05) >= cal.POWER
+
+
+# --- boundaries ------------------------------------------------------------------------------
+
+
+def test_a_verdict_at_exactly_the_clusters_it_needs():
+    """At 67 clusters (min_clusters at 0.05) a clean share is called calibrated; one cluster
+    fewer, the same share is undetermined."""
+    assert cal.verdict(0.0, 0.09, 67, 0.05) == "calibrated"
+    assert cal.verdict(0.0, 0.09, 66, 0.05) == "undetermined (66 clusters; 67 needed)"
+    assert cal.verdict(0.0, 0.10, 67, 0.05) == "calibrated"  # the bound may equal 2 x alpha
+    assert cal.verdict(0.0, 0.1001, 67, 0.05) == "undetermined (67 clusters)"
+    assert cal.verdict(0.0501, 0.2, 10, 0.05) == "miscalibrated"  # few clusters, still found
+
+
+def test_a_floor_exactly_at_alpha_cannot_reject():
+    """3 words against 3, one-sided: 20 splits, floor 1/20 = 0.05. p < 0.05 is impossible, so
+    at 0.05 the cell cannot reject and is counted apart; at 0.051 it can."""
+    cells = pd.DataFrame({"p_value": [0.05, 0.3], "p_floor": [1 / 20, 0.001]})
+    assert cal.can_reject(cells, "p_value", 0.05).tolist() == [False, True]
+    assert cal.can_reject(cells, "p_value", 0.051).tolist() == [True, True]
+    assert rows.cannot_reject(cells["p_value"], cells["p_floor"], 0.05).tolist() == [True, False]

@@ -168,3 +168,27 @@ def test_the_fit_facet_reads_refitted_pairs():
     assert np.isnan(table.loc[0, "half_r"]) and table.loc[0, "reliability"] == 0.8
     wide = rel.by_method(table).set_index("method")
     assert wide.loc["x", "reliability_fit"] == wide.loc["x", "reliability"] == 0.8
+
+
+def test_several_splits_average_their_half_correlations_and_two_facets_take_the_lower():
+    """Two splits of the words (r1, r2): half_r is their mean, the reliability its
+    Spearman-Brown step-up; with a templates facet of higher reliability beside it, the
+    method's reliability and its D-study length are the words'."""
+    h0 = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    first = _halves("SAME", "words", h0, h0 + np.array([0.5, -0.5, 0.5, -0.5, 0.5]))
+    second = _halves("SAME", "words", h0, h0 + np.array([1.5, -1.5, 0.0, 1.5, -1.5]))
+    second["split"] = 1
+    templates = _halves("SAME", "templates", h0, h0 + 0.01 * h0**2)
+    table = rel.split_half(pd.concat([first, second, templates], ignore_index=True))
+    table = table.set_index(["method", "facet"])
+    r1 = np.corrcoef(h0, h0 + np.array([0.5, -0.5, 0.5, -0.5, 0.5]))[0, 1]
+    r2 = np.corrcoef(h0, h0 + np.array([1.5, -1.5, 0.0, 1.5, -1.5]))[0, 1]
+    words = table.loc[("SAME", "words")]
+    assert words["half_r"] == pytest.approx((r1 + r2) / 2)
+    assert words["reliability"] == pytest.approx(rel.spearman_brown((r1 + r2) / 2))
+    wide = rel.by_method(table.reset_index()).set_index("method")
+    assert table.loc[("SAME", "templates"), "reliability"] > words["reliability"]
+    assert wide.loc["SAME", "reliability"] == pytest.approx(words["reliability"])
+    assert wide.loc["SAME", "length_for_target"] == pytest.approx(
+        rel.length_needed(words["reliability"])
+    )

@@ -92,3 +92,11 @@ def test_a_score_table_without_the_schema_s_columns_is_refused_naming_file_and_c
     write_tsv(tmp_path / "old.tsv", frame.drop(columns=["p_floor", "p_word_floor"]))
     with pytest.raises(InputError, match=r"old\.tsv: the columns .*'p_floor', 'p_word_floor'"):
         read_rows(tmp_path / "old.tsv")
+
+
+@pytest.mark.parametrize("content", [b"", b"\n", b"abc123  synthesis_scores.csv\n"])
+def test_an_empty_or_cut_checksum_file_is_refused_naming_it(tmp_path, content):
+    path = written(tmp_path)
+    checksum_file(path).write_bytes(content)
+    with pytest.raises(InputError, match=r"synthesis_scores.csv.sha256 holds no sha256"):
+        read_table_csv(path)

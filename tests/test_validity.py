@@ -243,3 +243,52 @@ def test_the_paired_test_holds_its_level_and_its_interval_covers_by_simulation()
         covered += apart.loc[0, "ci_low"] <= target <= apart.loc[0, "ci_high"]
     assert rejected / reps <= 0.08
     assert covered / reps >= 0.92
+
+
+def test_several_models_per_cluster_are_tested_as_their_clusters():
+    """Two models per draw: the league counts 15 clusters for 30 models, and its
+    permutations move both models of a draw together (a cluster's pair of truths stays a
+    pair), so the floor is 1 / (the permutations) and not below what 15 draws can give."""
+    rng = np.random.default_rng(5)
+    truth = np.repeat(rng.normal(size=15), 2)
+    cells = pd.DataFrame(
+        {
+            "method": "m",
+            "model": [f"m{i}" for i in range(30)],
+            "cluster": np.repeat(np.arange(15), 2),
+            "truth": truth,
+            "effect_size": truth + rng.normal(scale=0.2, size=30),
+        }
+    )
+    table, _pairs = validity.league_inference(cells, n_boot=200, n_perm=999, seed=0)
+    row = table.iloc[0]
+    assert row["models"] == 30 and row["clusters"] == 15
+    assert row["p_floor"] == pytest.approx(1 / 1000) and row["verdict"] == "found"
+    rows = validity.cluster_permutations(cells["cluster"].to_numpy(), rng, 50)
+    assert ((rows[:, 0::2] // 2) == (rows[:, 1::2] // 2)).all()  # pairs stay whole
+
+
+def test_a_p_between_alpha_and_its_holm_value_is_not_found_and_a_negative_rho_is_reversed():
+    """Three methods: one reversed strongly, one weak whose raw p is under 0.05 but whose
+    Holm-adjusted p is not, one unrelated."""
+    rng = np.random.default_rng(9)
+    cells = _cells(rng, {"reversed": -6.0, "weak": 0.45, "none": 0.0}, clusters=30)
+    table, _ = validity.league_inference(cells, n_boot=200, n_perm=1999, seed=0)
+    table = table.set_index("method")
+    assert table.loc["reversed", "verdict"] == "reversed"
+    weak = table.loc["weak"]
+    assert weak["p"] < 0.05 <= weak["p_holm"], (weak["p"], weak["p_holm"])
+    assert weak["verdict"].startswith("not found")
+
+
+def test_the_pair_intervals_are_at_the_bonferroni_level_over_the_pairs():
+    """3 methods, 3 pairs: each interval is difference +- z(1 - 0.05 / 3 / 2) x se."""
+    from scipy import stats as sps
+
+    cells = _cells(np.random.default_rng(2), {"a": 3.0, "b": 1.0, "c": 0.0})
+    _table, pairs = validity.league_inference(cells, n_boot=300, n_perm=199, seed=0)
+    z = sps.norm.ppf(1 - 0.05 / 3 / 2)
+    assert len(pairs) == 3
+    assert (pairs["ci_high"] - pairs["difference"]).to_numpy() == pytest.approx(
+        (z * pairs["se"]).to_numpy()
+    )
