@@ -347,3 +347,14 @@ def test_a_trained_null_model_without_tests_on_its_source_is_an_error():
 
     with pytest.raises(InputError, match=re.escape("'minilm-l6': it runs no test on templates")):
         plan_of(edit)
+
+
+def test_a_plan_is_built_by_field_name_only():
+    """Positional construction is refused: two fields of one type swapped in a call of 20
+    arguments would plan other files without a word."""
+    from biasbench.plan import Plan
+
+    plan = plan_of()
+    with pytest.raises(TypeError):
+        Plan(plan.root, plan.jobs, plan.specs, plan.corpus_parts)  # positional: refused
+    assert Plan(root=plan.root, jobs=(), specs={}, corpus_parts={}).jobs == ()

@@ -56,8 +56,11 @@ class Job:
     descriptor: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
+    """Every stage's jobs and files; built by name only (``kw_only``: two fields of one type
+    swapped in a positional call would go unnoticed)."""
+
     root: Path
     jobs: tuple[Job, ...]
     specs: dict[str, ModelSpec]
@@ -270,30 +273,32 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     if unknown:
         raise InputError(f"config: lpbs.corpus_models names {unknown}, not in lpbs.models")
     null = null_calibration(config, specs, available)
+    datasets, files = dataset_jobs(
+        config, specs, root, extra=[d for ds in null.get("datasets", {}).values() for d in ds]
+    )
     return Plan(
-        root,
-        tuple(jobs),
-        specs,
-        parts,
-        natural,
-        lpbs_jobs(config, specs, root),
-        lpbs_corpora,
-        corpus_models,
-        groundtruth_files(config, specs),
-        (config["groundtruth"] or {}).get("model"),
-        *dataset_jobs(
-            config, specs, root, extra=[d for ds in null.get("datasets", {}).values() for d in ds]
-        ),
-        template_study_files(config, specs),
-        injected_files(config),
-        divdist_files(config, specs),
-        available,
-        null.get("seeds", {}),
-        null.get("tests", {}),
-        null.get("lpbs_tests", {}),
-        null.get("datasets", {}),
-        null.get("corpora", {}),
-        trained_null(config, specs, jobs),
+        root=root,
+        jobs=tuple(jobs),
+        specs=specs,
+        corpus_parts=parts,
+        natural=natural,
+        lpbs_jobs=lpbs_jobs(config, specs, root),
+        lpbs_corpora=lpbs_corpora,
+        lpbs_corpus_models=corpus_models,
+        groundtruth=groundtruth_files(config, specs),
+        groundtruth_model=(config["groundtruth"] or {}).get("model"),
+        dataset_jobs=datasets,
+        dataset_files=files,
+        template_study=template_study_files(config, specs),
+        injected_scores=injected_files(config),
+        divdist=divdist_files(config, specs),
+        tests=available,
+        null_seeds=null.get("seeds", {}),
+        null_tests=null.get("tests", {}),
+        null_lpbs=null.get("lpbs_tests", {}),
+        null_datasets=null.get("datasets", {}),
+        null_corpora=null.get("corpora", {}),
+        trained_draws=trained_null(config, specs, jobs),
         template_set=config["template_set"],
         lpbs_templates=lpbs.get("templates"),
         model_sources=model_sources(specs),
