@@ -292,3 +292,19 @@ def test_the_pair_intervals_are_at_the_bonferroni_level_over_the_pairs():
     assert (pairs["ci_high"] - pairs["difference"]).to_numpy() == pytest.approx(
         (z * pairs["se"]).to_numpy()
     )
+
+
+def test_rhos_against_different_truths_are_not_ranked():
+    """Two methods against the same quantity are paired; a third against another quantity is
+    paired with neither, so the family (and its Bonferroni level) holds one pair."""
+    from scipy import stats as sps
+
+    cells = _cells(np.random.default_rng(6), {"a": 4.0, "b": 0.5, "c": 0.0})
+    truths = {"a": "difference", "b": "difference", "c": "magnitude"}
+    _table, pairs = validity.league_inference(cells, n_boot=200, n_perm=199, truths=truths)
+    assert pairs[["method_a", "method_b"]].values.tolist() == [["a", "b"]]
+    z = sps.norm.ppf(1 - 0.05 / 2)  # one pair: no adjustment
+    row = pairs.iloc[0]
+    assert row["ci_high"] - row["difference"] == pytest.approx(z * row["se"])
+    _table, every = validity.league_inference(cells, n_boot=200, n_perm=199)
+    assert len(every) == 3

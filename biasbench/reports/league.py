@@ -60,7 +60,8 @@ def truth_inference(with_truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFram
     """:func:`validity.league_inference` on every study model, beside the same rho on the
     models that pass the learned-bias filter (``kept``) as a sensitivity column."""
     cells = with_truth.dropna(subset=["truth", "effect_size"])
-    table, pairs = validity.league_inference(cells)
+    truths = {method: TRUTH[method].quantity for method in cells["method"].unique()}
+    table, pairs = validity.league_inference(cells, truths=truths)
     kept = cells[cells["kept"].astype(bool)]
     sensitivity = [
         {
@@ -212,8 +213,10 @@ def pairs_table(inputs, settings):
     title = "Validity league, paired: which method follows its truth better"
     _, pairs = truth_inference(_with_truth(_injected(inputs), inputs, settings))
     note = (
-        "Per pair of methods with a truth rho: difference = rho_a - rho_b on the study's "
-        "models (each with its own truth, as synthesis_league); se: its standard error over "
+        "Per pair of methods whose rhos are against the same truth quantity (as "
+        "synthesis_league's truth_quantity; rhos against different truths are not ranked, "
+        "however they differ): difference = rho_a - rho_b on the study's models; se: its "
+        "standard error over "
         "the same cluster-bootstrap resamples for both methods (the distributions resampled; "
         f"{validity.N_BOOT:,} seeded draws); p: the Wald p of no difference (difference / se; "
         "the bootstrap's own p cannot go below 2 / (draws + 1), which Holm across every pair "

@@ -29,7 +29,7 @@ into the ground-truth study's models, as an inference a reviewer accepts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -218,13 +218,15 @@ def league_inference(
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
     seed: int = 0,
+    truths: Mapping[str, str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per method (``cells``: method, model, cluster, truth, effect_size; one row per method
     and model): rho with its truth, the models and clusters it stands on, the cluster
     bootstrap's interval at the Bonferroni level 1 - alpha / m, the cluster permutation p
     (:func:`permutation_p`) with its floor and Holm's adjusted p, the smallest rho detectable
-    at the adjusted level, and the verdict. And per pair of methods:
-    :func:`paired_differences`. Every method's resamples use the same clusters."""
+    at the adjusted level, and the verdict. And per pair of methods against the same truth
+    (``truths``, method -> quantity): :func:`paired_differences`. Every method's resamples
+    use the same clusters."""
     rng = np.random.default_rng(seed)
     permute = np.random.default_rng([seed, 1])  # its own stream: the bootstrap's draws stay
     clusters = pd.Index(sorted(set(cells["cluster"])))
@@ -264,7 +266,7 @@ def league_inference(
         truth_verdict(r.truth_spearman, r.p_holm, r.detectable_rho, alpha)
         for r in table.itertuples()
     ]
-    return table, paired_differences(table, draws, alpha)
+    return table, paired_differences(table, draws, alpha, truths)
 
 
 def _draws_on(frame: pd.DataFrame, own: np.ndarray, picks: list[np.ndarray]) -> np.ndarray:
@@ -277,9 +279,14 @@ def _draws_on(frame: pd.DataFrame, own: np.ndarray, picks: list[np.ndarray]) -> 
 
 
 def paired_differences(
-    table: pd.DataFrame, draws: dict[str, np.ndarray | None], alpha: float = ALPHA
+    table: pd.DataFrame,
+    draws: dict[str, np.ndarray | None],
+    alpha: float = ALPHA,
+    truths: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Per pair of methods with a rho: the difference of their rhos, its standard error over
+    """Per pair of methods with a rho against the same truth (``truths``: method -> the
+    quantity its rho is against; None: every pair; two rhos against different truths are
+    not ranked, however they differ): the difference of their rhos, its standard error over
     the shared bootstrap resamples, the Wald p of no difference from it (the bootstrap's own
     p cannot go below 2 / (n + 1), which Holm across many pairs would never let through),
     Holm's adjusted p across the pairs, the interval difference +- z x SE at the Bonferroni
@@ -294,6 +301,8 @@ def paired_differences(
     rows = []
     for i, a in enumerate(methods):
         for b in methods[i + 1 :]:
+            if truths is not None and truths.get(a) != truths.get(b):
+                continue
             difference = draws[a] - draws[b]
             difference = difference[np.isfinite(difference)]
             rows.append(
