@@ -145,3 +145,24 @@ def test_weighted_spearman_is_spearman_on_the_repeated_cells(values, seed):
             assert np.isnan(value)
         else:
             assert value == pytest.approx(sps.spearmanr(x[keep], y[keep])[0])
+
+
+def test_no_interval_from_too_few_models_to_resample():
+    """3 models x 6 tests: rho, but no interval (10 distinct model multisets); 5 models x 6
+    tests: an interval; 5 models on one test (not resampled): an interval too; so one model
+    on 5 tests."""
+    rng = np.random.default_rng(1)
+
+    def pairs_over(models, tests):
+        values = rng.normal(size=len(models) * len(tests))
+        cells = _cells({"a": values, "b": values + rng.normal(size=len(values))}, models, tests)
+        return agr.agreement(cells, 0.05, n_boot=100).iloc[0]
+
+    few = pairs_over(["m1", "m2", "m3"], [f"t{i}" for i in range(6)])
+    assert np.isfinite(few["spearman"]) and np.isnan(few["ci_low"]) and np.isnan(few["ci_high"])
+    enough = pairs_over([f"m{i}" for i in range(5)], [f"t{i}" for i in range(6)])
+    assert np.isfinite(enough["ci_low"]) and enough["ci_low"] <= enough["ci_high"]
+    one_test = pairs_over([f"m{i}" for i in range(5)], ["t1"])
+    assert np.isfinite(one_test["ci_low"])
+    cases = ((4, 9), (5, 4), (5, 1), (1, 5), (5, 5), (2, 1))
+    assert [agr.resamplable(m, t) for m, t in cases] == [False, False, True, True, True, False]

@@ -14,7 +14,12 @@ from biasbench.reports.synthesis_inputs import _cells, _context, _null_mask, _ta
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget
 from biasbench.studies import reliability as rel
-from biasbench.studies.agreement import agreement, cluster_order, correlation_matrix
+from biasbench.studies.agreement import (
+    MIN_LEVELS,
+    agreement,
+    cluster_order,
+    correlation_matrix,
+)
 from biasbench.studies.cells import MIN_CELLS, model_cells, primary_cells
 
 
@@ -75,7 +80,9 @@ def agreement_table(inputs, settings):
         "models and tests: the independent inputs behind it) with a 95% percentile interval "
         "from the crossed bootstrap (1,000 seeded resamples drawing models and tests "
         "independently, each cell weighted by how often its model and its test were drawn; "
-        f"n < {MIN_CELLS}: none). spearman_corrected: rho / sqrt(reliability_a x "
+        f"n < {MIN_CELLS}: none; none either where models or tests, if more than one, number "
+        f"under {MIN_LEVELS}: 3 models give 10 distinct resamples, no interval). "
+        "spearman_corrected: rho / sqrt(reliability_a x "
         "reliability_b), Spearman's correction for attenuation with each method's lowest "
         "split-half reliability on the ground-truth study's models (synthesis_reliability; "
         "empty without both: a zoo model's reliability is assumed to be the study's), printed "

@@ -104,9 +104,12 @@ def card(
     else:
         lines += ["| method | shared cells | Spearman rho | 95% interval |", "|---|---:|---:|---|"]
         for r in partners.itertuples():
-            lines.append(
-                f"| {r.other} | {r.n} | {r.spearman:.2f} | [{r.ci_low:.2f}, {r.ci_high:.2f}] |"
+            shown = (
+                f"[{r.ci_low:.2f}, {r.ci_high:.2f}]"
+                if pd.notna(r.ci_low)
+                else "none (too few models or tests to resample)"
             )
+            lines.append(f"| {r.other} | {r.n} | {r.spearman:.2f} | {shown} |")
     lines += ["", "## Validity and cost", ""]
     if league is None:
         lines.append("Not in the league table.")

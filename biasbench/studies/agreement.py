@@ -14,6 +14,18 @@ import pandas as pd
 from biasbench.studies.cells import CELL
 from biasbench.studies.validity import interval, spearman, weighted_spearman
 
+#: the fewest distinct levels of a resampled factor (models; tests, where there are several)
+#: behind an interval: 3 models give 10 distinct multisets, a "95% interval" over which is
+#: no interval; 5 give 126
+MIN_LEVELS = 5
+
+
+def resamplable(models: int, tests: int) -> bool:
+    """Whether the crossed bootstrap has enough distinct models and tests to give an interval:
+    :data:`MIN_LEVELS` of each factor it resamples (a factor of one level is not resampled,
+    and needs no more)."""
+    return all(levels == 1 or levels >= MIN_LEVELS for levels in (models, tests))
+
 
 def one_scale(
     x: np.ndarray, y: np.ndarray, magnitude: tuple[bool, bool], neutral: tuple[float, float]
@@ -71,7 +83,8 @@ def agreement(
     """Per pair of methods: the shared cells n, over how many models and tests, Spearman rho
     of their effect sizes on one scale (:func:`one_scale`: ``magnitude`` and ``neutral`` per
     method; absent: every score signed, neutral 0) with a 95% percentile interval from the
-    crossed bootstrap (models and tests resampled, seeded), the rho corrected for the two
+    crossed bootstrap (models and tests resampled, seeded; none under :data:`MIN_LEVELS`
+    models or tests: :func:`resamplable`), the rho corrected for the two
     methods' ``reliability`` (:func:`biasbench.studies.reliability.disattenuate`, unclipped,
     ``corrected_beyond_1`` where it is no correlation; NaN without both), the share of shared
     cells with the same sign, and the share with the same significance verdict (p < alpha;
@@ -103,7 +116,7 @@ def agreement(
             )
             rho = spearman(x, y)
             low = high = float("nan")
-            if np.isfinite(rho):
+            if np.isfinite(rho) and resamplable(models.nunique(), tests.nunique()):
                 low, high = interval(crossed_bootstrap(x, y, models, tests, rng, n_boot), 0.95)
             pp = p.reindex(both.index)[[a, b]].dropna() if a in p and b in p else pd.DataFrame()
             corrected = disattenuate(rho, reliability.get(a, np.nan), reliability.get(b, np.nan))
