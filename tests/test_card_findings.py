@@ -223,3 +223,20 @@ def test_a_method_declares_which_variants_are_choices():
     ]
     changed = cf.sensitivity(pd.DataFrame(rows), 0.01)
     assert changed["other"].tolist() == ["sent/cls/names+p>0.1"]
+
+
+def test_a_floor_exactly_at_alpha_is_cannot_not_found():
+    """The word test of 3 words a side, one-sided: floor 1/20 = 0.05 = alpha. Its p of 0.05
+    is not below alpha and could never be: counted as cannot, neither found nor paper-only
+    (the paper's p below alpha does not make it a paper-only finding of a test that cannot
+    reach alpha); a floor just below alpha can be found."""
+    rows = pd.DataFrame(
+        [
+            {"p_value": 0.001, "p_floor": 1e-5, "p_word": 0.05, "p_word_floor": 0.05},
+            {"p_value": 0.001, "p_floor": 1e-5, "p_word": 0.0499, "p_word_floor": 0.0499},
+        ]
+    )
+    out = cf.judged(rows, 0.05)
+    assert out["cannot"].tolist() == [True, False]
+    assert out["found"].tolist() == [False, True]
+    assert out["paper_only"].tolist() == [False, False]
