@@ -240,3 +240,42 @@ def test_a_floor_exactly_at_alpha_is_cannot_not_found():
     assert out["cannot"].tolist() == [True, False]
     assert out["found"].tolist() == [False, True]
     assert out["paper_only"].tolist() == [False, False]
+
+
+def test_no_significance_change_where_one_side_cannot_reach_alpha():
+    """CrowS-Pairs found with its default encoding (p 0.0046) and 'not found' with the other,
+    whose floor is at alpha (it could never be found): no significance change, since one side
+    cannot decide; with a floor below alpha the same p is a change."""
+
+    def pair(other_floor):
+        rows = [
+            _row(
+                "CrowS-Pairs",
+                "CrowS-Pairs",
+                58.33,
+                0.0046,
+                0.0046,
+                family="probability",
+                source="dataset",
+                descriptor="all",
+                encoding="causal-sentence-mean",
+            ),
+            _row(
+                "CrowS-Pairs",
+                "CrowS-Pairs",
+                55.0,
+                0.094,
+                0.094,
+                family="probability",
+                source="dataset",
+                descriptor="all",
+                encoding="causal-sentence",
+                primary=False,
+                p_floor=other_floor,
+                p_word_floor=other_floor,
+            ),
+        ]
+        return cf.sensitivity(pd.DataFrame(rows), 0.01)
+
+    assert pair(0.01).empty
+    assert pair(0.001)["changed"].tolist() == ["significance"]
