@@ -62,31 +62,37 @@ def _table():
                 primary=False,
             ),
             # CrowS-Pairs: the per-token mean 58.33 (p 0.0046), the sum 55.0 (p 0.094)
-            _row(
-                "CrowS-Pairs",
-                "CrowS-Pairs",
-                58.33,
-                0.0046,
-                0.0046,
-                family="probability",
-                source="dataset",
-                descriptor="all",
-                encoding="causal-sentence-mean",
-            ),
-            _row(
-                "CrowS-Pairs",
-                "CrowS-Pairs",
-                55.0,
-                0.094,
-                0.094,
-                family="probability",
-                source="dataset",
-                descriptor="all",
-                encoding="causal-sentence",
-                primary=False,
-            ),
+            *_crows_pairs(),
         ]
     )
+
+
+def _crows_pairs(**other):
+    """CrowS-Pairs' default encoding (58.33, p 0.0046) and the sentence sum (55.0, p 0.094,
+    not primary; ``other``: more of its fields)."""
+    kw = {"family": "probability", "source": "dataset", "descriptor": "all"}
+    return [
+        _row(
+            "CrowS-Pairs",
+            "CrowS-Pairs",
+            58.33,
+            0.0046,
+            0.0046,
+            encoding="causal-sentence-mean",
+            **kw,
+        ),
+        _row(
+            "CrowS-Pairs",
+            "CrowS-Pairs",
+            55.0,
+            0.094,
+            0.094,
+            encoding="causal-sentence",
+            primary=False,
+            **kw,
+            **other,
+        ),
+    ]
 
 
 def test_the_trusted_test_is_the_most_conservative_the_row_has():
@@ -248,33 +254,7 @@ def test_no_significance_change_where_one_side_cannot_reach_alpha():
     cannot decide; with a floor below alpha the same p is a change."""
 
     def pair(other_floor):
-        rows = [
-            _row(
-                "CrowS-Pairs",
-                "CrowS-Pairs",
-                58.33,
-                0.0046,
-                0.0046,
-                family="probability",
-                source="dataset",
-                descriptor="all",
-                encoding="causal-sentence-mean",
-            ),
-            _row(
-                "CrowS-Pairs",
-                "CrowS-Pairs",
-                55.0,
-                0.094,
-                0.094,
-                family="probability",
-                source="dataset",
-                descriptor="all",
-                encoding="causal-sentence",
-                primary=False,
-                p_floor=other_floor,
-                p_word_floor=other_floor,
-            ),
-        ]
+        rows = _crows_pairs(p_floor=other_floor, p_word_floor=other_floor)
         return cf.sensitivity(pd.DataFrame(rows), 0.01)
 
     assert pair(0.01).empty

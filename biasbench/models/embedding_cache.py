@@ -252,11 +252,10 @@ class Encoder:
             return out
         from biasbench.models.load import tokenizer_vocabulary_test
 
-        tests = list(contexts)
         arrays = extract.encode_transformer(
             self.model,
             self.tokenizer,
-            pd.concat([contexts[t] for t in tests], ignore_index=True),
+            pd.concat(contexts.values(), ignore_index=True),
             layer=self.spec.layer,
             name=self.spec.name,
             **self.extraction,
@@ -264,16 +263,13 @@ class Encoder:
         # the stimuli the tokenizer keeps as one token (CEAT's reduced sets): recorded here so
         # that scoring never loads the tokenizer (importing transformers costs ~6 s per job)
         in_vocabulary = tokenizer_vocabulary_test(self.tokenizer)
-        out, start = {}, 0
-        for test in tests:
-            frame = contexts[test]
-            stop = start + len(frame)
+        out = {}
+        for test, (frame, own) in extract.split_rows(contexts, arrays).items():
             single = sorted(s for s in frame["stimulus"].unique() if in_vocabulary(s))
             out[test] = (
-                {k: v[start:stop] for k, v in arrays.items()},
+                own,
                 {"is_decoder": self.is_decoder, "single_token_stimuli": json.dumps(single)},
             )
-            start = stop
         return out
 
 

@@ -285,8 +285,8 @@ def _dataset_names(group: h5py.Group) -> list[str]:
 
 
 def split_rows(frames: dict[str, pd.DataFrame], arrays: dict[str, np.ndarray]):
-    """Undo a concatenation of per-descriptor context tables: per descriptor, its table and
-    its rows of every array."""
+    """Undo a concatenation of context tables (a test's, per descriptor; a model's, per
+    test): per key, its table and its rows of every array."""
     out, start = {}, 0
     for descriptor, frame in frames.items():
         stop = start + len(frame)

@@ -76,17 +76,22 @@ def can_reject(cells: pd.DataFrame, column: str, alpha: float) -> pd.Series:
     return ~(p_column(cells, FLOORS[column]).fillna(0.0) >= alpha)
 
 
-def clopper_pearson(k: float, n: float, level: float = LEVEL) -> tuple[float, float]:
+def clopper_pearson(k, n: float, level: float = LEVEL):
     """The exact (Clopper-Pearson) binomial interval of k successes in n trials, from the
     beta quantiles (so a fractional k, a sum of shares, is read the same way); (NaN, NaN)
-    without a trial."""
+    without a trial. ``k`` a number gives floats; an array of counts gives arrays (every
+    count's interval at once, as :func:`min_clusters` and :func:`chance_calibrated` need)."""
     from scipy import stats as sps
 
     if n <= 0:
         return float("nan"), float("nan")
     tail = (1 - level) / 2
-    low = float(sps.beta.ppf(tail, k, n - k + 1)) if k > 0 else 0.0
-    high = float(sps.beta.ppf(1 - tail, k + 1, n - k)) if k < n else 1.0
+    counts = np.asarray(k, dtype=float)
+    with np.errstate(invalid="ignore"):  # the quantiles at k = 0 and k = n are replaced
+        low = np.where(counts > 0, sps.beta.ppf(tail, counts, n - counts + 1), 0.0)
+        high = np.where(counts < n, sps.beta.ppf(1 - tail, counts + 1, n - counts), 1.0)
+    if counts.ndim == 0:
+        return float(low), float(high)
     return low, high
 
 
@@ -138,10 +143,9 @@ def min_clusters(
     case). Fewer clusters and "calibrated" would be a failure to look, not a finding."""
     from scipy import stats as sps
 
-    tail = (1 - level) / 2
     for g in range(2, 100_000):
         k = np.arange(1, g + 1)
-        low = sps.beta.ppf(tail, k, g - k + 1)
+        low, _high = clopper_pearson(k, g, level)
         if sps.binom.pmf(k[low > alpha], g, ratio * alpha).sum() >= power:
             return g
     raise ValueError(f"no number of clusters reaches power {power} at alpha {alpha}")
@@ -160,8 +164,7 @@ def chance_calibrated(
     if clusters < min_clusters(alpha):
         return 0.0
     k = np.arange(clusters + 1)
-    high = np.ones(clusters + 1)
-    high[:-1] = sps.beta.ppf(1 - (1 - level) / 2, k[:-1] + 1, clusters - k[:-1])
+    _low, high = clopper_pearson(k, clusters, level)
     return float(sps.binom.pmf(k[high <= ratio * alpha], clusters, alpha).sum())
 
 
@@ -276,8 +279,7 @@ def calibration(
                 real = values[on_real & able_to[column, a]]
                 row[f"real_{a:g}"] = float(np.mean(real < a)) if len(real) else np.nan
             rows.append(row)
-    per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed")
-    per_alpha += ("chance",)
+    per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed", "chance")
     columns = ["method", "design", "p", "cells_null", "by_construction"]
     columns += [f"{c}_{a:g}" for a in alphas for c in (*per_alpha, "verdict")]
     columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]

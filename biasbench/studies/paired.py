@@ -12,9 +12,10 @@ per-unit outcomes of both models:
   1/2), or its mid-p form (less conservative, not exact).
 - :func:`sign_test`: any per-unit score, by the signs of the differences (ties dropped); the
   same binomial test.
-- :func:`paired_permutation`: the mean per-unit difference, its sign flipped unit by unit
-  (all 2^n flips where there are few; seeded draws otherwise): exact under "the two models
-  are exchangeable on every unit"; the floor is returned with p.
+- :func:`paired_permutation`: the per-item differences, their signs flipped unit by unit
+  (the word-level sign-flip test of :mod:`biasbench.inference`: all 2^n flips where there
+  are few, seeded draws otherwise): exact under "the two models are exchangeable on every
+  unit"; the floor is returned with p.
 - :func:`paired_interval`: a percentile interval for the difference of a statistic, from a
   bootstrap that resamples the independent unit (an item, or a cluster of items that share a
   target term or template) jointly for both models: the same draw for both, so each unit's
@@ -23,10 +24,12 @@ per-unit outcomes of both models:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
-import pandas as pd
+
+from biasbench.inference import word_sign_flip_tests
+from biasbench.studies.validity import interval, resample_clusters
 
 N_PERM = 9_999
 N_BOOT = 2_000
@@ -73,26 +76,24 @@ def sign_test(differences: np.ndarray) -> float:
 
 
 def paired_permutation(
-    differences: np.ndarray, rng: np.random.Generator, n_perm: int = N_PERM
+    differences: np.ndarray,
+    units: Sequence[Hashable] | None = None,
+    *,
+    seed: int = 0,
+    n_perm: int = N_PERM,
 ) -> tuple[float, float]:
-    """(p, floor): the two-sided sign-flip test of the mean per-unit difference. Up to
-    :data:`EXACT_UNITS` units every flip is enumerated (p = the share of the 2^n flips whose
-    |mean| reaches the observed, floor 2 / 2^n: a flip and its mirror tie); beyond, ``n_perm``
-    seeded flips, p = (1 + reaching) / (n_perm + 1), floor 1 / (n_perm + 1)."""
+    """(p, floor): the two-sided sign-flip test of the per-item differences, the items of one
+    ``units`` entry (a target term, a template; None: every item its own) flipped together:
+    :func:`biasbench.inference.word_sign_flip_tests`, exact under "the two models are
+    exchangeable on every unit". Every flip is enumerated up to :data:`EXACT_UNITS` units
+    (floor 2 / 2^n: a flip and its mirror tie); beyond, ``n_perm`` seeded flips (floor
+    1 / (n_perm + 1))."""
     d = np.asarray(differences, float)
-    d = d[np.isfinite(d)]
-    if not len(d):
-        return float("nan"), float("nan")
-    observed = abs(d.mean())
-    if len(d) <= EXACT_UNITS:
-        flips = 1 - 2 * ((np.arange(2 ** len(d))[:, None] >> np.arange(len(d))) & 1)
-        means = np.abs(flips @ d) / len(d)
-        reaching = int((means >= observed - 1e-12 * max(1.0, observed)).sum())
-        return reaching / len(means), 2 / len(means)
-    flips = rng.choice(np.array([-1.0, 1.0]), size=(n_perm, len(d)))
-    means = np.abs(flips @ d) / len(d)
-    reaching = int((means >= observed - 1e-12 * max(1.0, observed)).sum())
-    return (1 + reaching) / (n_perm + 1), 1 / (n_perm + 1)
+    units = list(range(len(d))) if units is None else list(units)
+    (result,) = word_sign_flip_tests(
+        d, units, ("two-sided",), exact_max=1 << EXACT_UNITS, n_samples=n_perm, seed=seed
+    )
+    return result.p_value, result.floor
 
 
 def paired_interval(
@@ -109,20 +110,17 @@ def paired_interval(
     ``units`` (one per item, or a cluster of items that share a term) with replacement and
     takes every item of each drawn unit for both models alike."""
     first, second = np.asarray(first, float), np.asarray(second, float)
-    codes, names = pd.factorize(np.asarray(units))
-    if not (len(first) == len(second) == len(codes)):
+    units = np.asarray(units)
+    if not (len(first) == len(second) == len(units)):
         raise ValueError("paired outcomes and their units must have one entry per item")
     difference = statistic(first) - statistic(second)
-    if len(names) < 2:
+    if len(set(units.tolist())) < 2:
         return float(difference), float("nan"), float("nan")
-    members = [np.flatnonzero(codes == c) for c in range(len(names))]
-    draws = np.empty(n_boot)
-    for i, row in enumerate(rng.integers(0, len(members), size=(n_boot, len(members)))):
-        pick = np.concatenate([members[c] for c in row])
-        draws[i] = statistic(first[pick]) - statistic(second[pick])
-    tail = 100 * (1 - level) / 2
-    low, high = np.percentile(draws, [tail, 100 - tail])
-    return float(difference), float(low), float(high)
+    draws = np.array(
+        [statistic(first[p]) - statistic(second[p]) for p in resample_clusters(units, rng, n_boot)]
+    )
+    low, high = interval(draws, level)
+    return float(difference), low, high
 
 
 def detectable_difference(sd: float, n: int, alpha: float, power: float = 0.8) -> float:

@@ -163,12 +163,11 @@ def permutation_p(
     where there are fewer. NaN where rho is undefined."""
     from scipy import stats as sps
 
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if not np.isfinite(spearman(x, y)):
-        return float("nan"), float("nan")
-    rank_x = sps.rankdata(x) - (len(x) + 1) / 2
-    rank_y = sps.rankdata(y) - (len(y) + 1) / 2
+    rank_x = sps.rankdata(np.asarray(x, float)) - (len(x) + 1) / 2
+    rank_y = sps.rankdata(np.asarray(y, float)) - (len(y) + 1) / 2
     scale = np.sqrt((rank_x**2).sum() * (rank_y**2).sum())
+    if len(rank_x) < MIN_CLUSTERS or scale == 0:  # as :func:`spearman`: no rho
+        return float("nan"), float("nan")
     observed = abs(rank_x @ rank_y) / scale
     permuted = np.abs(rank_x[cluster_permutations(clusters, rng, n_perm)] @ rank_y) / scale
     beyond = int((permuted >= observed - 1e-12).sum())
