@@ -46,11 +46,11 @@ import numpy as np
 from biasbench.stats import (
     TIE_RTOL,
     PermutationResult,
-    _exact_subsets,
-    _sampled_subsets,
-    _subset_sums,
+    exact_subsets,
     n_partitions,
     permutation_result,
+    sampled_subsets,
+    subset_sums,
 )
 
 #: the alternatives a word-level test takes: ``greater`` (statistic large, WEAT and SEAT),
@@ -102,9 +102,9 @@ def _splits(n_words: int, n_x: int, exact_max: int, n_samples: int, seed: int):
     :func:`biasbench.stats.permutation_test_mean_difference`."""
     count = n_partitions(n_x, n_words - n_x)
     if count <= max(exact_max, n_samples):  # fewer partitions than samples: enumerate them
-        return _exact_subsets(n_words, n_x), True
+        return exact_subsets(n_words, n_x), True
     distinct = count < 1000 * n_samples**2  # else the expected number of repeats is < 1e-3
-    return _sampled_subsets(n_words, n_x, n_samples, seed, distinct), False
+    return sampled_subsets(n_words, n_x, n_samples, seed, distinct), False
 
 
 def _check(alternatives: Sequence[str]) -> None:
@@ -195,7 +195,7 @@ def word_permutation_tests_mean_difference(
     hits = [0] * len(alternatives)
     for i in range(0, len(subsets), block):
         rows = subsets[i : i + block]
-        stats = mean_diff(_subset_sums(sums, rows), _subset_sums(sizes, rows))
+        stats = mean_diff(subset_sums(sums, rows), subset_sums(sizes, rows))
         for j, alternative in enumerate(alternatives):
             hits[j] += _hits(stats, observed, tol, alternative)
     return _results(hits, len(subsets), exact, alternatives, balanced)

@@ -70,6 +70,70 @@ COLUMNS = [
 
 
 @dataclass(frozen=True)
+class Design:
+    """One of the tests a row carries, declared once: its p column and that p's floor (the
+    smallest p its design can give), its name in a card, its legend and marker in the
+    calibration figure, and its infix in the league's calibration columns (``league_column``)."""
+
+    name: str
+    p: str
+    floor: str
+    test: str  # a card's words for it
+    label: str  # the calibration figure's legend
+    infix: str  # significant_null<infix>, null<infix>_low, ...
+    marker: str
+    colour: str
+    filled: bool = False
+
+    def league_column(self, what: str) -> str:
+        """The league's column for ``what`` of the calibration's row (``null``, ``null_low``,
+        ``null_high``, ``clusters``, ``verdict``)."""
+        if what == "null":
+            return f"significant_null{self.infix}"
+        if what == "verdict":
+            return f"calibration_{self.name}"
+        return f"null{self.infix}_{what.removeprefix('null_')}"
+
+
+#: a row's test designs, each more conservative than the one before: the paper's test, the
+#: same statistic with the stimulus word as the exchangeable unit, and that word-level test
+#: exchanging target words only within their number of word pieces
+TEST_DESIGNS = (
+    Design(
+        "paper",
+        "p_value",
+        "p_floor",
+        "paper's test",
+        "paper's test (p_value)",
+        "",
+        "o",
+        "black",
+        filled=True,
+    ),
+    Design(
+        "word",
+        "p_word",
+        "p_word_floor",
+        "word-level test",
+        "word-level test (p_word)",
+        "_word",
+        "s",
+        "tab:orange",
+    ),
+    Design(
+        "strata",
+        "p_word_strata",
+        "p_word_strata_floor",
+        "word test within word-piece counts",
+        "word-level test within word-piece counts (p_word_strata)",
+        "_strata",
+        "^",
+        "tab:blue",
+    ),
+)
+
+
+@dataclass(frozen=True)
 class Score:
     """What a method returns: an effect size and, where the method has a test, its p-value."""
 

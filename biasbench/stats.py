@@ -80,7 +80,7 @@ def n_partitions(n_x: int, n_y: int) -> int:
 
 
 @functools.lru_cache(maxsize=4)
-def _exact_subsets(n: int, k: int) -> np.ndarray:
+def exact_subsets(n: int, k: int) -> np.ndarray:
     """All k-subsets of range(n) as an (C(n,k), k) index array, in lexicographic order.
     Cached: they depend on the sizes only, and the encodings and methods of a job (and its
     descriptors of the same sizes) enumerate the same ones."""
@@ -123,7 +123,7 @@ def _recent_arrays(max_entries: int, max_bytes: int):
 
 
 @_recent_arrays(max_entries=16, max_bytes=1 << 30)
-def _sampled_subsets(n: int, k: int, n_samples: int, seed: int, distinct: bool) -> np.ndarray:
+def sampled_subsets(n: int, k: int, n_samples: int, seed: int, distinct: bool) -> np.ndarray:
     """``n_samples`` k-subsets of range(n), each drawn uniformly, in draw order.
 
     A subset is the k positions with the smallest of n uniform keys. With ``distinct``,
@@ -176,7 +176,7 @@ def _smallest(keys: np.ndarray, k: int) -> np.ndarray:
     return flat.reshape(-1, k)
 
 
-def _subset_sums(values: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+def subset_sums(values: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     """``values[subsets].sum(axis=1)``, gathered a block of rows at a time into one 1 MB
     buffer that stays in cache (2-3x faster than a (rows, k) temporary; each row is summed
     alike, so the sums are the same to the bit)."""
@@ -228,12 +228,12 @@ def permutation_test_mean_difference(
     tol = TIE_RTOL * max(1.0, float(np.abs(values).max()))
     count = n_partitions(n_x, n_y)
     if count <= max(exact_max, n_samples):  # fewer partitions than samples: enumerate them
-        stats = fold(mean_diff(_subset_sums(values, _exact_subsets(n, n_x))))
+        stats = fold(mean_diff(subset_sums(values, exact_subsets(n, n_x))))
         hits = int(np.count_nonzero(stats >= observed - tol))
         return permutation_result(hits, count, True, mirrored)
     distinct = count < 1000 * n_samples**2  # else the expected number of repeats is < 1e-3
-    subsets = _sampled_subsets(n, n_x, n_samples, seed, distinct)
-    stats = fold(mean_diff(_subset_sums(values, subsets)))
+    subsets = sampled_subsets(n, n_x, n_samples, seed, distinct)
+    stats = fold(mean_diff(subset_sums(values, subsets)))
     hits = int(np.count_nonzero(stats >= observed - tol))
     return permutation_result(hits, n_samples, False, mirrored)
 
@@ -271,9 +271,9 @@ def permutation_tests(
     count = n_partitions(k, n - k)
     exact = count <= max(exact_max, n_samples)
     if exact:
-        subsets = _exact_subsets(n, k)
+        subsets = exact_subsets(n, k)
     else:
-        subsets = _sampled_subsets(n, k, n_samples, seed, count < 1000 * n_samples**2)
+        subsets = sampled_subsets(n, k, n_samples, seed, count < 1000 * n_samples**2)
     hits = np.zeros(len(alternatives), dtype=np.int64)
     for i in range(0, len(subsets), block):
         stats = statistics_of(subsets[i : i + block])

@@ -3,7 +3,8 @@ rule method_cards:
     with, validity, cost and the pitfalls it avoids (results/cards/index.md links them).
     """
     input:
-        TABLES["synthesis_league"].inputs(PLAN),
+        league="results/tables/synthesis_league.csv",
+        agreement="results/tables/synthesis_agreement.csv",
     output:
         [f"results/cards/{s}.md" for s in CARD_SLUGS],
     log:
@@ -11,7 +12,6 @@ rule method_cards:
     conda:
         ENV
     params:
-        inputs_sha256=own_input_digests("method_cards"),
-        settings=REPORT_SETTINGS,
+        alpha=config["alpha"],
     script:
         "../workflow_scripts/method_cards.py"

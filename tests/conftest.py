@@ -68,3 +68,20 @@ def score_row(**values):
     )
     row.update(values)
     return row
+
+
+def method_cards(inputs: list[str], settings, folder: Path) -> dict[str, str]:
+    """The method cards as the workflow makes them: from the league's and the agreement's
+    tables written to ``folder`` with their checksums and read back as the rule reads them."""
+    from biasbench.io import write_table_csv
+    from biasbench.reports.cards import cards
+    from biasbench.reports.catalog import TABLES
+    from biasbench.reports.model_cards import read_table
+    from biasbench.reports.targets import render_table
+
+    def table(name):
+        csv, _md, _html = render_table(TABLES[name], inputs, settings)
+        write_table_csv(folder / f"{name}.csv", csv)
+        return read_table(folder / f"{name}.csv")
+
+    return cards(table("synthesis_league"), table("synthesis_agreement"), settings.alpha)

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from biasbench.io import write_tsv
-from biasbench.reports import cards as card_report
 from biasbench.reports import league as league_report
 from biasbench.reports import survival as survival_report
 from biasbench.reports.catalog import FIGURES, TABLES
@@ -25,7 +24,7 @@ from biasbench.studies import survival as survival_study
 from biasbench.studies.cells import primary_cells
 from biasbench.studies.pieces import piece_balance, piece_gap, piece_gaps
 
-from .conftest import score_row
+from .conftest import method_cards, score_row
 
 NULL = "m-null"
 SETTINGS = ReportSettings(models={}, alpha=0.05, natural=None, null_models=(NULL,))
@@ -250,7 +249,7 @@ def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
     assert league.loc["MAC", "calibration_paper"] == "n/a"  # no rows at all
     low, high = cal.clopper_pearson(40, 50)
     assert league.loc["CEAT", ["null_low", "null_high"]].tolist() == pytest.approx([low, high])
-    pages = card_report.cards(inputs, SETTINGS)
+    pages = method_cards(inputs, SETTINGS, tmp_path)
     assert (
         "- the paper's test (p_value) on null models: miscalibrated (0.8 of the null cells at "
         f"p < 0.05, 95% interval [{low:.3g}, {high:.3g}] over 50 clusters)"
@@ -567,3 +566,45 @@ def test_the_tokenization_table_by_hand(tmp_path):
         [low, high], rel=1e-5
     )
     assert "do not make words of different piece counts exchangeable" in md
+
+
+def test_each_test_design_is_declared_once_and_every_view_follows_it():
+    """The row's tests are one record each (biasbench.rows.TEST_DESIGNS): the p and floor
+    columns are the row schema's, the league's calibration columns are named from the
+    record in the table's published order, and the cards trust the most conservative first."""
+    from biasbench.reports.calibration import CALIBRATED, DESIGN_LABELS
+    from biasbench.reports.card_findings import TRUSTED
+    from biasbench.rows import COLUMNS, TEST_DESIGNS
+
+    assert [d.name for d in TEST_DESIGNS] == list(cal.DESIGNS) == ["paper", "word", "strata"]
+    for d in TEST_DESIGNS:
+        assert d.p in COLUMNS and d.floor in COLUMNS and cal.FLOORS[d.p] == d.floor
+    word = TEST_DESIGNS[1]
+    assert [word.league_column(w) for w in ("null", "null_low", "null_high", "clusters")] == [
+        "significant_null_word",
+        "null_word_low",
+        "null_word_high",
+        "null_word_clusters",
+    ]
+    assert TEST_DESIGNS[0].league_column("null_low") == "null_low"
+    assert TEST_DESIGNS[2].league_column("verdict") == "calibration_strata"
+    assert [c for c, _, _ in CALIBRATED] == [
+        "significant_real",
+        "significant_null",
+        "significant_null_word",
+        "null_low",
+        "null_high",
+        "null_word_low",
+        "null_word_high",
+        "null_clusters",
+        "null_word_clusters",
+        "calibration_paper",
+        "calibration_word",
+        "significant_null_strata",
+        "null_strata_low",
+        "null_strata_high",
+        "null_strata_clusters",
+        "calibration_strata",
+    ]
+    assert [p for p, _, _ in TRUSTED] == ["p_word_strata", "p_word", "p_value"]
+    assert DESIGN_LABELS["word"] == "word-level test (p_word)"

@@ -88,9 +88,9 @@ def test_sampled_p_approximates_exact_p():
 
 
 def test_sampled_partitions_are_distinct():
-    from biasbench.stats import _sampled_subsets
+    from biasbench.stats import sampled_subsets
 
-    rows = _sampled_subsets(10, 5, 200, 0, distinct=True)
+    rows = sampled_subsets(10, 5, 200, 0, distinct=True)
     assert len({r.tobytes() for r in rows}) == 200
     assert rows.shape == (200, 5)
 
@@ -98,12 +98,12 @@ def test_sampled_partitions_are_distinct():
 def test_distinct_partitions_are_the_first_distinct_draws():
     """Dropping repeats keeps the first draw of each subset and tops up from the same stream:
     the first 200 distinct rows of the plain draws, in draw order."""
-    from biasbench.stats import _sampled_subsets
+    from biasbench.stats import sampled_subsets
 
-    plain = _sampled_subsets(10, 5, 5000, 4, distinct=False)
+    plain = sampled_subsets(10, 5, 5000, 4, distinct=False)
     _, first = np.unique(plain, axis=0, return_index=True)
     expected = plain[np.sort(first)][:200]
-    np.testing.assert_array_equal(_sampled_subsets(10, 5, 200, 4, distinct=True), expected)
+    np.testing.assert_array_equal(sampled_subsets(10, 5, 200, 4, distinct=True), expected)
 
 
 def _smallest_by_sort(keys, k):
@@ -148,12 +148,12 @@ def test_the_k_smallest_positions_are_argpartition_s_sorted(n, rows, seed, data)
 def test_sampled_partitions_are_the_draws_of_before_to_the_bit():
     """The subsets drawn for a large test (n in the thousands, where the draw was 40% of a
     study job) are those of argpartition and a sort on the same key stream."""
-    from biasbench.stats import _sampled_subsets
+    from biasbench.stats import sampled_subsets
 
     n, k, m, seed = 1680, 1316, 300, 11
     keys = np.random.default_rng(seed).random((m, n))  # one chunk: the same stream
     np.testing.assert_array_equal(
-        _sampled_subsets.__wrapped__(n, k, m, seed, False), _smallest_by_sort(keys, k)
+        sampled_subsets.__wrapped__(n, k, m, seed, False), _smallest_by_sort(keys, k)
     )
 
 
@@ -187,11 +187,11 @@ def test_the_partition_cache_keeps_a_large_result_past_small_ones_within_its_byt
 
 
 def test_subset_sums_are_the_plain_gather_to_the_bit():
-    from biasbench.stats import _sampled_subsets, _subset_sums
+    from biasbench.stats import sampled_subsets, subset_sums
 
     values = np.random.default_rng(0).normal(size=300)
-    subsets = _sampled_subsets(300, 150, 3000, 0, distinct=False)  # several blocks
-    np.testing.assert_array_equal(_subset_sums(values, subsets), values[subsets].sum(axis=1))
+    subsets = sampled_subsets(300, 150, 3000, 0, distinct=False)  # several blocks
+    np.testing.assert_array_equal(subset_sums(values, subsets), values[subsets].sum(axis=1))
 
 
 def test_statistics_tested_together_as_one_at_a_time():

@@ -17,7 +17,7 @@ from biasbench.studies.agreement import agreement, cluster_order, correlation_ma
 from biasbench.studies.calibration import calibration
 from biasbench.studies.cells import model_cells, primary_cells
 
-from .conftest import score_row
+from .conftest import method_cards, score_row
 
 # the null model is the configuration's random-weight copy, whatever its name
 SETTINGS = ReportSettings(models={}, alpha=0.05, natural=None, null_models=("m1-null",))
@@ -114,7 +114,7 @@ def test_targets_and_cards_render_byte_stable(tmp_path):
         for k in (1, 2):
             save(figure.draw(inputs, SETTINGS), tmp_path / f"{k}.png", tmp_path / f"{k}.pdf")
         assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()
-    pages = card_report.cards(inputs, SETTINGS)
+    pages = method_cards(inputs, SETTINGS, tmp_path)
     assert set(pages) == {"index", *(card_report.slug(m.name) for m in REGISTRY)}
     assert "| w-SEAT | 5 | 1.00 |" in pages["s-seat"], pages["s-seat"]
     assert "(model, test)" not in pages["index"] and "[CEAT](ceat.md)" in pages["index"]
@@ -210,6 +210,6 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     assert league.loc["SAME", "reliability_words"] > 0.99
     assert np.isnan(league.loc["SAME", "reliability_templates"])
     pairs = league_report.truth_inference(
-        league_report._with_truth(league_report._injected(inputs), inputs, SETTINGS)
+        league_report.cells_with_truth(league_report.injected_rows(inputs), inputs, SETTINGS)
     )[1]
     assert (pairs["difference"] == 0).all()  # every rho is 1: no method better

@@ -10,7 +10,13 @@ import pandas as pd
 
 from biasbench.io import read_tsv
 from biasbench.reports.figures import no_data
-from biasbench.reports.synthesis_inputs import _cells, _context, _null_mask, _table, reliability
+from biasbench.reports.synthesis_inputs import (
+    comparison_cells,
+    method_sources,
+    null_mask,
+    reliability,
+    synthesis_table,
+)
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget
 from biasbench.studies import reliability as rel
@@ -45,21 +51,27 @@ def _agreement(cells: pd.DataFrame, inputs, settings) -> pd.DataFrame:
 
 
 def agreement_pairs(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
-    cells = _cells(inputs, settings)
-    real = cells[~_null_mask(cells, settings)]
+    cells = comparison_cells(inputs, settings)
+    real = cells[~null_mask(cells, settings)]
     return real, _agreement(real, inputs, settings)
 
 
 def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Agreement across models (the zoo and the ground-truth study's injected-bias models):
     every method's mean score per model."""
-    cells = _cells(inputs, settings)
+    cells = comparison_cells(inputs, settings)
     injected = [p for p in inputs if p.endswith(".datasets.tsv")]
     if injected:
         frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
-        cells = pd.concat([cells, primary_cells(frames, _context(settings))], ignore_index=True)
-    per_model = model_cells(cells[~_null_mask(cells, settings)])
+        cells = pd.concat(
+            [cells, primary_cells(frames, method_sources(settings))], ignore_index=True
+        )
+    per_model = model_cells(cells[~null_mask(cells, settings)])
     return per_model, _agreement(per_model, inputs, settings)
+
+
+#: the agreement table's ``over`` of the rows over shared (model, test) cells
+AGREEMENT_OVER_CELLS = "(model, test) cells"
 
 
 def agreement_table(inputs, settings):
@@ -67,7 +79,7 @@ def agreement_table(inputs, settings):
     _, pairs = agreement_pairs(inputs, settings)
     _, across = model_agreement(inputs, settings)
     pairs = pd.concat(
-        [pairs.assign(over="(model, test) cells"), across.assign(over="models")],
+        [pairs.assign(over=AGREEMENT_OVER_CELLS), across.assign(over="models")],
         ignore_index=True,
     )
     pairs = pairs[pairs["n"] > 0]
@@ -136,7 +148,7 @@ def figure_agreement(inputs, settings):
 
 
 TABLES = (
-    _table(
+    synthesis_table(
         "synthesis_agreement",
         "Agreement between methods",
         agreement_table,

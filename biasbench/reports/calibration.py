@@ -16,16 +16,17 @@ import pandas as pd
 from biasbench.io import read_tsv
 from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.synthesis_inputs import (
-    _cells,
-    _context,
-    _null_mask,
-    _scores,
-    _table,
-    _with_null,
-    _with_pieces,
+    comparison_cells,
+    method_sources,
+    null_inputs,
+    null_mask,
+    piece_inputs,
+    scores_with,
+    synthesis_table,
 )
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget
+from biasbench.rows import TEST_DESIGNS
 from biasbench.studies import calibration as cal
 from biasbench.studies.cells import MIN_CELLS, primary_cells
 from biasbench.studies.null_calibration import is_trained_null_file
@@ -80,7 +81,7 @@ def _permutes() -> dict[str, str | None]:
 
 
 def _null_cells(inputs, settings) -> tuple[pd.DataFrame, list[str]]:
-    cells = _cells(inputs, settings)
+    cells = comparison_cells(inputs, settings)
     return cells, sorted(set(cells["model"]) & set(settings.null_models))
 
 
@@ -134,8 +135,8 @@ def null_table(inputs, settings):
 
 def trained_table(inputs, settings):
     title = "Trained-weight null: false-positive shares on real vectors, words reassigned"
-    cells = primary_cells(_scores(inputs, is_trained_null_file), _context(settings))
-    cells = cells[~_null_mask(cells, settings)]  # the random-weight copies are another null
+    cells = primary_cells(scores_with(inputs, is_trained_null_file), method_sources(settings))
+    cells = cells[~null_mask(cells, settings)]  # the random-weight copies are another null
     draws = sorted(set(cells["model"]) & set(settings.trained_bases))
     alphas = _alphas(settings)
     table = cal.calibration(
@@ -203,9 +204,9 @@ def pieces_table(inputs, settings):
 
 def tokenization_table(inputs, settings):
     title = "Null-model control by tokenization: word-piece gaps and the word test's share"
-    cells = _cells(inputs, settings)
+    cells = comparison_cells(inputs, settings)
     table = tokenization(
-        cells[_null_mask(cells, settings)],
+        cells[null_mask(cells, settings)],
         settings.null_bases,
         _piece_gaps(inputs),
         _alphas(settings),
@@ -229,24 +230,28 @@ def tokenization_table(inputs, settings):
     return plain_table(table, title, note)
 
 
-#: the league's calibration columns: (column, design, what of calibration's row)
+#: what of calibration's row a design puts in the league, in the league's order
+LEAGUE_WHAT = (("null",), ("null_low", "null_high"), ("clusters",), ("verdict",))
+
+
+def _league_block(designs) -> tuple[tuple[str, str, str], ...]:
+    """(column, design, what) of ``designs`` side by side, one ``LEAGUE_WHAT`` group at a
+    time."""
+    return tuple(
+        (d.league_column(what), d.name, what)
+        for group in LEAGUE_WHAT
+        for d in designs
+        for what in group
+    )
+
+
+#: the league's calibration columns: (column, design, what of calibration's row); the
+#: paper's and the word-level test's side by side, the stratified test's after them (the
+#: table's order since that test was added)
 CALIBRATED = (
     ("significant_real", "paper", "real"),
-    ("significant_null", "paper", "null"),
-    ("significant_null_word", "word", "null"),
-    ("null_low", "paper", "null_low"),
-    ("null_high", "paper", "null_high"),
-    ("null_word_low", "word", "null_low"),
-    ("null_word_high", "word", "null_high"),
-    ("null_clusters", "paper", "clusters"),
-    ("null_word_clusters", "word", "clusters"),
-    ("calibration_paper", "paper", "verdict"),
-    ("calibration_word", "word", "verdict"),
-    ("significant_null_strata", "strata", "null"),
-    ("null_strata_low", "strata", "null_low"),
-    ("null_strata_high", "strata", "null_high"),
-    ("null_strata_clusters", "strata", "clusters"),
-    ("calibration_strata", "strata", "verdict"),
+    *_league_block(TEST_DESIGNS[:2]),
+    *_league_block(TEST_DESIGNS[2:]),
 )
 
 
@@ -255,7 +260,7 @@ def league_columns(design: str) -> dict[str, str]:
     return {what: column for column, d, what in CALIBRATED if d == design}
 
 
-def _calibrated_columns(
+def calibrated_columns(
     cells: pd.DataFrame, null: list[str], null_bases: dict, alpha: float
 ) -> pd.DataFrame:
     """Per method at the configured alpha: the word test's cluster-aware share on the null
@@ -268,18 +273,8 @@ def _calibrated_columns(
     return out.reindex(columns=["method", *(c for c, _, _ in CALIBRATED)])
 
 
-#: the calibration figure's designs: (design, label, marker style)
-DESIGN_STYLE = (
-    ("paper", "paper's test (p_value)", dict(fmt="o", color="black", mfc="black")),
-    ("word", "word-level test (p_word)", dict(fmt="s", color="tab:orange", mfc="white")),
-    (
-        "strata",
-        "word-level test within word-piece counts (p_word_strata)",
-        dict(fmt="^", color="tab:blue", mfc="white"),
-    ),
-)
 #: each design's name, as the figure's legend and the cards say it
-DESIGN_LABELS = {design: label for design, label, _style in DESIGN_STYLE}
+DESIGN_LABELS = {d.name: d.label for d in TEST_DESIGNS}
 
 
 def _sqrt_axis(ax) -> None:
@@ -332,7 +327,7 @@ def figure_calibration(inputs, settings):
     plot of the null p-values against the uniform."""
     import textwrap
 
-    cells = _cells(inputs, settings)
+    cells = comparison_cells(inputs, settings)
     null = sorted(set(cells["model"]) & set(settings.null_models))
     table = cal.calibration(cells, null, settings.null_bases, cal.ALPHAS)
     counted = table.pivot(index="method", columns="design", values="cells_null")
@@ -352,8 +347,9 @@ def figure_calibration(inputs, settings):
     y = np.arange(len(methods))
     rows = table.set_index(["method", "design"])
     for ax, alpha in zip(axes, cal.ALPHAS, strict=False):
-        offsets = np.linspace(-0.27, 0.27, len(DESIGN_STYLE))  # each design's row in a band
-        for offset, (design, label, style) in zip(offsets, DESIGN_STYLE, strict=True):
+        offsets = np.linspace(-0.27, 0.27, len(TEST_DESIGNS))  # each design's row in a band
+        for offset, d in zip(offsets, TEST_DESIGNS, strict=True):
+            design = d.name
             part = rows.xs(design, level="design").reindex(methods)
             share = part[f"null_{alpha:g}"].to_numpy(float)
             low = part[f"null_low_{alpha:g}"].to_numpy(float)
@@ -366,8 +362,10 @@ def figure_calibration(inputs, settings):
                 capsize=2,
                 markersize=4,
                 lw=1,
-                label=label,
-                **style,
+                label=d.label,
+                fmt=d.marker,
+                color=d.colour,
+                mfc=d.colour if d.filled else "white",
             )
             for i in np.flatnonzero(~ok):
                 ax.text(0.5, i + offset, f"{design}: n/a", fontsize=5, color="grey", va="center")
@@ -411,40 +409,40 @@ def figure_calibration(inputs, settings):
 
 
 TABLES = (
-    _table(
+    synthesis_table(
         "synthesis_null",
         "Null-model control",
         null_table,
         "Significant results on random weights.",
-        reads=_with_pieces,
+        reads=piece_inputs,
     ),
-    _table(
+    synthesis_table(
         "synthesis_null_trained",
         "Trained-weight null",
         trained_table,
         "Significant results on real vectors with each test's words reassigned at random.",
         reads=lambda plan: [SCORES, *plan.trained_files()],
     ),
-    _table(
+    synthesis_table(
         "synthesis_null_floors",
         "Null-model cells that cannot reject",
         floors_table,
         "The null cells whose design cannot reach alpha, named and counted.",
-        reads=_with_null,
+        reads=null_inputs,
     ),
-    _table(
+    synthesis_table(
         "synthesis_null_pieces",
         "Null-model control by word-piece balance",
         pieces_table,
         "The transformers' null shares split by word-piece balance at several thresholds.",
-        reads=_with_pieces,
+        reads=piece_inputs,
     ),
-    _table(
+    synthesis_table(
         "synthesis_tokenization",
         "Null-model control by tokenization",
         tokenization_table,
         "Per test and tokenizer: the word-piece gaps of X and Y and the word test's null share.",
-        reads=_with_pieces,
+        reads=piece_inputs,
     ),
 )
 FIGURES = (
@@ -452,7 +450,7 @@ FIGURES = (
         "synthesis_calibration",
         "Calibration: false-positive shares and null p-values, paper against word test",
         figure_calibration,
-        _with_null,
+        null_inputs,
         reading="Markers: the share of null-model cells with p < alpha (clusters weighing "
         "alike; cells whose test cannot reach alpha left out), whiskers its 95% interval over "
         "the clusters, dotted line the nominal alpha, at the right the verdict and the "

@@ -26,18 +26,11 @@ import pandas as pd
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY, get
 from biasbench.reports.calibration import league_columns
-from biasbench.rows import is_primary
-from biasbench.studies.calibration import DESIGNS, FLOORS
+from biasbench.rows import TEST_DESIGNS, is_primary
+from biasbench.studies.calibration import DESIGNS
 
 #: the tests of a row, most conservative first, each with its floor and a name
-TRUSTED = tuple(
-    (column, FLOORS[column], name)
-    for column, name in (
-        ("p_word_strata", "word test within word-piece counts"),
-        ("p_word", "word-level test"),
-        ("p_value", "paper's test"),
-    )
-)
+TRUSTED = tuple((d.p, d.floor, d.test) for d in reversed(TEST_DESIGNS))
 #: how a verdict changed, the weightiest first (the card's order)
 CHANGES = ("sign and significance", "significance", "sign")
 #: what a score's sign means, by what swapping X and Y does to it (``Method.swap``)

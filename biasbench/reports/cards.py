@@ -8,8 +8,7 @@ import sys
 
 import pandas as pd
 
-from biasbench.reports import league as league_report
-from biasbench.reports.agreement import agreement_pairs
+from biasbench.reports.agreement import AGREEMENT_OVER_CELLS
 from biasbench.reports.calibration import DESIGN_LABELS, league_columns
 from biasbench.studies.calibration import DESIGNS
 from biasbench.studies.reliability import TARGET
@@ -116,7 +115,8 @@ def card(
     else:
         rho = league.get("truth_spearman")
         if rho is None or pd.isna(rho):
-            why = league.get("truth_note") or "no ground-truth models"
+            why = league.get("truth_note")
+            why = why if isinstance(why, str) and why else "no ground-truth models"
             lines.append(f"- rho with the injected bias (ground-truth models): n/a ({why})")
         else:
             lines.append(
@@ -149,13 +149,15 @@ def card(
     return "\n".join(lines) + "\n"
 
 
-def cards(inputs: list[str], settings) -> dict[str, str]:
-    """slug -> Markdown, for every registered method, and ``index`` linking them."""
+def cards(league: pd.DataFrame, agreement: pd.DataFrame, alpha: float) -> dict[str, str]:
+    """slug -> Markdown, for every registered method, and ``index`` linking them; from the
+    comparison's own tables (``synthesis_league`` and ``synthesis_agreement``, as
+    :func:`biasbench.reports.model_cards.read_table` reads them), never recomputed."""
     from biasbench.methods.registry import REGISTRY
 
-    league = league_report.league(inputs, settings).set_index("method")
-    _, pairs = agreement_pairs(inputs, settings)
-    pairs = pairs[pairs["spearman"].notna()]
+    league = league.set_index("method")
+    over_cells = agreement["over"] == AGREEMENT_OVER_CELLS
+    pairs = agreement[over_cells & agreement["spearman"].notna()]
     out = {}
     for method in REGISTRY:
         mine = pd.concat(
@@ -165,7 +167,7 @@ def cards(inputs: list[str], settings) -> dict[str, str]:
             ]
         ).sort_values("spearman", ascending=False)
         row = league.loc[method.name] if method.name in league.index else None
-        out[slug(method.name)] = card(method, row, mine, settings.alpha)
+        out[slug(method.name)] = card(method, row, mine, alpha)
     index = ["# Method cards", "", "| method | paper | family |", "|---|---|---|"]
     index += [f"| [{m.name}]({slug(m.name)}.md) | {m.paper} | {m.family} |" for m in REGISTRY]
     out["index"] = "\n".join(index) + "\n"

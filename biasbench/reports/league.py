@@ -10,16 +10,16 @@ import numpy as np
 import pandas as pd
 
 from biasbench.io import read_json
-from biasbench.reports.calibration import _calibrated_columns, league_columns
+from biasbench.reports.calibration import calibrated_columns, league_columns
 from biasbench.reports.synthesis_inputs import (
-    _context,
-    _injected,
-    _null_mask,
-    _reads,
-    _scores,
-    _table,
-    _with_truth,
+    cells_with_truth,
+    comparison_inputs,
+    injected_rows,
+    method_sources,
+    null_mask,
     reliability,
+    scores_with,
+    synthesis_table,
 )
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget
@@ -103,12 +103,12 @@ def league(inputs, settings) -> pd.DataFrame:
     proxy, null-model calibration, cost."""
     from biasbench.methods.registry import REGISTRY
 
-    scores = _scores(inputs)
-    cells = primary_cells(scores, _context(settings))
-    real = cells[~_null_mask(cells, settings)]
+    scores = scores_with(inputs)
+    cells = primary_cells(scores, method_sources(settings))
+    real = cells[~null_mask(cells, settings)]
     null = sorted(set(cells["model"]) & set(settings.null_models))
-    frames = _injected(inputs)
-    with_truth = _with_truth(frames, inputs, settings)
+    frames = injected_rows(inputs)
+    with_truth = cells_with_truth(frames, inputs, settings)
     truth_frame, _pairs = truth_inference(with_truth)
     out = pd.DataFrame(
         {
@@ -133,9 +133,9 @@ def league(inputs, settings) -> pd.DataFrame:
     else:
         out["census_spearman"] = np.nan
     datasets = frames[frames["test"] != STUDY_TEST]
-    all_models = pd.concat([real, primary_cells(datasets, _context(settings))])
+    all_models = pd.concat([real, primary_cells(datasets, method_sources(settings))])
     out = out.merge(validity.extrinsic(all_models), on="method", how="left")
-    calibrated = _calibrated_columns(cells, null, settings.null_bases, settings.alpha)
+    calibrated = calibrated_columns(cells, null, settings.null_bases, settings.alpha)
     out = out.merge(calibrated, on="method", how="left")
     costs = [p for p in inputs if p.endswith("method_costs.tsv")]
     if costs:  # a committed benchmark table (benchmarks/), not a workflow output
@@ -211,7 +211,7 @@ def league_table(inputs, settings):
 
 def pairs_table(inputs, settings):
     title = "Validity league, paired: which method follows its truth better"
-    _, pairs = truth_inference(_with_truth(_injected(inputs), inputs, settings))
+    _, pairs = truth_inference(cells_with_truth(injected_rows(inputs), inputs, settings))
     note = (
         "Per pair of methods whose rhos are against the same truth quantity (as "
         "synthesis_league's truth_quantity; rhos against different truths are not ranked, "
@@ -347,20 +347,20 @@ def _study_files(plan) -> list[str]:
 
 
 TABLES = (
-    _table(
+    synthesis_table(
         "synthesis_league",
         "Validity league table",
         league_table,
         "Every method against its own truth, census, proxy and null models.",
     ),
-    _table(
+    synthesis_table(
         "synthesis_league_pairs",
         "Validity league, paired",
         pairs_table,
         "Paired differences of the methods' truth rhos, Holm-adjusted.",
         reads=_study_files,
     ),
-    _table(
+    synthesis_table(
         "synthesis_reliability",
         "Split-half reliability",
         reliability_table,
@@ -373,7 +373,7 @@ FIGURES = (
         "synthesis_league",
         "Validity league table",
         figure_league,
-        _reads,
+        comparison_inputs,
         reading="Columns as in the synthesis_league table.",
     ),
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from biasbench.reports.synthesis_inputs import _cells, _null_mask, _table
+from biasbench.reports.synthesis_inputs import comparison_cells, null_mask, synthesis_table
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES
 from biasbench.studies import survival as survival_study
@@ -61,8 +61,8 @@ SURVIVAL = survival_study.SURVIVAL
 def survival(inputs, settings) -> pd.DataFrame:
     """Per paper's cells and method on the real models: how many cells the paper's test
     calls significant at alpha and how many of them stay significant under the word test."""
-    cells = _cells(inputs, settings)
-    cells = cells[~_null_mask(cells, settings)].reset_index(drop=True)
+    cells = comparison_cells(inputs, settings)
+    cells = cells[~null_mask(cells, settings)].reset_index(drop=True)
     out = []
     for paper, which, mask in survival_groups(cells):
         part = survival_study.survival(cells[np.asarray(mask, bool)], settings.alpha)
@@ -99,7 +99,7 @@ def survival_table(inputs, settings):
 
 
 TABLES = (
-    _table(
+    synthesis_table(
         "synthesis_survival",
         "Survival under the word-level test",
         survival_table,

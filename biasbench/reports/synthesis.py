@@ -9,16 +9,16 @@ analyses read alike is in ``reports/synthesis_inputs.py``."""
 from __future__ import annotations
 
 from biasbench.reports import agreement, calibration, league, survival
-from biasbench.reports.synthesis_inputs import _cells, _null_mask, _table
+from biasbench.reports.synthesis_inputs import comparison_cells, null_mask, synthesis_table
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES
 
 
 def scores_table(inputs, settings):
     title = "Every score of the four papers' methods, one tidy table"
-    cells = _cells(inputs, settings)
+    cells = comparison_cells(inputs, settings)
     cells["significant"] = cells["p_value"] < settings.alpha
-    cells["null model"] = _null_mask(cells, settings)
+    cells["null model"] = null_mask(cells, settings)
     keep = [
         "method",
         "paper",
@@ -43,7 +43,7 @@ def scores_table(inputs, settings):
 
 
 TABLES = (
-    _table(
+    synthesis_table(
         "synthesis_scores",
         "Every score, one tidy table",
         scores_table,

@@ -25,7 +25,7 @@ COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
 
 
-def _context(settings) -> dict[str, str]:
+def method_sources(settings) -> dict[str, str]:
     """Each method's own source: its declared context, "natural" read as the configured
     natural corpus."""
     from biasbench.methods.registry import REGISTRY
@@ -36,7 +36,7 @@ def _context(settings) -> dict[str, str]:
     }
 
 
-def _reads(plan) -> list[str]:
+def comparison_inputs(plan) -> list[str]:
     """The scores, the injected-bias models' scores and records, the statistic costs where the
     benchmark has written them, and the DivDist study's validity tables where it runs."""
     files = [
@@ -53,14 +53,14 @@ def _reads(plan) -> list[str]:
     return files
 
 
-def _injected(inputs: list[str]) -> pd.DataFrame:
+def injected_rows(inputs: list[str]) -> pd.DataFrame:
     """Score rows of the ground-truth study's models: the data sets and every method on the
     study's own test."""
     files = [p for p in inputs if p.endswith((".datasets.tsv", ".methods.tsv"))]
     return pd.concat([read_tsv(p) for p in files], ignore_index=True) if files else rows.frame([])
 
 
-def _records(inputs: list[str]) -> dict[str, dict]:
+def study_records(inputs: list[str]) -> dict[str, dict]:
     """The ground-truth study's records by model name."""
     return {
         r["name"]: r
@@ -70,14 +70,14 @@ def _records(inputs: list[str]) -> dict[str, dict]:
     }
 
 
-def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
+def cells_with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
     """The study models' primary cells with the quantity each method's construct measures
     (``truth``: its entry in ``groundtruth.truth.TRUTH``, on the study's own test or on a data
     set's rows of the injected category), every model with ``kept`` (Schröder et al.'s R²
     bar, the league's sensitivity row) and ``cluster``: the models that share one draw of the
     injected shares (identical ``p``) are one cluster."""
-    records = _records(inputs)
-    cells = primary_cells(frames, _context(settings))
+    records = study_records(inputs)
+    cells = primary_cells(frames, method_sources(settings))
     cells = cells[cells["model"].isin(set(records))].reset_index(drop=True)
     draws = {name: repr(r["p"]) for name, r in records.items()}
     cluster_of = {d: i for i, d in enumerate(dict.fromkeys(draws.values()))}
@@ -98,28 +98,28 @@ def _with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFra
     )
 
 
-def _scores(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
+def scores_with(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
     """The tidy scores, with the rows of the inputs ``extra`` picks (the null-model
     calibration's, where the target reads them)."""
     added = [read_rows(p) for p in inputs if extra(p)]
     return pd.concat([read_rows(inputs[0]), *added], ignore_index=True)
 
 
-def _with_null(plan) -> list[str]:
+def null_inputs(plan) -> list[str]:
     """The tidy scores and the null-model calibration's rows (the null cells)."""
     return [SCORES, *plan.null_files()]
 
 
-def _with_pieces(plan) -> list[str]:
+def piece_inputs(plan) -> list[str]:
     """The null cells and the word pieces of their stimuli under each base model's tokenizer."""
-    return [*_with_null(plan), *plan.tokenization_files()]
+    return [*null_inputs(plan), *plan.tokenization_files()]
 
 
-def _cells(inputs: list[str], settings) -> pd.DataFrame:
-    return primary_cells(_scores(inputs), _context(settings))
+def comparison_cells(inputs: list[str], settings) -> pd.DataFrame:
+    return primary_cells(scores_with(inputs), method_sources(settings))
 
 
-def _null_mask(cells: pd.DataFrame, settings) -> pd.Series:
+def null_mask(cells: pd.DataFrame, settings) -> pd.Series:
     """The rows of the configuration's null models (``random:`` sources), never guessed from
     a model's name."""
     return cells["model"].isin(set(settings.null_models))
@@ -134,5 +134,5 @@ def reliability(inputs) -> pd.DataFrame:
     return rel.split_half(pd.concat(halves, ignore_index=True))
 
 
-def _table(name, title, render, note, reads=_reads):
+def synthesis_table(name, title, render, note, reads=comparison_inputs):
     return Table(name, title, None, None, note, reads=reads, render=render)

@@ -19,11 +19,12 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-#: the test designs of a cell (their p columns): the paper's test, the word-level one, and the
-#: word-level one exchanging target words only within their number of word pieces
-DESIGNS = {"paper": "p_value", "word": "p_word", "strata": "p_word_strata"}
-#: each p column's floor: the smallest p its design can give (``biasbench.rows``)
-FLOORS = {"p_value": "p_floor", "p_word": "p_word_floor", "p_word_strata": "p_word_strata_floor"}
+from biasbench.rows import TEST_DESIGNS
+
+#: the test designs of a cell by name, each its p column (:data:`biasbench.rows.TEST_DESIGNS`)
+DESIGNS = {d.name: d.p for d in TEST_DESIGNS}
+#: each p column's floor: the smallest p its design can give
+FLOORS = {d.p: d.floor for d in TEST_DESIGNS}
 #: the significance levels the calibration table shows
 ALPHAS = (0.01, 0.05)
 LEVEL = 0.95  # of the intervals
