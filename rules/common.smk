@@ -3,6 +3,7 @@ the wildcards' patterns, and the input and params functions more than one rule c
 
 import os
 
+from biasbench import paths
 from biasbench.config import section_defaults
 from biasbench.data.external import load_manifest, manifest_entry
 from biasbench.data.pins import own_file_digests
@@ -100,12 +101,22 @@ def model_settings(wildcards):
 
 def base_model_file(wildcards):
     """The prepared model a null model or a trained head is built from."""
-    return f"results/models/{PLAN.specs[wildcards.model].location}/biasbench_model.json"
+    return paths.MODEL.format(model=PLAN.specs[wildcards.model].location)
 
 
 def base_model_settings(wildcards):
     """The settings of the model a null model or a trained head is built from."""
     return model_params(PLAN.specs[wildcards.model].location)
+
+
+def base_model_name(wildcards):
+    """The name of the model a null model or a trained head is built from."""
+    return PLAN.specs[wildcards.model].location
+
+
+def model_source(wildcards):
+    """The source the wildcard's model is configured with."""
+    return config["models"][wildcards.model]["source"]
 
 
 def test_contexts(wildcards):
@@ -128,20 +139,6 @@ def corpus_parts(wildcards):
     return PLAN.corpus_parts[wildcards.corpus]
 
 
-def model_source_files(wildcards):
-    """The files preparing a model reads: replacing one prepares it again. Resolved by the
-    planner, which names the field of a source that cannot be prepared: an input function
-    that raises only drops the job, and a finished directory kept its old model."""
-    return PLAN.source_files(wildcards.model)
-
-
-def prepared_model_settings(wildcards):
-    """What preparing a model depends on: its settings and, for a local source, its files'
-    sha256 (a file replaced with its mtime kept reruns the job: a params change)."""
-    digests = PLAN.source_digests(wildcards.model)
-    return model_settings(wildcards) | ({"sha256": digests} if digests else {})
-
-
 def own_input_digests(rule):
     """A param of ``rule``: the sha256 of each of a job's inputs that is the user's own file
     (a word set, template, word list, published values, a local corpus or data-set file), so
@@ -157,7 +154,7 @@ def own_input_digests(rule):
 
 
 def external_inputs(resource):
-    return [f"results/external/{i}" for i in external_ids(resource)]
+    return [paths.EXTERNAL.format(file_id=i) for i in external_ids(resource)]
 
 
 def wordset_externals(wildcards):
@@ -179,138 +176,43 @@ def settings_of(field, *keys):
     return {k: section[k] for k in keys}
 
 
-#: what a ground-truth model job reads of the study: its grid beside the planned mean, its
-#: training, and the representation its records carry to the report (not the means planned,
-#: the masked LM's name or the data-set limits: adding a mean retrains no other)
-GROUNDTRUTH_KEYS = (
-    "sigma",
-    "alignment",
-    "repeats",
-    "trainable_layers",
-    "epochs",
-    "batch",
-    "learning_rate",
-    "test_share",
-    "r2_threshold",
-    "representation",
-    "retest",
-)
+def of_wildcard(name, function):
+    """An input or params function: ``function`` of the job's wildcard ``name``."""
+
+    def of_wildcards(wildcards):
+        return function(wildcards[name])
+
+    return of_wildcards
 
 
-def groundtruth_settings(mu):
-    """What a ground-truth model job of a planned mean reads (another mean fails naming the
-    field)."""
-    PLAN.groundtruth_mean(mu)
-    return settings_of("groundtruth", *GROUNDTRUTH_KEYS)
+def when_asked(function, *args):
+    """An input or params function: ``function(*args)``, called for a job that is asked for
+    and not when the workflow is planned (a section switched off fails only where a job of
+    it is asked for, naming the field)."""
+
+    def of_wildcards(wildcards):
+        return function(*args)
+
+    return of_wildcards
 
 
-def groundtruth_inputs(wildcards):
-    """What the ground-truth study's models are made of, under the names its scripts read:
-    the masked LM it fine-tunes, the transcribed occupations and templates, debiaswe's
-    definitional pairs and professions. An unconfigured study fails naming the field."""
-    return {
-        "model": PLAN.groundtruth_model_file(),
-        "occupations": "resources/lists/schroeder2021_occupations.yaml",
-        "train": "resources/templates/schroeder2021_train.yaml",
-        "test": "resources/templates/schroeder2021_test.yaml",
-        "pairs": "results/external/debiaswe_definitional_pairs",
-        "professions": "results/external/debiaswe_professions",
-    }
+def settings(field, *keys):
+    """A params function: :func:`settings_of` ``(field, *keys)`` for a job asked for."""
+    return when_asked(settings_of, field, *keys)
 
 
-def study_datasets(mu):
-    """The data sets the ground-truth models of one planned mean run."""
-    PLAN.injected_mean(mu)
-    return PLAN.injected_datasets
+def setting(field, key):
+    """A params function: the one setting ``key`` of the section ``field``."""
+
+    def of_wildcards(wildcards):
+        return settings_of(field, key)[key]
+
+    return of_wildcards
 
 
-def study_dataset_limits():
-    """The study's limits of the data sets its models run (not of the others)."""
-    limits = config["groundtruth"]["dataset_limits"]
-    return {d: limits[d] for d in PLAN.injected_datasets if d in limits}
-
-
-def divdist_negative():
-    """DivDist's handling of a negative cosine on the study's models: Bommasani's setting, or
-    the schema's default when that study is not configured."""
-    section = config["bommasani"] or section_defaults("bommasani")
-    return section["negative"]
-
-
-def embedding_cache(wildcards):
-    """Where a model's embeddings files of a source are kept by signature (not an output:
-    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
-    """
-    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
-
-
-def null_calibration_inputs(wildcards):
-    """What a base model's null copies read: the model (its architecture and tokenizer, or its
-    vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
-    templates, the pair contexts of p-CEAT, the data sets' files. A model the section does not name fails naming it.
-    """
-    model = wildcards.model
-    tests = PLAN.null_test_files(model)
-    lpbs = PLAN.null_lpbs_of(model)
-    datasets = PLAN.null_datasets_of(model)
-    inputs = {
-        "model": f"results/models/{model}/biasbench_model.json",
-        "pairs": list(PLAN.null_pairs_of(model).values()),
-        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
-        "lpbs": [f for files in lpbs.values() for f in files]
-        + [f"results/wordsets/{t}.lpbs.json" for t in lpbs],
-        "datasets": [
-            f for d in datasets.values() for files in d["files"].values() for f in files
-        ],
-    }
-    if lpbs:
-        inputs["templates"] = PLAN.lpbs_template_file
-        inputs["external"] = external_inputs(PLAN.lpbs_template_file)
-    return inputs
-
-
-def null_trained_inputs(wildcards):
-    """What a trained model's reassigned draws read: its embeddings file of each test on its
-    source, each descriptor's contexts and word set. A model the section does not name fails
-    naming it."""
-    model = wildcards.model
-    source = PLAN.trained_source(model)
-    tests = PLAN.trained_tests(model)
-    return {
-        "embeddings": [f"results/embeddings/{model}/{source}/{t}.h5" for t in tests],
-        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
-    }
-
-
-def divdist_scores(model):
-    """Whether the DivDist study scores ``model`` (in one file over all its models)."""
-    study = config["bommasani"]
-    return bool(study) and model in study["static_models"] + study["contextual_models"]
-
-
-def model_card_inputs(wildcards):
-    """A model's own score rows, word sets (what its tests compare) and prepared model, its
-    null copies' rows where the null-model calibration scores it, and, in a default run, the
-    comparison across the zoo (an audit reads a finished default run's comparison where it
-    finds one: COMPARISON_FOUND)."""
-    model = wildcards.model
-    pairs = dict.fromkeys((j.test, j.descriptor) for j in PLAN.jobs if j.model == model)
-    return {
-        "scores": PLAN.model_score_files(model),
-        "wordsets": [f"results/wordsets/{t}/{d}.json" for t, d in pairs],
-        "model": f"results/models/{model}/biasbench_model.json",
-        "null": [null_file(model)] if model in PLAN.null_seeds else [],
-        # what the data sets' rows do not hold: items read and scored, likelihood_diff
-        "coverage": [
-            f"results/datasets/{model}/{d}.coverage.json"
-            for m, d in PLAN.dataset_jobs
-            if m == model
-        ],
-        "comparison": [] if AUDIT else list(COMPARISON),
-    }
-
-
-def null_copy_names(wildcards):
-    """The names of a model's null copies (none where the calibration does not score it)."""
-    model = wildcards.model
-    return copy_names(model, PLAN.null_seeds[model]) if model in PLAN.null_seeds else []
+def test_wordsets(wildcards):
+    """The word set of each descriptor of one model's test from one source."""
+    return [
+        paths.WORDSET.format(test=wildcards.test, descriptor=d)
+        for d in PLAN.descriptors_of(wildcards.model, wildcards.source, wildcards.test)
+    ]

@@ -1,11 +1,11 @@
 rule template_contexts:
     """Each stimulus filled into every single-slot template of its kind, with its span."""
     input:
-        wordset="results/wordsets/{test}/{descriptor}.json",
+        wordset=paths.WORDSET,
         templates=PLAN.template_file,
         external=external_inputs(PLAN.template_file),
     output:
-        "results/contexts/templates/{test}/{descriptor}.tsv",
+        paths.fill(paths.CONTEXTS, source="templates"),
     log:
         "results/logs/contexts/templates/{test}/{descriptor}.log",
     # bookkeeping that gates the whole DAG (under a second each): first, or it waits
@@ -22,9 +22,9 @@ rule template_contexts:
 rule word_contexts:
     """The bare stimuli: the input of static word embeddings."""
     input:
-        wordset="results/wordsets/{test}/{descriptor}.json",
+        wordset=paths.WORDSET,
     output:
-        "results/contexts/words/{test}/{descriptor}.tsv",
+        paths.fill(paths.CONTEXTS, source="words"),
     log:
         "results/logs/contexts/words/{test}/{descriptor}.log",
     # bookkeeping that gates the whole DAG (under a second each): first, or it waits

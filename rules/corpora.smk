@@ -5,7 +5,7 @@ rule sample_corpus:
         files=corpus_files,
         wordsets=PLAN.wordset_files(),
     output:
-        samples="results/corpus/{corpus}/{case}/samples.tsv",
+        samples=paths.CORPUS_SAMPLES,
         coverage="results/corpus/{corpus}/{case}/coverage.tsv",
     log:
         "results/logs/sample_corpus/{corpus}/{case}.log",
@@ -31,10 +31,10 @@ rule sample_corpus:
 rule corpus_contexts:
     """A test's natural contexts: its stimuli's samples, cut to the word window."""
     input:
-        samples="results/corpus/{corpus}/{case}/samples.tsv",
-        wordset="results/wordsets/{test}/{descriptor}.json",
+        samples=paths.CORPUS_SAMPLES,
+        wordset=paths.WORDSET,
     output:
-        "results/contexts/{corpus}/{case}/{test}/{descriptor}.tsv",
+        paths.CORPUS_CONTEXTS,
     log:
         "results/logs/contexts/{corpus}/{case}/{test}/{descriptor}.log",
     # a short job that gates long ones (the natural-context embeddings, p-CEAT): without

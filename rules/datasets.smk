@@ -1,12 +1,22 @@
+def dataset_roles(wildcards):
+    """The files by role of the job's data set on the job's model."""
+    return PLAN.dataset_roles(wildcards.model, wildcards.dataset)
+
+
+def dataset_limit(dataset):
+    """How many items of ``dataset`` a job reads (None: every item)."""
+    return config["datasets"]["limits"].get(dataset)
+
+
 rule dataset_scores:
     """The probability-based measures of one data set on one model (CrowS-Pairs, StereoSet,
     BEC-Pro, WinoBias, DisCo, LPBS on salary titles), with how many items it scored."""
     input:
-        model="results/models/{model}/biasbench_model.json",
-        files=lambda w: [f for fs in PLAN.dataset_files[w.dataset].values() for f in fs],
+        model=paths.MODEL,
+        files=of_wildcard("dataset", PLAN.dataset_file_list),
     output:
-        scores="results/datasets/{model}/{dataset}.tsv",
-        coverage="results/datasets/{model}/{dataset}.coverage.json",
+        scores=paths.DATASET,
+        coverage=paths.DATASET_COVERAGE,
     log:
         "results/logs/datasets/{model}/{dataset}.log",
     benchmark:
@@ -25,10 +35,10 @@ rule dataset_scores:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         # first: a data set the config does not plan for the model fails naming the field
-        files=lambda w: PLAN.dataset_roles(w.model, w.dataset),
+        files=dataset_roles,
         spec=model_settings,
-        limit=lambda w: config["datasets"]["limits"].get(w.dataset),
-        batch=lambda w: config["datasets"]["batch"],
+        limit=of_wildcard("dataset", dataset_limit),
+        batch=setting("datasets", "batch"),
         scoring=config["scoring"],
         seed=config["seed"],
     script:

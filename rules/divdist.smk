@@ -1,9 +1,49 @@
 DIVDIST = config["bommasani"] or {}
 DIVDIST_DATA = [
-    "results/external/helm_word_lists",
-    "results/external/garg_census_gender",
-    "results/external/garg_census_race",
+    paths.EXTERNAL.format(file_id="helm_word_lists"),
+    paths.EXTERNAL.format(file_id="garg_census_gender"),
+    paths.EXTERNAL.format(file_id="garg_census_race"),
 ]
+
+
+def divdist_corpus_files(wildcards):
+    """The files of every corpus the study samples its contexts from."""
+    return [f for c in DIVDIST["corpora"] for f in PLAN.corpus_files(c)]
+
+
+def divdist_corpus_parts(wildcards):
+    """Those corpora as their parts: each one's reader settings and files."""
+    return [p for c in DIVDIST["corpora"] for p in PLAN.corpus_parts[c]]
+
+
+def divdist_text_files(wildcards):
+    """The automated-text source's counts, one file per corpus."""
+    return [paths.DIVDIST_TEXT.format(corpus=c) for c in DIVDIST["corpora"]]
+
+
+def divdist_vector_files(wildcards):
+    """The contextual models' vectors of the study's contexts."""
+    return [paths.DIVDIST_VECTORS.format(model=m) for m in DIVDIST["contextual_models"]]
+
+
+def divdist_generated_files(wildcards):
+    """The generated text, where the study generates any."""
+    generation = DIVDIST["generation"]
+    return (
+        [paths.DIVDIST_GENERATED.format(model=generation["model"])]
+        if generation
+        else []
+    )
+
+
+def divdist_static_files(wildcards):
+    """The static models the study reads the vectors of."""
+    return [paths.MODEL.format(model=m) for m in DIVDIST["static_models"]]
+
+
+def divdist_static_specs(wildcards):
+    """Their settings, by name."""
+    return {m: model_params(m) for m in DIVDIST["static_models"]}
 
 
 rule divdist_text:
@@ -14,7 +54,7 @@ rule divdist_text:
         files=corpus_files,
         data=DIVDIST_DATA,
     output:
-        "results/studies/divdist/text/{corpus}.tsv",
+        paths.DIVDIST_TEXT,
     log:
         "results/logs/divdist_text/{corpus}.log",
     benchmark:
@@ -27,7 +67,7 @@ rule divdist_text:
     params:
         inputs_sha256=own_input_digests("divdist_text"),
         parts=corpus_parts,
-        study=lambda w: settings_of("bommasani", "census_year", "k"),
+        study=settings("bommasani", "census_year", "k"),
     script:
         "../workflow_scripts/divdist_text.py"
 
@@ -36,10 +76,10 @@ rule divdist_contexts:
     """Seeded sentences of every profession and group word from the study's corpora, for the
     representation-reduction and probe sources."""
     input:
-        files=lambda w: [f for c in DIVDIST["corpora"] for f in PLAN.corpus_files(c)],
+        files=divdist_corpus_files,
         data=DIVDIST_DATA,
     output:
-        "results/studies/divdist/contexts.tsv",
+        paths.DIVDIST_CONTEXTS,
     log:
         "results/logs/divdist_contexts.log",
     conda:
@@ -49,8 +89,8 @@ rule divdist_contexts:
         runtime=15,
     params:
         inputs_sha256=own_input_digests("divdist_contexts"),
-        parts=lambda w: [p for c in DIVDIST["corpora"] for p in PLAN.corpus_parts[c]],
-        study=lambda w: settings_of("bommasani", "census_year", "contexts"),
+        parts=divdist_corpus_parts,
+        study=settings("bommasani", "census_year", "contexts"),
         seed=config["seed"],
     script:
         "../workflow_scripts/divdist_contexts.py"
@@ -60,10 +100,10 @@ rule divdist_vectors:
     """One contextual model's final-layer vector of the word in each study context (a decoder
     reads each context only up to the word: its vector depends on nothing after it)."""
     input:
-        model="results/models/{model}/biasbench_model.json",
-        contexts="results/studies/divdist/contexts.tsv",
+        model=paths.MODEL,
+        contexts=paths.DIVDIST_CONTEXTS,
     output:
-        "results/studies/divdist/vectors/{model}.npz",
+        paths.DIVDIST_VECTORS,
     log:
         "results/logs/divdist_vectors/{model}.log",
     benchmark:
@@ -87,9 +127,9 @@ rule divdist_vectors:
 rule divdist_generate:
     """Seeded unconditional samples of a causal LM (the amplification experiment, adapted)."""
     input:
-        model="results/models/{model}/biasbench_model.json",
+        model=paths.MODEL,
     output:
-        "results/studies/divdist/generated/{model}.tsv",
+        paths.DIVDIST_GENERATED,
     log:
         "results/logs/divdist_generate/{model}.log",
     benchmark:
@@ -105,7 +145,7 @@ rule divdist_generate:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
-        generation=lambda w: settings_of(
+        generation=settings(
             "bommasani.generation", "samples", "tokens", "temperature", "batch"
         ),
         seed=config["seed"],
@@ -119,31 +159,18 @@ rule divdist_study:
     """
     input:
         data=DIVDIST_DATA,
-        definitional="results/external/debiaswe_definitional_pairs",
-        equality="results/external/debiaswe_equalize_pairs",
-        text=lambda w: [
-            f"results/studies/divdist/text/{c}.tsv" for c in DIVDIST["corpora"]
-        ],
-        contexts="results/studies/divdist/contexts.tsv",
-        vectors=lambda w: [
-            f"results/studies/divdist/vectors/{m}.npz"
-            for m in DIVDIST["contextual_models"]
-        ],
-        generated=lambda w: [
-            f"results/studies/divdist/generated/{m}.tsv"
-            for m in (
-                [DIVDIST["generation"]["model"]] if DIVDIST["generation"] else []
-            )
-        ],
-        static=lambda w: [
-            f"results/models/{m}/biasbench_model.json"
-            for m in DIVDIST["static_models"]
-        ],
+        definitional=paths.EXTERNAL.format(file_id="debiaswe_definitional_pairs"),
+        equality=paths.EXTERNAL.format(file_id="debiaswe_equalize_pairs"),
+        text=divdist_text_files,
+        contexts=paths.DIVDIST_CONTEXTS,
+        vectors=divdist_vector_files,
+        generated=divdist_generated_files,
+        static=divdist_static_files,
     output:
-        strengths="results/studies/divdist/strengths.tsv",
-        bias="results/studies/divdist/bias.tsv",
-        validity="results/studies/divdist/validity.json",
-        scores="results/studies/divdist/scores.tsv",
+        strengths=paths.DIVDIST_STUDY.format(name="strengths.tsv"),
+        bias=paths.DIVDIST_STUDY.format(name="bias.tsv"),
+        validity=paths.DIVDIST_STUDY.format(name="validity.json"),
+        scores=paths.DIVDIST_STUDY.format(name="scores.tsv"),
     log:
         "results/logs/divdist_study.log",
     benchmark:
@@ -154,8 +181,8 @@ rule divdist_study:
         mem_mb=4000,
         runtime=20,
     params:
-        study=lambda w: settings_of("bommasani", "census_year", "k", "negative"),
-        specs=lambda w: {m: model_params(m) for m in DIVDIST["static_models"]},
+        study=settings("bommasani", "census_year", "k", "negative"),
+        specs=divdist_static_specs,
         seed=config["seed"],
     script:
         "../workflow_scripts/divdist_study.py"

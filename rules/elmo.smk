@@ -3,7 +3,7 @@ rule elmo_tokens:
     input:
         contexts=test_contexts,
     output:
-        "results/elmo/{model}/{source}/{test}.tokens.json",
+        paths.ELMO_TOKENS,
     log:
         "results/logs/elmo_tokens/{model}/{source}/{test}.log",
     conda:
@@ -15,9 +15,9 @@ rule elmo_tokens:
 rule elmo_layers:
     """The three ELMo layers of every token, in ELMo's own environment (AllenNLP)."""
     input:
-        "results/elmo/{model}/{source}/{test}.tokens.json",
+        paths.ELMO_TOKENS,
     output:
-        "results/elmo/{model}/{source}/{test}.layers.npz",
+        paths.ELMO_LAYERS,
     log:
         "results/logs/elmo_layers/{model}/{source}/{test}.log",
     conda:
@@ -27,7 +27,7 @@ rule elmo_layers:
         mem_mb=4000,
         runtime=60,
     params:
-        source=lambda w: config["models"][w.model]["source"],
+        source=model_source,
     script:
         "../workflow_scripts/elmo_layers.py"
 
@@ -37,11 +37,11 @@ rule embed_elmo:
     mean over tokens, summed over layers), as the embed rule writes for other models."""
     input:
         contexts=test_contexts,
-        tokens="results/elmo/{model}/{source}/{test}.tokens.json",
-        layers="results/elmo/{model}/{source}/{test}.layers.npz",
-        model="results/models/{model}/biasbench_model.json",
+        tokens=paths.ELMO_TOKENS,
+        layers=paths.ELMO_LAYERS,
+        model=paths.MODEL,
     output:
-        "results/embeddings/{model}/{source}/{test}.h5",
+        paths.EMBEDDINGS,
     log:
         "results/logs/embed/{model}/{source}/{test}.log",
     wildcard_constraints:

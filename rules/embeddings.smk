@@ -1,17 +1,37 @@
+def group_contexts(wildcards):
+    """The contexts files of every test the job's model runs on the job's source."""
+    groups = PLAN.group_contexts(wildcards.model, wildcards.source)
+    return [f for files in groups.values() for f in files.values()]
+
+
+def group_runtime(wildcards):
+    """Minutes: a model load, then ~15 s per test on templates (minutes on natural contexts)."""
+    return 20 + 10 * len(PLAN.tests_of(wildcards.model, wildcards.source))
+
+
+def group_tests(wildcards):
+    """Each test the job's model runs on the job's source, with its descriptors."""
+    tests = PLAN.tests_of(wildcards.model, wildcards.source)
+    return {t: PLAN.descriptors_of(wildcards.model, wildcards.source, t) for t in tests}
+
+
+def embedding_cache(wildcards):
+    """Where a model's embeddings files of a source are kept by signature (not an output:
+    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
+    """
+    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
+
+
 rule embed_group:
     """Every test a model runs on a source, encoded with the model loaded once into the
     cache of embeddings files by signature (the bytes of the contexts, the model, its settings,
     the extraction settings, the code): a test already there is not encoded again. Writes the
     tests' signatures; rule embed copies each test's file from the cache."""
     input:
-        contexts=lambda w: [
-            f
-            for files in PLAN.group_contexts(w.model, w.source).values()
-            for f in files.values()
-        ],
-        model="results/models/{model}/biasbench_model.json",
+        contexts=group_contexts,
+        model=paths.MODEL,
     output:
-        "results/embeddings/{model}/{source}.signatures.json",
+        paths.SIGNATURES,
     log:
         "results/logs/embed_group/{model}/{source}.log",
     benchmark:
@@ -26,16 +46,12 @@ rule embed_group:
     resources:
         gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
-        # a model load, then ~15 s per test on templates (minutes on natural contexts)
-        runtime=lambda w: 20 + 10 * len(PLAN.tests_of(w.model, w.source)),
+        runtime=group_runtime,
     params:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
-        tests=lambda w: {
-            t: PLAN.descriptors_of(w.model, w.source, t)
-            for t in PLAN.tests_of(w.model, w.source)
-        },
+        tests=group_tests,
         extraction=config["extraction"],
         cache=embedding_cache,
     script:
@@ -51,10 +67,10 @@ rule embed:
     and code do."""
     input:
         contexts=test_contexts,
-        model="results/models/{model}/biasbench_model.json",
-        group=ancient("results/embeddings/{model}/{source}.signatures.json"),
+        model=paths.MODEL,
+        group=ancient(paths.SIGNATURES),
     output:
-        "results/embeddings/{model}/{source}/{test}.h5",
+        paths.EMBEDDINGS,
     log:
         "results/logs/embed/{model}/{source}/{test}.log",
     benchmark:

@@ -1,12 +1,21 @@
+def figure_inputs(figure):
+    """The files one figure draws from."""
+    return FIGURES[figure].inputs(PLAN)
+
+
+def figure_caption(figure):
+    return FIGURES[figure].caption
+
+
 rule figure:
     """One paper figure as PNG and PDF, from only the files it shows."""
     input:
-        lambda w: FIGURES[w.figure].inputs(PLAN),
+        of_wildcard("figure", figure_inputs),
     output:
         png=report(
             "results/figures/{figure}.png",
             caption="../resources/report/figure.rst",
-            category=lambda w: report_section(w.figure),
+            category=of_wildcard("figure", report_section),
             labels={"name": "{figure}"},
         ),
         pdf="results/figures/{figure}.pdf",
@@ -17,6 +26,6 @@ rule figure:
     params:
         inputs_sha256=own_input_digests("figure"),
         settings=REPORT_SETTINGS,
-        caption=lambda w: FIGURES[w.figure].caption,
+        caption=of_wildcard("figure", figure_caption),
     script:
         "../workflow_scripts/make_figure.py"

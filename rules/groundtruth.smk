@@ -1,3 +1,71 @@
+#: what a ground-truth model job reads of the study: its grid beside the planned mean, its
+#: training, and the representation its records carry to the report (not the means planned,
+#: the masked LM's name or the data-set limits: adding a mean retrains no other)
+GROUNDTRUTH_KEYS = (
+    "sigma",
+    "alignment",
+    "repeats",
+    "trainable_layers",
+    "epochs",
+    "batch",
+    "learning_rate",
+    "test_share",
+    "r2_threshold",
+    "representation",
+    "retest",
+)
+
+
+def groundtruth_settings(mu):
+    """What a ground-truth model job of a planned mean reads (another mean fails naming the
+    field)."""
+    PLAN.groundtruth_mean(mu)
+    return settings_of("groundtruth", *GROUNDTRUTH_KEYS)
+
+
+def groundtruth_inputs(wildcards):
+    """What the ground-truth study's models are made of, under the names its scripts read:
+    the masked LM it fine-tunes, the transcribed occupations and templates, debiaswe's
+    definitional pairs and professions. An unconfigured study fails naming the field."""
+    return {
+        "model": PLAN.groundtruth_model_file(),
+        "occupations": "resources/lists/schroeder2021_occupations.yaml",
+        "train": "resources/templates/schroeder2021_train.yaml",
+        "test": "resources/templates/schroeder2021_test.yaml",
+        "pairs": paths.EXTERNAL.format(file_id="debiaswe_definitional_pairs"),
+        "professions": paths.EXTERNAL.format(file_id="debiaswe_professions"),
+    }
+
+
+def study_datasets(mu):
+    """The data sets the ground-truth models of one planned mean run."""
+    PLAN.injected_mean(mu)
+    return PLAN.injected_datasets
+
+
+def injected_dataset_files(wildcards):
+    """Every file of the data sets the study's models run."""
+    return [f for d in PLAN.injected_datasets for f in PLAN.dataset_file_list(d)]
+
+
+def injected_dataset_roles(wildcards):
+    """Those data sets' files by role."""
+    return {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets}
+
+
+def study_dataset_limits():
+    """The study's limits of the data sets its models run (not of the others)."""
+    limits = config["groundtruth"]["dataset_limits"]
+    return {d: limits[d] for d in PLAN.injected_datasets if d in limits}
+
+
+def divdist_negative():
+    """DivDist's handling of a negative cosine on the study's models: Bommasani's setting, or
+    the schema's default when that study is not configured."""
+    section = config["bommasani"] or section_defaults("bommasani")
+    return section["negative"]
+
+
 # The DAG's longest chain ends in this file's rules (masked-LM head -> frozen states ->
 # ground-truth models -> their data-set scores, ~20 min of one core): each has priority 30, as
 # the head's rule does, so it starts as soon as it can and a run does not end on it.
@@ -9,7 +77,7 @@ rule groundtruth_states:
     input:
         unpack(groundtruth_inputs),
     output:
-        "results/studies/groundtruth/frozen_states.safetensors",
+        paths.GROUNDTRUTH_STATES,
     log:
         "results/logs/groundtruth/frozen_states.log",
     benchmark:
@@ -26,7 +94,7 @@ rule groundtruth_states:
         inputs_sha256=own_input_digests("groundtruth_states"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
-        study=lambda w: settings_of("groundtruth", "trainable_layers"),
+        study=settings("groundtruth", "trainable_layers"),
     script:
         "../workflow_scripts/groundtruth_states.py"
 
@@ -36,10 +104,10 @@ rule groundtruth_models:
     fine-tuned and measured on the frozen states of groundtruth_states."""
     input:
         unpack(groundtruth_inputs),
-        states="results/studies/groundtruth/frozen_states.safetensors",
+        states=paths.GROUNDTRUTH_STATES,
     output:
-        records="results/studies/groundtruth/mu{mu}.json",
-        weights="results/studies/groundtruth/mu{mu}.safetensors",
+        records=paths.GROUNDTRUTH_RECORDS,
+        weights=paths.GROUNDTRUTH_WEIGHTS,
     log:
         "results/logs/groundtruth/mu{mu}.log",
     benchmark:
@@ -56,7 +124,7 @@ rule groundtruth_models:
         inputs_sha256=own_input_digests("groundtruth_models"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
-        study=lambda w: groundtruth_settings(w.mu),
+        study=of_wildcard("mu", groundtruth_settings),
         seed=config["seed"],
     script:
         "../workflow_scripts/groundtruth_models.py"
@@ -68,18 +136,13 @@ rule injected_scores:
     Figure 4 and the league.
     """
     input:
-        model=lambda w: PLAN.groundtruth_model_file(),
-        records="results/studies/groundtruth/mu{mu}.json",
-        weights="results/studies/groundtruth/mu{mu}.safetensors",
-        files=lambda w: [
-            f
-            for d in PLAN.injected_datasets
-            for fs in PLAN.dataset_files[d].values()
-            for f in fs
-        ],
+        model=when_asked(PLAN.groundtruth_model_file),
+        records=paths.GROUNDTRUTH_RECORDS,
+        weights=paths.GROUNDTRUTH_WEIGHTS,
+        files=injected_dataset_files,
     output:
-        scores="results/studies/groundtruth/mu{mu}.datasets.tsv",
-        robustness="results/studies/groundtruth/mu{mu}.datasets.robustness.tsv",
+        scores=paths.INJECTED_DATASETS,
+        robustness=paths.INJECTED_DATASETS_ROBUSTNESS,
     log:
         "results/logs/injected_scores/mu{mu}.log",
     benchmark:
@@ -96,13 +159,11 @@ rule injected_scores:
         inputs_sha256=own_input_digests("injected_scores"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
-        datasets=lambda w: study_datasets(w.mu),
-        files=lambda w: {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets},
-        limits=lambda w: study_dataset_limits(),
-        batch=lambda w: config["datasets"]["batch"],
-        splits=lambda w: settings_of("groundtruth", "reliability_splits")[
-            "reliability_splits"
-        ],
+        datasets=of_wildcard("mu", study_datasets),
+        files=injected_dataset_roles,
+        limits=when_asked(study_dataset_limits),
+        batch=setting("datasets", "batch"),
+        splits=setting("groundtruth", "reliability_splits"),
         scoring=config["scoring"],
         seed=config["seed"],
     script:
@@ -116,13 +177,13 @@ rule injected_methods:
     """
     input:
         unpack(groundtruth_inputs),
-        records="results/studies/groundtruth/mu{mu}.json",
-        weights="results/studies/groundtruth/mu{mu}.safetensors",
+        records=paths.GROUNDTRUTH_RECORDS,
+        weights=paths.GROUNDTRUTH_WEIGHTS,
         templates=PLAN.template_file,
         external=external_inputs(PLAN.template_file),
     output:
-        scores="results/studies/groundtruth/mu{mu}.methods.tsv",
-        robustness="results/studies/groundtruth/mu{mu}.robustness.tsv",
+        scores=paths.INJECTED_METHODS,
+        robustness=paths.INJECTED_METHODS_ROBUSTNESS,
     log:
         "results/logs/injected_methods/mu{mu}.log",
     benchmark:
@@ -141,8 +202,8 @@ rule injected_methods:
         dtype=config["compute"]["dtype"]["groundtruth"],
         scoring=config["scoring"],
         extraction=config["extraction"],
-        study=lambda w: settings_of("groundtruth", "reliability_splits"),
-        negative=lambda w: divdist_negative(),
+        study=settings("groundtruth", "reliability_splits"),
+        negative=when_asked(divdist_negative),
         seed=config["seed"],
     script:
         "../workflow_scripts/injected_methods.py"

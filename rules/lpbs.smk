@@ -1,10 +1,28 @@
+def lpbs_wordsets(wildcards):
+    """The word set of each descriptor LPBS reads of the job's test."""
+    return [
+        paths.WORDSET.format(test=wildcards.test, descriptor=d)
+        for d in PLAN.lpbs_descriptors(wildcards.test)
+    ]
+
+
+def lpbs_template_externals(wildcards):
+    """The upstream files LPBS' templates are drawn from."""
+    return external_inputs(PLAN.lpbs_template_file)
+
+
+def pairs_file(wildcards):
+    """The sampled context pairs of the job's model on the job's corpus (p-CEAT)."""
+    return PLAN.pairs_file(wildcards.model, wildcards.corpus)
+
+
 rule lpbs_spec:
     """A test's LPBS settings (template categories, plural targets, adjective forms)."""
     input:
         yaml="resources/wordsets/{test}.yaml",
         external=wordset_externals,
     output:
-        "results/wordsets/{test}.lpbs.json",
+        paths.LPBS_SPEC,
     log:
         "results/logs/lpbs_spec/{test}.log",
     # bookkeeping that gates the whole DAG (under a second each): first, or it waits
@@ -21,16 +39,13 @@ rule lpbs_spec:
 rule lpbs_templates:
     """LPBS on double-slot templates: every descriptor, word-set variant and attribute form."""
     input:
-        spec="results/wordsets/{test}.lpbs.json",
-        wordsets=lambda w: [
-            f"results/wordsets/{w.test}/{d}.json"
-            for d in PLAN.lpbs_descriptors(w.test)
-        ],
-        templates=lambda w: PLAN.lpbs_template_file,
-        external=lambda w: external_inputs(PLAN.lpbs_template_file),
-        model="results/models/{model}/biasbench_model.json",
+        spec=paths.LPBS_SPEC,
+        wordsets=lpbs_wordsets,
+        templates=when_asked(getattr, PLAN, "lpbs_template_file"),
+        external=lpbs_template_externals,
+        model=paths.MODEL,
     output:
-        "results/lpbs/{model}/templates/{test}.tsv",
+        paths.fill(paths.LPBS, corpus="templates"),
     log:
         "results/logs/lpbs/{model}/templates/{test}.log",
     benchmark:
@@ -64,7 +79,7 @@ rule sample_pairs:
         files=corpus_files,
         wordsets=PLAN.lpbs_wordset_files(),
     output:
-        "results/corpus/{corpus}/{case}/pairs.tsv",
+        paths.PAIRS,
     log:
         "results/logs/sample_pairs/{corpus}/{case}.log",
     benchmark:
@@ -80,7 +95,7 @@ rule sample_pairs:
     params:
         inputs_sha256=own_input_digests("sample_pairs"),
         parts=corpus_parts,
-        lpbs=lambda w: settings_of("lpbs", "per_pair", "max_gap", "window_sweep"),
+        lpbs=settings("lpbs", "per_pair", "max_gap", "window_sweep"),
         sampling=config["sampling"],
         seed=config["seed"],
     script:
@@ -91,16 +106,13 @@ rule lpbs_corpus:
     """Probability-based CEAT on a corpus: LPBS bias scores per sampled context, combined
     as in CEAT; also the window-size sweep and the per-sample effect sizes."""
     input:
-        pairs=lambda w: PLAN.pairs_file(w.model, w.corpus),
-        wordsets=lambda w: [
-            f"results/wordsets/{w.test}/{d}.json"
-            for d in PLAN.lpbs_descriptors(w.test)
-        ],
-        model="results/models/{model}/biasbench_model.json",
+        pairs=pairs_file,
+        wordsets=lpbs_wordsets,
+        model=paths.MODEL,
     output:
-        scores="results/lpbs/{model}/{corpus}/{test}.tsv",
-        sweep="results/lpbs/{model}/{corpus}/{test}.sweep.tsv",
-        samples="results/lpbs/{model}/{corpus}/{test}.samples.npz",
+        scores=paths.LPBS,
+        sweep=paths.LPBS_SWEEP,
+        samples=paths.LPBS_SAMPLES,
     log:
         "results/logs/lpbs/{model}/{corpus}/{test}.log",
     benchmark:
@@ -118,7 +130,7 @@ rule lpbs_corpus:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
-        lpbs=lambda w: settings_of("lpbs", "max_gap", "window_sweep"),
+        lpbs=settings("lpbs", "max_gap", "window_sweep"),
         scoring=config["scoring"],
         seed=config["seed"],
     script:

@@ -1,3 +1,71 @@
+def card_model_settings(model):
+    """The model's settings a card shows, with the paper model it stands for."""
+    return model_params(model, (*MODEL_KEYS, "paper_model"))
+
+
+def runs_tests(model):
+    """Whether the model runs any test of the embedding family."""
+    return any(j.model == model for j in PLAN.jobs)
+
+
+def runs_lpbs(model):
+    return any(m == model for m, _t in PLAN.lpbs_jobs)
+
+
+def datasets_of(model):
+    """The data sets the model runs."""
+    return [d for m, d in PLAN.dataset_jobs if m == model]
+
+
+def run_settings(model):
+    """How the model's data sets were run, as the lm-evaluation-harness export records it."""
+    datasets = config["datasets"] or {}
+    return {
+        "source": config["models"][model]["source"],
+        "revision": config["models"][model].get("revision"),
+        "dtype": config["compute"]["dtype"]["logprobs"],
+        "batch_size": datasets.get("batch"),
+        "device": config["compute"]["device"],
+        "limits": datasets.get("limits"),
+        "files": datasets.get("files"),
+        "random_seed": config["seed"],
+    }
+
+
+def divdist_scores(model):
+    """Whether the DivDist study scores ``model`` (in one file over all its models)."""
+    study = config["bommasani"]
+    return bool(study) and model in study["static_models"] + study["contextual_models"]
+
+
+def model_card_inputs(wildcards):
+    """A model's own score rows, word sets (what its tests compare) and prepared model, its
+    null copies' rows where the null-model calibration scores it, and, in a default run, the
+    comparison across the zoo (an audit reads a finished default run's comparison where it
+    finds one: COMPARISON_FOUND)."""
+    model = wildcards.model
+    pairs = dict.fromkeys((j.test, j.descriptor) for j in PLAN.jobs if j.model == model)
+    return {
+        "scores": PLAN.model_score_files(model),
+        "wordsets": [paths.WORDSET.format(test=t, descriptor=d) for t, d in pairs],
+        "model": paths.MODEL.format(model=model),
+        "null": [null_file(model)] if model in PLAN.null_seeds else [],
+        # what the data sets' rows do not hold: items read and scored, likelihood_diff
+        "coverage": [
+            paths.DATASET_COVERAGE.format(model=model, dataset=d)
+            for m, d in PLAN.dataset_jobs
+            if m == model
+        ],
+        "comparison": [] if AUDIT else list(COMPARISON),
+    }
+
+
+def null_copy_names(wildcards):
+    """The names of a model's null copies (none where the calibration does not score it)."""
+    model = wildcards.model
+    return copy_names(model, PLAN.null_seeds[model]) if model in PLAN.null_seeds else []
+
+
 rule model_card:
     """One Markdown page per model: every method's score on every test it ran beside the zoo's,
     the method families that apply to it and why each other does not, its caveats, each
@@ -21,25 +89,16 @@ rule model_card:
     conda:
         ENV
     params:
-        spec=lambda w: model_params(w.model, (*MODEL_KEYS, "paper_model")),
-        runs_tests=lambda w: any(j.model == w.model for j in PLAN.jobs),
-        lpbs=lambda w: any(m == w.model for m, _t in PLAN.lpbs_jobs),
-        datasets=lambda w: [d for m, d in PLAN.dataset_jobs if m == w.model],
-        divdist=lambda w: divdist_scores(w.model),
+        spec=of_wildcard("model", card_model_settings),
+        runs_tests=of_wildcard("model", runs_tests),
+        lpbs=of_wildcard("model", runs_lpbs),
+        datasets=of_wildcard("model", datasets_of),
+        divdist=of_wildcard("model", divdist_scores),
         divdist_files=PLAN.study_score_files(),
         audit=AUDIT,
         alpha=config["alpha"],
         scores_file=SCORES_TABLE,
-        run=lambda w: {
-            "source": config["models"][w.model]["source"],
-            "revision": config["models"][w.model].get("revision"),
-            "dtype": config["compute"]["dtype"]["logprobs"],
-            "batch_size": (config["datasets"] or {}).get("batch"),
-            "device": config["compute"]["device"],
-            "limits": (config["datasets"] or {}).get("limits"),
-            "files": (config["datasets"] or {}).get("files"),
-            "random_seed": config["seed"],
-        },
+        run=of_wildcard("model", run_settings),
         copies=null_copy_names,
         comparison=COMPARISON_FOUND,
     script:

@@ -1,3 +1,18 @@
+def null_trained_inputs(wildcards):
+    """What a trained model's reassigned draws read: its embeddings file of each test on its
+    source, each descriptor's contexts and word set. A model the section does not name fails
+    naming it."""
+    model = wildcards.model
+    source = PLAN.trained_source(model)
+    tests = PLAN.trained_tests(model)
+    return {
+        "embeddings": [
+            paths.EMBEDDINGS.format(model=model, source=source, test=t) for t in tests
+        ],
+        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+    }
+
+
 rule null_trained:
     """The trained-weight null of one model: its own vectors of every test it runs (words
     alone or templates), each test's words reassigned to its sets at random, draws times,
@@ -5,7 +20,7 @@ rule null_trained:
     input:
         unpack(null_trained_inputs),
     output:
-        "results/scores/null/trained/{model}.tsv",
+        paths.TRAINED_NULL_SCORES,
     log:
         "results/logs/null_trained/{model}.log",
     benchmark:
@@ -16,12 +31,12 @@ rule null_trained:
         mem_mb=3000,
         runtime=30,
     params:
-        draws=lambda w: PLAN.trained_draws[w.model],
-        source=lambda w: PLAN.trained_source(w.model),
-        tests=lambda w: PLAN.trained_tests(w.model),
+        draws=of_wildcard("model", PLAN.trained_draws.__getitem__),
+        source=of_wildcard("model", PLAN.trained_source),
+        tests=of_wildcard("model", PLAN.trained_tests),
         spec=model_settings,
         scoring=config["scoring"],
-        partitions=lambda w: settings_of("null_calibration", "partitions")["partitions"],
+        partitions=setting("null_calibration", "partitions"),
         seed=config["seed"],
     script:
         "../workflow_scripts/null_trained.py"

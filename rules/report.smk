@@ -3,9 +3,7 @@ rule provenance:
     score's seed and input signature."""
     input:
         scores=SCORES_TABLE,
-        models=expand(
-            "results/models/{model}/biasbench_model.json", model=config["models"]
-        ),
+        models=expand(paths.MODEL, model=config["models"]),
     output:
         report(
             PROVENANCE_PAGE,

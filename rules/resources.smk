@@ -1,7 +1,12 @@
+def external_entry(file_id):
+    """The manifest's entry of a pinned upstream file, with where it is fetched to."""
+    return manifest_entry(MANIFEST, file_id, paths.EXTERNAL.format(file_id=file_id))
+
+
 rule fetch_external:
     """A pinned upstream file, checked against its sha256 (copied from $BIAS_DATA_MIRROR if set)."""
     output:
-        "results/external/{file_id}",
+        paths.EXTERNAL,
     log:
         "results/logs/fetch_external/{file_id}.log",
     # bookkeeping that gates the whole DAG (under a second each): first, or it waits
@@ -10,9 +15,7 @@ rule fetch_external:
     conda:
         ENV
     params:
-        entry=lambda w: manifest_entry(
-            MANIFEST, w.file_id, f"results/external/{w.file_id}"
-        ),
+        entry=of_wildcard("file_id", external_entry),
     script:
         "../workflow_scripts/fetch_external.py"
 
@@ -23,7 +26,7 @@ rule wordset:
         yaml="resources/wordsets/{test}.yaml",
         external=wordset_externals,
     output:
-        "results/wordsets/{test}/{descriptor}.json",
+        paths.WORDSET,
     log:
         "results/logs/wordset/{test}/{descriptor}.log",
     # bookkeeping that gates the whole DAG (under a second each): first, or it waits

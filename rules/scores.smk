@@ -4,14 +4,11 @@ rule score:
     about as long)."""
     input:
         contexts=test_contexts,
-        embeddings="results/embeddings/{model}/{source}/{test}.h5",
-        wordsets=lambda w: [
-            f"results/wordsets/{w.test}/{d}.json"
-            for d in PLAN.descriptors_of(w.model, w.source, w.test)
-        ],
+        embeddings=paths.EMBEDDINGS,
+        wordsets=test_wordsets,
     output:
-        scores="results/scores/{model}/{source}/{test}.tsv",
-        samples="results/scores/{model}/{source}/{test}.samples.npz",
+        scores=paths.SCORES,
+        samples=paths.SAMPLES,
     log:
         "results/logs/score/{model}/{source}/{test}.log",
     benchmark:

@@ -3,8 +3,8 @@ rule method_cards:
     with, validity, cost and the pitfalls it avoids (results/cards/index.md links them).
     """
     input:
-        league="results/tables/synthesis_league.csv",
-        agreement="results/tables/synthesis_agreement.csv",
+        league=paths.TABLE.format(table="synthesis_league"),
+        agreement=paths.TABLE.format(table="synthesis_agreement"),
     output:
         [f"results/cards/{s}.md" for s in CARD_SLUGS],
     log:

@@ -1,16 +1,25 @@
+def table_inputs(table):
+    """The files one table is computed from."""
+    return TABLES[table].inputs(PLAN)
+
+
+def table_caption(table):
+    return TABLES[table].caption
+
+
 rule table:
     """One paper table as CSV (long, with p-values) and Markdown (wide, as printed)."""
     input:
-        lambda w: TABLES[w.table].inputs(PLAN),
+        of_wildcard("table", table_inputs),
     output:
-        csv="results/tables/{table}.csv",
+        csv=paths.TABLE,
         # the CSV's checksum, which its readers check (biasbench.io.write_table_csv)
-        sha256="results/tables/{table}.csv.sha256",
+        sha256=paths.TABLE + ".sha256",
         md="results/tables/{table}.md",
         html=report(
             "results/tables/{table}.html",
             caption="../resources/report/table.rst",
-            category=lambda w: report_section(w.table),
+            category=of_wildcard("table", report_section),
             labels={"name": "{table}"},
         ),
     log:
@@ -20,6 +29,6 @@ rule table:
     params:
         inputs_sha256=own_input_digests("table"),
         settings=REPORT_SETTINGS,
-        caption=lambda w: TABLES[w.table].caption,
+        caption=of_wildcard("table", table_caption),
     script:
         "../workflow_scripts/make_table.py"

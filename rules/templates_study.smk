@@ -2,11 +2,11 @@ rule template_sensitivity:
     """Delobelle et al.'s template study on one model: the WEAT effect size of every profession
     subset, per template T1-T11 and word representation."""
     input:
-        model="results/models/{model}/biasbench_model.json",
+        model=paths.MODEL,
         templates="resources/templates/delobelle2022_sensitivity.yaml",
         lists="resources/lists/delobelle2022.yaml",
     output:
-        "results/studies/templates/{model}/sensitivity.tsv",
+        paths.fill(paths.TEMPLATE_STUDY, name="sensitivity"),
     log:
         "results/logs/template_sensitivity/{model}.log",
     benchmark:
@@ -25,7 +25,7 @@ rule template_sensitivity:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
-        study=lambda w: settings_of("delobelle", "subsets", "subset_size"),
+        study=settings("delobelle", "subsets", "subset_size"),
         extraction=config["extraction"],
     script:
         "../workflow_scripts/template_sensitivity.py"
@@ -35,11 +35,11 @@ rule template_kl:
     """KL divergence of each template's slot distribution from T1's, over the vocabulary and
     over the gendered words, on one model with a language-model head."""
     input:
-        model="results/models/{model}/biasbench_model.json",
+        model=paths.MODEL,
         templates="resources/templates/delobelle2022_sensitivity.yaml",
         lists="resources/lists/delobelle2022.yaml",
     output:
-        "results/studies/templates/{model}/kl.tsv",
+        paths.fill(paths.TEMPLATE_STUDY, name="kl"),
     log:
         "results/logs/template_kl/{model}.log",
     benchmark:
@@ -56,6 +56,6 @@ rule template_kl:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         spec=model_settings,
-        study=lambda w: settings_of("delobelle", "kl_candidates"),
+        study=settings("delobelle", "kl_candidates"),
     script:
         "../workflow_scripts/template_kl.py"

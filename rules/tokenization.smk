@@ -1,13 +1,17 @@
+def tokenization_contexts(wildcards):
+    """The contexts files of every test whose stimuli the job's model splits into pieces."""
+    tests = PLAN.tokenization_tests(wildcards.model)
+    return [f for descriptors in tests.values() for f in descriptors.values()]
+
+
 rule word_pieces:
     """The word pieces of every stimulus a base transformer's null models encode, counted in
     its template contexts with its tokenizer alone (no weights): what tells the null cells
     whose X and Y words differ in piece count from the balanced ones (synthesis_null,
     synthesis_tokenization)."""
     input:
-        model="results/models/{model}/biasbench_model.json",
-        contexts=lambda w: [
-            f for ds in PLAN.tokenization_tests(w.model).values() for f in ds.values()
-        ],
+        model=paths.MODEL,
+        contexts=tokenization_contexts,
     output:
         "results/tokenization/{model}.tsv",
     log:
@@ -21,7 +25,7 @@ rule word_pieces:
         mem_mb=2000,
         runtime=10,
     params:
-        tests=lambda w: PLAN.tokenization_tests(w.model),
-        spec=lambda w: model_params(w.model),
+        tests=of_wildcard("model", PLAN.tokenization_tests),
+        spec=model_settings,
     script:
         "../workflow_scripts/word_pieces.py"

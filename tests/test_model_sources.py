@@ -242,3 +242,26 @@ def test_an_unpinned_hf_model_is_warned_about_and_a_prepared_one_needs_no_hub(
     spec = ModelSpec.from_config("mine", model_entry(kind="transformer", source="hf:org/none"))
     assert model_sources({"mine": spec}) == {"mine": []}
     assert "warning: models.mine.revision is not set" in capsys.readouterr().err
+
+
+def test_a_gguf_file_is_parsed_once_while_a_model_is_dequantised(monkeypatch):
+    """transformers builds a reader for the tokenizer, the configuration and the weights:
+    within the block the three share one per file, and the parser is restored after it."""
+    import gguf
+
+    from biasbench.models.prepare import _gguf_parsed_once
+
+    parsed = []
+
+    class Reader:
+        def __init__(self, path, mode="r"):
+            parsed.append(path)
+
+    monkeypatch.setattr(gguf, "GGUFReader", Reader)
+    with _gguf_parsed_once():
+        first = [gguf.GGUFReader("a.gguf") for _ in range(3)]
+        other = gguf.GGUFReader("b.gguf")
+    assert parsed == ["a.gguf", "b.gguf"] and first[0] is first[2] and other is not first[0]
+    assert gguf.GGUFReader is Reader
+    gguf.GGUFReader("a.gguf")
+    assert parsed == ["a.gguf", "b.gguf", "a.gguf"]

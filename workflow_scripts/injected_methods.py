@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
+from biasbench import paths
 from biasbench.data.templates import load_templates
 from biasbench.io import load_tensors, read_json, signature_of, write_tsv
 from biasbench.jobs import start_job
@@ -38,7 +39,7 @@ def score(names, splits):
         tqdm(study_models(base, weights, names, frozen), total=len(names), desc="study models"),
         tokenizer,
         read_data(i.occupations, i.train, i.test, i.pairs, i.professions),
-        load_templates(i.templates, lambda name: Path("results/external") / name),
+        load_templates(i.templates, paths.external),
         settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
         signature=signature_of(
             [

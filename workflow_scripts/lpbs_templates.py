@@ -3,6 +3,7 @@
 from functools import partial
 from pathlib import Path
 
+from biasbench import paths
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
 from biasbench.io import read_sealed, signature_of, write_tsv
@@ -40,7 +41,7 @@ frame = lpbs_rows(
     tokenizer_vocabulary_test(tokenizer),
     wordsets,
     LpbsSpec.from_json(read_sealed(sm.input.spec)),
-    load_double_templates(sm.input.templates, lambda i: Path("results/external") / i),
+    load_double_templates(sm.input.templates, paths.external),
     model=spec.name,
     encoding="mlm" if masked else "causal",
     settings=settings,

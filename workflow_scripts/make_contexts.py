@@ -1,7 +1,6 @@
 """Adapter: rules template_contexts / word_contexts / corpus_contexts -> the library."""
 
-from pathlib import Path
-
+from biasbench import paths
 from biasbench.data.contexts import (
     check_contexts,
     corpus_contexts,
@@ -22,7 +21,7 @@ elif sm.rule == "corpus_contexts":
     samples = read_tsv(sm.input.samples)
     frame = corpus_contexts(samples, wordset, sm.wildcards.corpus, sm.params.window)
 else:
-    templates = load_templates(sm.input.templates, lambda i: Path("results/external") / i)
+    templates = load_templates(sm.input.templates, paths.external)
     frame = template_contexts(wordset, templates)
 check_contexts(frame, sm.output[0], allow_empty=sm.rule == "corpus_contexts")
 write_tsv(sm.output[0], frame)

@@ -3,6 +3,7 @@
 import sys
 from pathlib import Path
 
+from biasbench import paths
 from biasbench.data.datasets import dataset_items
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
@@ -43,9 +44,7 @@ else:
     lpbs = {}
     if sm.params.lpbs:
         pairs = {c: read_tsv(path) for c, path in sm.params.pairs.items()}
-        templates = load_double_templates(
-            sm.input.templates, lambda i: Path("results/external") / i
-        )
+        templates = load_double_templates(sm.input.templates, paths.external)
         for test, files in sm.params.lpbs.items():
             spec_file = f"results/wordsets/{test}.lpbs.json"
             wordsets = {ws.descriptor: ws for ws in read_wordset_files(files)}

@@ -22,6 +22,7 @@ import yaml
 
 from biasbench.errors import InputError
 from biasbench.io import content_digests, sha256_of
+from biasbench.paths import EXTERNAL
 
 #: the workflow's resources: those of the directory a job runs in, else the repository's
 RESOURCES = (
@@ -30,7 +31,7 @@ RESOURCES = (
     else Path(__file__).resolve().parents[2] / "resources"
 )
 PACKAGE_PINS = RESOURCES / "package_files.yaml"
-EXTERNAL_DIR = Path("results/external")
+EXTERNAL_DIR = Path(EXTERNAL).parent
 
 
 @cache

@@ -13,6 +13,7 @@ from typing import Any
 
 from biasbench.models.load import is_decoder_type, transformer_location
 from biasbench.models.specs import ModelSpec
+from biasbench.paths import NULL_SCORES, TRAINED_NULL_SCORES
 
 
 @dataclass
@@ -74,7 +75,7 @@ def copy_names(base: str, seeds: int) -> list[str]:
 
 def null_file(base: str) -> str:
     """The score rows of a base model's null copies."""
-    return f"results/scores/null/{base}.tsv"
+    return NULL_SCORES.format(model=base)
 
 
 def is_null_file(path: str | Path) -> bool:
@@ -89,7 +90,7 @@ def draw_names(model: str, draws: int) -> list[str]:
 
 def trained_null_file(model: str) -> str:
     """The score rows of a trained model's reassigned draws."""
-    return f"results/scores/null/trained/{model}.tsv"
+    return TRAINED_NULL_SCORES.format(model=model)
 
 
 def is_trained_null_file(path: str | Path) -> bool:

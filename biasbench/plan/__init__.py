@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from biasbench import paths
 from biasbench.data.wordsets import descriptors
 from biasbench.errors import InputError
 from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec, check_known_model
@@ -143,7 +144,9 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
         """Every descriptor of every configured test: the corpus sampler matches all at once.
         Not only those some model runs: adding or removing a model then resamples no corpus
         (nor reruns every other model's natural contexts after it)."""
-        return [f"results/wordsets/{t}/{d}.json" for t, ds in self.tests.items() for d in ds]
+        return [
+            paths.WORDSET.format(test=t, descriptor=d) for t, ds in self.tests.items() for d in ds
+        ]
 
     def descriptors_of(self, model: str, source: str, test: str) -> list[str]:
         """Descriptors a model runs for a test on a source (those its embedding file holds); a
@@ -187,8 +190,11 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
     def contexts_file(self, model: str, source: str, test: str, descriptor: str) -> str:
         """The contexts a model embeds: a corpus' under the model's case policy."""
         if source in BUILTIN_SOURCES:
-            return f"results/contexts/{source}/{test}/{descriptor}.tsv"
-        return f"results/contexts/{source}/{self.specs[model].case}/{test}/{descriptor}.tsv"
+            return paths.CONTEXTS.format(source=source, test=test, descriptor=descriptor)
+        case = self.specs[model].case
+        return paths.CORPUS_CONTEXTS.format(
+            corpus=source, case=case, test=test, descriptor=descriptor
+        )
 
     def contexts_files(self, model: str, source: str, test: str) -> list[str]:
         """The contexts of every descriptor of a (model, source, test): one embeddings file."""
@@ -200,7 +206,7 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
     def score_files(self) -> list[str]:
         """One score file per embeddings file (all descriptors of a model, source and test)."""
         keys = dict.fromkeys((job.model, job.source, job.test) for job in self.jobs)
-        return [f"results/scores/{m}/{s}/{t}.tsv" for m, s, t in keys]
+        return [paths.SCORES.format(model=m, source=s, test=t) for m, s, t in keys]
 
     def model_score_files(self, model: str) -> list[str]:
         """The score rows of one model (its embedding methods, LPBS, data sets; not the

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec, check_known_model
 from biasbench.plan.inputs import resolve_files
@@ -15,7 +16,11 @@ class DatasetPlan:
     """The data sets' files (a part of :class:`biasbench.plan.Plan`)."""
 
     def dataset_score_files(self) -> list[str]:
-        return [f"results/datasets/{m}/{d}.tsv" for m, d in self.dataset_jobs]
+        return [paths.DATASET.format(model=m, dataset=d) for m, d in self.dataset_jobs]
+
+    def dataset_file_list(self, dataset: str) -> list[str]:
+        """Every file of a data set, its roles' in order (what a job of it reads)."""
+        return [f for files in self.dataset_files[dataset].values() for f in files]
 
     def dataset_roles(self, model: str, dataset: str) -> dict[str, list[str]]:
         """The files by role of a data set a model runs; a target the configuration does not

@@ -11,6 +11,7 @@ from typing import Any
 from biasbench.data.pins import external_pins, inside_package, package_root
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
+from biasbench.paths import EXTERNAL
 
 #: model sources that are the user's own files, identified by content (Plan.source_digests)
 LOCAL_SCHEMES = ("path", "w2v-path")
@@ -99,7 +100,7 @@ def resolve_files(patterns: list[str], field: str, manifest: dict | None = None)
             # an id of the manifest, never a path: ``..``, absolute or a file placed there
             known = external_pins() if manifest is None else manifest
             manifest_entry(known, file_id, f"config: {field}: {given}")
-            paths.append(f"results/external/{file_id}")
+            paths.append(EXTERNAL.format(file_id=file_id))
             continue
         if given.startswith("pkg:"):
             package, _, pattern = given[4:].partition("/")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from biasbench import paths
 from biasbench.config import read_yaml
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
@@ -16,19 +17,23 @@ class LpbsPlan:
 
     def pairs_file(self, model: str, corpus: str) -> str:
         """The LPBS contexts of a corpus under the model's case policy."""
-        return f"results/corpus/{corpus}/{self.specs[model].case}/pairs.tsv"
+        return paths.PAIRS.format(corpus=corpus, case=self.specs[model].case)
 
     def lpbs_files(self) -> list[str]:
         """Score rows of LPBS: templates and, per corpus, probability-based CEAT."""
         return [
-            f"results/lpbs/{m}/{s}/{t}.tsv"
+            paths.LPBS.format(model=m, corpus=s, test=t)
             for m, t in self.lpbs_jobs
             for s in ["templates", *(self.lpbs_corpora if m in self.lpbs_corpus_models else [])]
         ]
 
     def lpbs_wordset_files(self) -> list[str]:
         tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
-        return [f"results/wordsets/{t}/{d}.json" for t in tests for d in self.lpbs_descriptors(t)]
+        return [
+            paths.WORDSET.format(test=t, descriptor=d)
+            for t in tests
+            for d in self.lpbs_descriptors(t)
+        ]
 
     def lpbs_descriptors(self, test: str) -> list[str]:
         """Target descriptors a test runs LPBS on (those its ``lpbs.templates`` names)."""

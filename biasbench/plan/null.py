@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec, check_known_model
 from biasbench.plan.inputs import model_jobs
@@ -53,7 +54,7 @@ class NullPlan:
         for test, descriptor in pairs:
             out.setdefault(test, {})[descriptor] = [
                 self.contexts_file(model, source, test, descriptor),
-                f"results/wordsets/{test}/{descriptor}.json",
+                paths.WORDSET.format(test=test, descriptor=descriptor),
             ]
         return out
 
@@ -61,7 +62,7 @@ class NullPlan:
         """Test -> the LPBS word-set files of a base model's copies (a transformer's)."""
         self.null_base(model)
         return {
-            t: [f"results/wordsets/{t}/{d}.json" for d in self.lpbs_descriptors(t)]
+            t: [paths.WORDSET.format(test=t, descriptor=d) for d in self.lpbs_descriptors(t)]
             for t in self.null_lpbs[model]
         }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
 
@@ -35,13 +36,13 @@ class StudyPlan:
                 "config.yaml: the ground-truth study is not planned (groundtruth is null): its "
                 "files under results/studies/groundtruth/ are no target"
             )
-        return f"results/models/{self.groundtruth_model}/biasbench_model.json"
+        return paths.MODEL.format(model=self.groundtruth_model)
 
     def groundtruth_mean(self, mu: str) -> float:
         """A mean of the ground-truth study (the ``mu`` of its file names) the configuration
         plans; another is an error naming the field."""
         self.groundtruth_model_file()
-        if f"results/studies/groundtruth/mu{mu}.json" not in self.groundtruth:
+        if paths.GROUNDTRUTH_RECORDS.format(mu=mu) not in self.groundtruth:
             planned = [f.rpartition("/mu")[2].removesuffix(".json") for f in self.groundtruth]
             raise InputError(
                 f"config.yaml: the ground-truth study has no mean mu{mu} (groundtruth.mu; "
@@ -66,7 +67,7 @@ class StudyPlan:
 
 
 def groundtruth_file(mu: float) -> str:
-    return f"results/studies/groundtruth/mu{mu:.2f}.json"
+    return paths.GROUNDTRUTH_RECORDS.format(mu=f"{mu:.2f}")
 
 
 def groundtruth_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[str, ...]:
@@ -87,9 +88,9 @@ def injected_files(config: dict[str, Any]) -> tuple[str, ...]:
     if not study or not section or study["model"] not in section["models"]:
         return ()
     return tuple(
-        groundtruth_file(mu).replace(".json", suffix)
+        template.format(mu=f"{mu:.2f}")
         for mu in dict.fromkeys(study["mu"])
-        for suffix in (".datasets.tsv", ".datasets.robustness.tsv")
+        for template in (paths.INJECTED_DATASETS, paths.INJECTED_DATASETS_ROBUSTNESS)
     )
 
 
@@ -102,7 +103,7 @@ def template_study_files(config: dict[str, Any], specs: dict[str, ModelSpec]) ->
         for model in study[field]:
             if model not in specs or specs[model].kind != "transformer":
                 raise InputError(f"config: delobelle.{field} names {model!r}, not a transformer")
-            files.append(f"results/studies/templates/{model}/{name}.tsv")
+            files.append(paths.TEMPLATE_STUDY.format(model=model, name=name))
     return tuple(files)
 
 
@@ -130,4 +131,4 @@ def divdist_files(config: dict[str, Any], specs: dict[str, ModelSpec]) -> tuple[
         raise InputError(
             f"config: bommasani.generation.model {generation['model']!r} is not a transformer"
         )
-    return tuple(f"results/studies/divdist/{name}" for name in DIVDIST_OUTPUTS)
+    return tuple(paths.DIVDIST_STUDY.format(name=name) for name in DIVDIST_OUTPUTS)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from biasbench import paths
 from biasbench.io import read_npz
 from biasbench.methods.registry import get
 from biasbench.reports.figures import no_data, pyplot, read_scores
@@ -477,7 +478,7 @@ def figure5(inputs: list[str], settings: ReportSettings) -> Figure:
 
 
 def _figure2_inputs(plan) -> list[str]:
-    return [f"results/lpbs/{m}/templates/{t}.tsv" for m, t in plan.lpbs_jobs]
+    return [paths.LPBS.format(model=m, corpus="templates", test=t) for m, t in plan.lpbs_jobs]
 
 
 def _figure3_inputs(plan) -> list[str]:
@@ -487,8 +488,8 @@ def _figure3_inputs(plan) -> list[str]:
     lpbs_tests = {t for _m, t in plan.lpbs_jobs}
     ceat = [job.source for job in plan.jobs if job.model in model and job.test == "C1"]
     sources = [plan.natural] if plan.natural in ceat else list(dict.fromkeys(ceat))
-    return [f"results/scores/{m}/{s}/C1.samples.npz" for m in model for s in sources] + [
-        f"results/lpbs/{m}/{c}/C1.samples.npz"
+    return [paths.SAMPLES.format(model=m, source=s, test="C1") for m in model for s in sources] + [
+        paths.LPBS_SAMPLES.format(model=m, corpus=c, test="C1")
         for m in model
         for c in plan.lpbs_corpora
         if "C1" in lpbs_tests
@@ -498,7 +499,7 @@ def _figure3_inputs(plan) -> list[str]:
 def _figure4_inputs(plan) -> list[str]:
     lpbs_tests = {t for _m, t in plan.lpbs_jobs}
     return [
-        f"results/lpbs/{m}/{c}/{t}.sweep.tsv"
+        paths.LPBS_SWEEP.format(model=m, corpus=c, test=t)
         for m in plan.lpbs_corpus_models
         for c in plan.lpbs_corpora
         for t in ("C1", "C9")

@@ -17,13 +17,14 @@ import pandas as pd
 from biasbench.io import read_table_csv
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
+from biasbench.paths import TABLE
 from biasbench.reports import card_findings as findings
 from biasbench.reports.calibration import league_columns
 from biasbench.rows import is_primary
 from biasbench.studies import calibration as cal
 
 #: the comparison's tables a card reads: the zoo's primary cells and each method's validity
-COMPARISON = ("results/tables/synthesis_scores.csv", "results/tables/synthesis_league.csv")
+COMPARISON = tuple(TABLE.format(table=t) for t in ("synthesis_scores", "synthesis_league"))
 
 #: what each family reads, in a line (for the families a model runs no method of)
 FAMILY_READS = {

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from biasbench import paths
 from biasbench.io import read_json
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import ReportSettings, finish, plain_table, study_table
@@ -38,8 +39,8 @@ def _s31_reads(plan) -> list[str]:
         return [PUBLISHED]
     return [
         PUBLISHED,
-        *(f"results/contexts/words/{S31}/{d}.tsv" for d in S31_SETS),
-        *(f"results/embeddings/{m}/words/{S31}.h5" for m in models),
+        *(paths.CONTEXTS.format(source="words", test=S31, descriptor=d) for d in S31_SETS),
+        *(paths.EMBEDDINGS.format(model=m, source="words", test=S31) for m in models),
     ]
 
 
@@ -141,7 +142,7 @@ def _study_reads(plan) -> list[str]:
         return [PUBLISHED]
     return [
         PUBLISHED,
-        f"results/models/{plan.groundtruth_model}/biasbench_model.json",
+        paths.MODEL.format(model=plan.groundtruth_model),
         *plan.groundtruth,
     ]
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_rows, read_tsv
+from biasbench.paths import DIVDIST_STUDY
 from biasbench.reports.targets import SCORES, Table
 from biasbench.studies import reliability as rel
 from biasbench.studies.cells import primary_cells
@@ -22,7 +23,7 @@ from biasbench.studies.groundtruth.truth import ON_STUDY, truth_of
 from biasbench.studies.null_calibration import is_null_file
 
 COSTS = "benchmarks/method_costs.tsv"
-DIVDIST_VALIDITY = "results/studies/divdist/validity.json"
+DIVDIST_VALIDITY = DIVDIST_STUDY.format(name="validity.json")
 
 
 def method_sources(settings) -> dict[str, str]:

@@ -24,9 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.methods.contract import ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import pair_vectors, set_items, word_fields
+from biasbench.methods.embedding.vectors import pair_vectors, set_items, target_difference
 from biasbench.rows import Score
-from biasbench.stats import permutation_test_mean_difference
 
 
 def relation(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -53,25 +52,8 @@ def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
     a, b = pair_vectors(inputs)
     items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XY"}
     values = word_association(np.concatenate([items["X"], items["Y"]]), a, b)
-    n_x = len(items["X"])
-    test = permutation_test_mean_difference(
-        values,
-        n_x,
-        exact_max=settings.exact_max,
-        n_samples=settings.n_samples,
-        seed=seed,
-        alternative="two-sided",
-    )
-    word = word_fields(values, inputs, settings, seed, "two-sided", test)
-    return Score(
-        float(values[:n_x].mean() - values[n_x:].mean()),
-        test.p_value,
-        p_floor=test.floor,
-        **word,
-        n_partitions=test.n_partitions,
-        exact=test.exact,
-        sizes={"X": len(items["X"]), "Y": len(items["Y"]), "A": len(a), "B": len(b)},
-    )
+    sizes = {"X": len(items["X"]), "Y": len(items["Y"]), "A": len(a), "B": len(b)}
+    return target_difference(values, len(items["X"]), inputs, settings, seed, sizes)
 
 
 RIPA = Method(

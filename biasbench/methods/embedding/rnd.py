@@ -20,9 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.methods.contract import ContextVectors, Method, Settings
-from biasbench.methods.embedding.vectors import set_items, unit_rows, word_fields
+from biasbench.methods.embedding.vectors import set_items, target_difference, unit_rows
 from biasbench.rows import Score
-from biasbench.stats import permutation_test_mean_difference
 
 
 def word_distance(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -35,25 +34,8 @@ def word_distance(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def score(inputs: ContextVectors, settings: Settings, seed: int) -> Score:
     items = {r: set_items(list(inputs.groups[r]), settings.unit) for r in "XYAB"}
     values = word_distance(np.concatenate([items["X"], items["Y"]]), items["A"], items["B"])
-    n_x = len(items["X"])
-    test = permutation_test_mean_difference(
-        values,
-        n_x,
-        exact_max=settings.exact_max,
-        n_samples=settings.n_samples,
-        seed=seed,
-        alternative="two-sided",
-    )
-    word = word_fields(values, inputs, settings, seed, "two-sided", test)
-    return Score(
-        float(values[:n_x].mean() - values[n_x:].mean()),
-        test.p_value,
-        p_floor=test.floor,
-        **word,
-        n_partitions=test.n_partitions,
-        exact=test.exact,
-        sizes={r: len(items[r]) for r in "XYAB"},
-    )
+    sizes = {r: len(items[r]) for r in "XYAB"}
+    return target_difference(values, len(items["X"]), inputs, settings, seed, sizes)
 
 
 RND = Method(

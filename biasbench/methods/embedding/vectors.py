@@ -10,7 +10,12 @@ import numpy as np
 from biasbench.errors import EmptySetError
 from biasbench.inference import word_permutation_tests_mean_difference
 from biasbench.methods.contract import ContextVectors, Settings
-from biasbench.stats import PermutationResult, derived_seed
+from biasbench.rows import Score
+from biasbench.stats import (
+    PermutationResult,
+    derived_seed,
+    permutation_test_mean_difference,
+)
 
 
 def unit_rows(m: np.ndarray, name: str = "vectors") -> np.ndarray:
@@ -116,4 +121,34 @@ def pair_vectors(inputs: ContextVectors) -> tuple[np.ndarray, np.ndarray]:
     return (
         np.stack([a.mean(axis=0) for a, _ in inputs.pairs]),
         np.stack([b.mean(axis=0) for _, b in inputs.pairs]),
+    )
+
+
+def target_difference(
+    values: np.ndarray,
+    n_x: int,
+    inputs: ContextVectors,
+    settings: Settings,
+    seed: int,
+    sizes: dict[str, int],
+) -> Score:
+    """The score of a per-item value (``values``: X's items, then Y's): its mean over X minus
+    its mean over Y, with the two-sided permutation test over splits of X u Y and the
+    word-level tests (:func:`word_fields`): RIPA's and RND's test."""
+    test = permutation_test_mean_difference(
+        values,
+        n_x,
+        exact_max=settings.exact_max,
+        n_samples=settings.n_samples,
+        seed=seed,
+        alternative="two-sided",
+    )
+    return Score(
+        float(values[:n_x].mean() - values[n_x:].mean()),
+        test.p_value,
+        p_floor=test.floor,
+        **word_fields(values, inputs, settings, seed, "two-sided", test),
+        n_partitions=test.n_partitions,
+        exact=test.exact,
+        sizes=sizes,
     )

@@ -1,0 +1,71 @@
+"""Every file under ``results/`` that one stage hands another, as one template each.
+
+A rule names its inputs and outputs with these templates (their fields are Snakemake's
+wildcards), and the plan, the reports and the scripts fill the same templates to name a file:
+a path is spelled once. :func:`fill` fills some fields and keeps the others as wildcards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MODEL = "results/models/{model}/biasbench_model.json"
+EXTERNAL = "results/external/{file_id}"
+WORDSET = "results/wordsets/{test}/{descriptor}.json"
+LPBS_SPEC = "results/wordsets/{test}.lpbs.json"
+#: a test's contexts from templates or the words alone (``source``), as every model reads them
+CONTEXTS = "results/contexts/{source}/{test}/{descriptor}.tsv"
+#: a test's contexts sampled from a corpus, in the case a model reads (``exact``, ``lower``)
+CORPUS_CONTEXTS = "results/contexts/{corpus}/{case}/{test}/{descriptor}.tsv"
+CORPUS_SAMPLES = "results/corpus/{corpus}/{case}/samples.tsv"
+PAIRS = "results/corpus/{corpus}/{case}/pairs.tsv"
+SIGNATURES = "results/embeddings/{model}/{source}.signatures.json"
+EMBEDDINGS = "results/embeddings/{model}/{source}/{test}.h5"
+SCORES = "results/scores/{model}/{source}/{test}.tsv"
+SAMPLES = "results/scores/{model}/{source}/{test}.samples.npz"
+#: LPBS on templates (``corpus`` "templates") and p-CEAT on a corpus's contexts
+LPBS = "results/lpbs/{model}/{corpus}/{test}.tsv"
+LPBS_SAMPLES = "results/lpbs/{model}/{corpus}/{test}.samples.npz"
+LPBS_SWEEP = "results/lpbs/{model}/{corpus}/{test}.sweep.tsv"
+DATASET = "results/datasets/{model}/{dataset}.tsv"
+DATASET_COVERAGE = "results/datasets/{model}/{dataset}.coverage.json"
+TABLE = "results/tables/{table}.csv"
+ELMO_TOKENS = "results/elmo/{model}/{source}/{test}.tokens.json"
+ELMO_LAYERS = "results/elmo/{model}/{source}/{test}.layers.npz"
+#: the null-model calibration's rows: a base model's random-weight copies, a model's
+#: reassigned draws
+NULL_SCORES = "results/scores/null/{model}.tsv"
+TRAINED_NULL_SCORES = "results/scores/null/trained/{model}.tsv"
+#: the ground-truth study: the frozen lower layers, then per mean (``mu``, two decimals) its
+#: models' records and weights, their data-set scores and every method on them
+GROUNDTRUTH_STATES = "results/studies/groundtruth/frozen_states.safetensors"
+GROUNDTRUTH_RECORDS = "results/studies/groundtruth/mu{mu}.json"
+GROUNDTRUTH_WEIGHTS = "results/studies/groundtruth/mu{mu}.safetensors"
+INJECTED_DATASETS = "results/studies/groundtruth/mu{mu}.datasets.tsv"
+INJECTED_DATASETS_ROBUSTNESS = "results/studies/groundtruth/mu{mu}.datasets.robustness.tsv"
+INJECTED_METHODS = "results/studies/groundtruth/mu{mu}.methods.tsv"
+INJECTED_METHODS_ROBUSTNESS = "results/studies/groundtruth/mu{mu}.robustness.tsv"
+#: Bommasani & Liang's DivDist: the sources of association, then the study's outputs
+#: (``name``: strengths.tsv, bias.tsv, validity.json, scores.tsv)
+DIVDIST_TEXT = "results/studies/divdist/text/{corpus}.tsv"
+DIVDIST_CONTEXTS = "results/studies/divdist/contexts.tsv"
+DIVDIST_VECTORS = "results/studies/divdist/vectors/{model}.npz"
+DIVDIST_GENERATED = "results/studies/divdist/generated/{model}.tsv"
+DIVDIST_STUDY = "results/studies/divdist/{name}"
+#: Delobelle et al.'s template study (``name``: sensitivity, kl)
+TEMPLATE_STUDY = "results/studies/templates/{model}/{name}.tsv"
+
+
+class _Wildcards(dict):
+    def __missing__(self, field: str) -> str:
+        return "{" + field + "}"
+
+
+def fill(template: str, **fields) -> str:
+    """``template`` with ``fields`` filled in and every other field left as its wildcard."""
+    return template.format_map(_Wildcards(fields))
+
+
+def external(file_id: str) -> Path:
+    """Where a pinned upstream file is fetched to (``EXTERNAL``)."""
+    return Path(EXTERNAL.format(file_id=file_id))
