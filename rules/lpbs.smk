@@ -6,6 +6,11 @@ def lpbs_wordsets(wildcards):
     ]
 
 
+def lpbs_template(wildcards):
+    """LPBS' templates file (read for a job asked for: LPBS switched off fails naming it)."""
+    return PLAN.lpbs_template_file
+
+
 def lpbs_template_externals(wildcards):
     """The upstream files LPBS' templates are drawn from."""
     return external_inputs(PLAN.lpbs_template_file)
@@ -41,7 +46,7 @@ rule lpbs_templates:
     input:
         spec=paths.LPBS_SPEC,
         wordsets=lpbs_wordsets,
-        templates=when_asked(getattr, PLAN, "lpbs_template_file"),
+        templates=lpbs_template,
         external=lpbs_template_externals,
         model=paths.MODEL,
     output:

@@ -1,8 +1,8 @@
 def null_calibration_inputs(wildcards):
     """What a base model's null copies read: the model (its architecture and tokenizer, or its
     vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
-    templates, the pair contexts of p-CEAT, the data sets' files. A model the section does not name fails naming it.
-    """
+    templates, the pair contexts of p-CEAT, the data sets' files, the word sets of the
+    generated designs' pool. A model the section does not name fails naming it."""
     model = wildcards.model
     tests = PLAN.null_test_files(model)
     lpbs = PLAN.null_lpbs_of(model)
@@ -16,6 +16,8 @@ def null_calibration_inputs(wildcards):
         "datasets": [
             f for d in datasets.values() for files in d["files"].values() for f in files
         ],
+        # the generated designs' pool of words: every word set of the run
+        "pool": PLAN.null_pool_files(model),
     }
     if lpbs:
         inputs["templates"] = PLAN.lpbs_template_file
@@ -31,7 +33,8 @@ def null_dataset_batch(model):
 rule null_calibration:
     """The null-model calibration of one configured model: its seeded random copies built in
     memory, each scored with every method on context vectors (templates; a static model's on
-    the words alone), LPBS, p-CEAT and the data-set measures (a transformer's), in one job.
+    the words alone), LPBS, p-CEAT and the data-set measures (a transformer's), and its
+    generated designs, each on a copy of its own, its words alone; in one job.
     """
     input:
         unpack(null_calibration_inputs),
@@ -60,6 +63,7 @@ rule null_calibration:
         pairs=of_wildcard("model", PLAN.null_pairs_of),
         max_gap=LPBS.get("max_gap"),
         datasets=of_wildcard("model", PLAN.null_datasets_of),
+        designs=of_wildcard("model", PLAN.null_designs_of),
         spec=model_settings,
         extraction=config["extraction"],
         scoring=config["scoring"],

@@ -537,7 +537,13 @@ def test_without_null_models_no_cell_has_a_piece_gap():
 
 @pytest.mark.parametrize(
     "table",
-    ["synthesis_null", "synthesis_null_floors", "synthesis_null_pieces", "synthesis_tokenization"],
+    [
+        "synthesis_null",
+        "synthesis_null_floors",
+        "synthesis_null_pieces",
+        "synthesis_tokenization",
+        "synthesis_null_generated",
+    ],
 )
 def test_the_null_tables_without_null_models_are_empty(tmp_path, table):
     """The null-off path: the null-model tables of a run without null models render, with

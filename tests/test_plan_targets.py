@@ -185,7 +185,10 @@ def test_the_null_calibration_plans_one_job_per_model():
         f"results/scores/null/{m}.tsv" for m in ("minilm-l6", "smollm2-135m", "glove-6b-50d")
     ]
     copies = plan.null_copies()
-    assert len(copies) == sum(plan.null_seeds.values()) and copies[0] == "minilm-l6-null-s0"
+    # the seeded copies and, beside them, one copy per generated design
+    designs = sum(plan.null_designs.values())
+    assert len(copies) == sum(plan.null_seeds.values()) + designs == 42 + 480
+    assert copies[0] == "minilm-l6-null-s0" and "minilm-l6-null-g0" in copies
     assert plan.null_seeds["minilm-l6"] == config["null_calibration"]["models"]["minilm-l6"]
     null_models = report_settings(config, plan)["null_models"]
     assert set(copies) <= set(null_models) and "gemma3-270m-null" in null_models

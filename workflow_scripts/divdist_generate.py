@@ -1,23 +1,17 @@
 """Adapter: rule divdist_generate -> biasbench.models.generate.sample_texts."""
 
-from pathlib import Path
-
 import pandas as pd
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import log_model, start_model_job
+from biasbench.models.device import load_job_model
 from biasbench.models.generate import sample_texts
 from biasbench.models.load import load_language_model
-from biasbench.models.specs import ModelSpec
 from biasbench.stats import derived_seed
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-compute = start_model_job(sm)
-spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
-log_model(model)
+_spec, model, tokenizer, masked = load_job_model(sm, load_language_model)
 if masked:
     raise ValueError(
         f"divdist_generate: {sm.wildcards.model} is a masked LM; sampling needs a causal LM"

@@ -1,12 +1,11 @@
 """Adapter: rule lpbs_corpus -> biasbench.models.logprobs + biasbench.scoring.corpus."""
 
 from functools import partial
-from pathlib import Path
 
 from biasbench.data.wordsets import check_distinct_after, read_wordset_files
 from biasbench.io import read_tsv, signature_of, write_npz, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import log_model, start_model_job
+from biasbench.models.device import load_job_model
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -14,19 +13,15 @@ from biasbench.models.load import (
 )
 from biasbench.models.logprobs.causal import causal_context_log_probs
 from biasbench.models.logprobs.masked import mlm_context_log_probs
-from biasbench.models.specs import ModelSpec
 from biasbench.scoring.corpus import pair_contexts, probability_ceat_rows, with_log_probs
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-compute = start_model_job(sm)
 lpbs = sm.params.lpbs
 wordsets = {ws.descriptor: ws for ws in read_wordset_files(sm.input.wordsets)}
 contexts = pair_contexts(read_tsv(sm.input.pairs), wordsets)
-spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
-log_model(model)
+spec, model, tokenizer, masked = load_job_model(sm, load_language_model)
 for ws in wordsets.values():  # stimuli the model cannot tell apart fail before any scoring
     check_distinct_after(
         ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"

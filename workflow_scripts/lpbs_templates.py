@@ -1,14 +1,13 @@
 """Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.templates."""
 
 from functools import partial
-from pathlib import Path
 
 from biasbench import paths
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
 from biasbench.io import read_sealed, signature_of, write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import log_model, start_model_job
+from biasbench.models.device import load_job_model
 from biasbench.models.load import (
     load_language_model,
     stimulus_normaliser,
@@ -16,16 +15,12 @@ from biasbench.models.load import (
 )
 from biasbench.models.logprobs.causal import causal_log_probs
 from biasbench.models.logprobs.masked import mlm_log_probs
-from biasbench.models.specs import ModelSpec
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.scoring.templates import lpbs_rows
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-compute = start_model_job(sm)
-spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
-log_model(model)
+spec, model, tokenizer, masked = load_job_model(sm, load_language_model)
 if masked:
     log_probs = partial(mlm_log_probs, model, tokenizer)
 else:

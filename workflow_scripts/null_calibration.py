@@ -10,12 +10,14 @@ from biasbench.data.wordsets import LpbsSpec, read_wordset_files
 from biasbench.io import read_sealed, read_tsv, signature_of, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.device import start_model_job
-from biasbench.models.load import load_static
+from biasbench.models.load import load_static, stimulus_normaliser
 from biasbench.models.specs import ModelSpec
 from biasbench.rows import sort_rows
 from biasbench.scoring.corpus import pair_contexts
 from biasbench.scoring.settings import ScoreSettings
+from biasbench.stats import derived_seed
 from biasbench.studies import null_calibration as nc
+from biasbench.studies.generated import draw_design, word_pool
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -28,18 +30,36 @@ tests = nc.read_tests(
     signature_of([sm.input.model]),
 )
 log = lambda line: print(line, file=sys.stderr)  # noqa: E731
+stimuli = [
+    s for ws in read_wordset_files(sm.input.pool) for words in ws.sets.values() for s in words
+]
+design_seed = derived_seed(sm.params.seed, "generated designs", spec.name)
 if spec.kind == "static":
+    vectors = load_static(prepared, spec)
+    pool = word_pool(
+        stimuli,
+        lambda word: vectors.lookup(word) is not None,
+        stimulus_normaliser(spec),
+    )
+    designs = [draw_design(pool, i, design_seed) for i in range(sm.params.designs)]
     frame = nc.static_null_rows(
         spec,
-        load_static(prepared, spec),
+        vectors,
         sm.params.seeds,
         tests,
         settings=settings,
         seed=sm.params.seed,
+        designs=designs,
         log=log,
     )
 else:
     from biasbench.models.null import Architecture
+    from biasbench.models.word_pieces import word_pieces
+
+    architecture = Architecture.of(spec, prepared)
+    pool = word_pool(stimuli, normalise=stimulus_normaliser(spec, architecture.tokenizer))
+    pieces = {w: word_pieces(architecture.tokenizer, w, 0, len(w)) for w in pool}
+    designs = [draw_design(pool, i, design_seed, pieces) for i in range(sm.params.designs)]
 
     lpbs = {}
     if sm.params.lpbs:
@@ -67,7 +87,7 @@ else:
         )
     frame = nc.transformer_null_rows(
         spec,
-        Architecture.of(spec, prepared),
+        architecture,
         sm.params.seeds,
         tests,
         settings=settings,
@@ -79,6 +99,7 @@ else:
         lpbs_batch=sm.params.lpbs_batch,
         max_gap=sm.params.max_gap,
         **compute,
+        designs=designs,
         log=log,
     )
 write_tsv(sm.output[0], sort_rows(frame))

@@ -6,18 +6,14 @@ import yaml
 
 from biasbench.io import write_tsv
 from biasbench.jobs import start_job
-from biasbench.models.device import log_model, start_model_job
+from biasbench.models.device import load_job_model
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
-from biasbench.models.specs import ModelSpec
 from biasbench.studies import delobelle2022 as study
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-compute = start_model_job(sm)
-spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
-model, tokenizer, masked = load_language_model(spec, Path(sm.input.model).parent, **compute)
-log_model(model)
+_spec, model, tokenizer, masked = load_job_model(sm, load_language_model)
 templates = yaml.safe_load(Path(sm.input.templates).read_text(encoding="utf-8"))["templates"]
 gendered = yaml.safe_load(Path(sm.input.lists).read_text(encoding="utf-8"))["gendered"]
 frame = study.template_kl(

@@ -30,7 +30,7 @@ A role with no usable item raises :class:`~biasbench.errors.EmptySetError`, neve
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -53,28 +53,26 @@ PERMUTES = ("targets", "attributes", None)
 _DEFAULTS = section_defaults("scoring")
 
 
+def _setting(name: str, key: str):
+    """A field of :class:`Settings`: its default the schema's, ``key`` its short name."""
+    return field(default=_DEFAULTS[name], metadata={"key": key})
+
+
 @dataclass(frozen=True)
 class Settings:
     """Statistical settings shared by the methods (``scoring`` in the config), defaulting to
     the schema's values."""
 
-    exact_max: int = _DEFAULTS["exact_max"]  # enumerate every partition up to this many
-    n_samples: int = _DEFAULTS["n_samples"]  # otherwise this many sampled partitions
-    ddof: int = _DEFAULTS["ddof"]  # standard deviation convention of effect sizes
-    unit: str = _DEFAULTS["unit"]  # set items: every context, or each stimulus' mean context
-    ceat_samples: int = _DEFAULTS["ceat_samples"]  # CEAT-style methods: samples combined
-    same_samples: int = _DEFAULTS["same_samples"]  # SAME: attribute re-splits at most
+    exact_max: int = _setting("exact_max", "exact")  # enumerate every partition up to this many
+    n_samples: int = _setting("n_samples", "samples")  # otherwise this many sampled partitions
+    ddof: int = _setting("ddof", "ddof")  # standard deviation convention of effect sizes
+    unit: str = _setting("unit", "unit")  # set items: every context, or each stimulus' mean one
+    ceat_samples: int = _setting("ceat_samples", "ceat")  # CEAT-style methods: samples combined
+    same_samples: int = _setting("same_samples", "same")  # SAME: attribute re-splits at most
 
 
 #: each setting's short name in a row's ``settings`` column (as in sacrebleu's signatures)
-SETTING_KEYS = {
-    "ddof": "ddof",
-    "exact_max": "exact",
-    "n_samples": "samples",
-    "unit": "unit",
-    "ceat_samples": "ceat",
-    "same_samples": "same",
-}
+SETTING_KEYS = {f.name: f.metadata["key"] for f in fields(Settings)}
 
 
 @dataclass(frozen=True)

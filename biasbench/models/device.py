@@ -186,3 +186,19 @@ if __name__ == "__main__":
     problem = driver_problem(torch.version.cuda, nvidia_driver())
     if problem:
         print(f"install: WARNING: {problem}", file=sys.stderr)
+
+
+def load_job_model(job, load):
+    """A model job's model: the job started (:func:`start_model_job`), its model's spec read
+    from ``params.spec``, loaded with ``load`` (``load_language_model`` or
+    ``load_transformer``) from the prepared directory of ``input.model``, and logged.
+    Returns (spec, *what ``load`` returns)."""
+    from pathlib import Path
+
+    from biasbench.models.specs import ModelSpec
+
+    compute = start_model_job(job)
+    spec = ModelSpec.from_config(job.wildcards.model, dict(job.params.spec))
+    loaded = load(spec, Path(job.input.model).parent, **compute)
+    log_model(loaded[0])
+    return (spec, *loaded)

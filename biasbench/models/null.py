@@ -73,6 +73,12 @@ def copy_names(base: str, seeds: int) -> list[str]:
     return [f"{base}-null-s{i}" for i in range(seeds)]
 
 
+def design_copy_names(base: str, designs: int) -> list[str]:
+    """The model names of the copies a base model's generated null designs are scored on,
+    one copy per design (:mod:`biasbench.studies.generated`), in order."""
+    return [f"{base}-null-g{i}" for i in range(designs)]
+
+
 def null_file(base: str) -> str:
     """The score rows of a base model's null copies."""
     return NULL_SCORES.format(model=base)

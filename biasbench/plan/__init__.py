@@ -87,6 +87,7 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
     null_lpbs: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     null_datasets: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
     null_corpora: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    null_designs: dict[str, int] = dataclasses.field(default_factory=dict)
     #: the trained-weight null (``null_calibration.trained``): model -> its reassigned draws
     trained_draws: dict[str, int] = dataclasses.field(default_factory=dict)
     template_set: str | None = None  # the single-slot templates' set (``template_set``)
@@ -304,6 +305,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         null_lpbs=null.get("lpbs_tests", {}),
         null_datasets=null.get("datasets", {}),
         null_corpora=null.get("corpora", {}),
+        null_designs=null.get("designs", {}),
         trained_draws=trained_null(config, specs, jobs),
         template_set=config["template_set"],
         lpbs_templates=lpbs.get("templates"),

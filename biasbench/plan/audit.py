@@ -107,6 +107,7 @@ def _audit_every_family(config: dict[str, Any], only: list[str]) -> None:
         if own_weights and spec.kind in copies and name not in null["models"]:
             entry = copies[spec.kind]
             entry = dict(entry) if isinstance(entry, dict) else {"seeds": entry}
+            entry.setdefault("designs", 0)  # the zoo's generated designs rate the methods
             # the copies read the tests the model runs (of the entry's, where it names some)
             runs = _tests_run(models[name]["tests"], config["tests"])
             named = entry.get("tests", "all")

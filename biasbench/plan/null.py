@@ -24,9 +24,13 @@ class NullPlan:
 
     def null_copies(self) -> list[str]:
         """The model names of every null copy the calibration scores."""
-        from biasbench.models.null import copy_names
+        from biasbench.models.null import copy_names, design_copy_names
 
-        return [n for m, seeds in self.null_seeds.items() for n in copy_names(m, seeds)]
+        return [
+            n
+            for m, seeds in self.null_seeds.items()
+            for n in [*copy_names(m, seeds), *design_copy_names(m, self.null_designs.get(m, 0))]
+        ]
 
     def null_base(self, model: str) -> int:
         """The copies of a base model of the null-model calibration; another model is an
@@ -75,11 +79,12 @@ class NullPlan:
     def null_bases(self) -> dict[str, str]:
         """Each null model (a ``random:`` model, a calibration copy) -> the model whose
         architecture and tokenizer it has (the base)."""
-        from biasbench.models.null import copy_names
+        from biasbench.models.null import copy_names, design_copy_names
 
         bases = {n: s.location for n, s in self.specs.items() if s.scheme == "random"}
         for base, seeds in self.null_seeds.items():
-            bases |= dict.fromkeys(copy_names(base, seeds), base)
+            designs = design_copy_names(base, self.null_designs.get(base, 0))
+            bases |= dict.fromkeys([*copy_names(base, seeds), *designs], base)
         return bases
 
     def tokenization_bases(self) -> list[str]:
@@ -146,6 +151,16 @@ class NullPlan:
         mine = [(j.test, j.descriptor) for j in self.jobs if (j.model, j.source) == (model, source)]
         return self._test_files(model, source, mine)
 
+    def null_designs_of(self, model: str) -> int:
+        """The generated null designs of a base model (:mod:`biasbench.studies.generated`)."""
+        self.null_base(model)
+        return self.null_designs.get(model, 0)
+
+    def null_pool_files(self, model: str) -> list[str]:
+        """The word sets whose stimuli a base model's generated designs are drawn from: every
+        word set of the run (none without designs)."""
+        return self.wordset_files() if self.null_designs_of(model) else []
+
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
         self.null_base(model)
@@ -177,7 +192,7 @@ def check_model_names(names) -> None:
                 f"{field}: the name {name!r} is reserved ({RESERVED_NAMES[name]}): rename the model"
             )
         for pattern, what in (
-            (r"(.+)-null-s\d+", "a seeded null copy of {} (null_calibration)"),
+            (r"(.+)-null-[sg]\d+", "a seeded null copy of {} (null_calibration)"),
             (r"(.+)-reassigned-r\d+", "a reassigned draw of {} (null_calibration.trained)"),
         ):
             match = re.fullmatch(pattern, name)
@@ -221,7 +236,7 @@ def null_calibration(
     if not section:
         return {}
     lpbs_tests = (config["lpbs"] or {}).get("tests", ())
-    keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora")
+    keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora", "designs")
     out: dict[str, dict[str, Any]] = {k: {} for k in keys}
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
@@ -255,4 +270,5 @@ def null_calibration(
         out["datasets"][model] = {} if static else dict(chosen["datasets"])
         has_lpbs = out["lpbs_tests"][model]  # p-CEAT reads the LPBS tests' pairs
         out["corpora"][model] = tuple(chosen["corpora"]) if has_lpbs else ()
+        out["designs"][model] = chosen["designs"]
     return out

@@ -54,18 +54,33 @@ def _piece_gaps(inputs: list[str]) -> pd.DataFrame:
     return piece_gaps(pieces)
 
 
+#: how the null-model control names a base model's copies: (infix, what they are)
+COPY_KINDS = (("s", "seeded copies"), ("g", "copies, one per generated design"))
+
+
 def null_names(null: list[str]) -> str:
-    """The null models, each base model's seeded copies (``<base>-null-s<i>``) as one entry."""
-    copies: dict[str, list[int]] = {}
+    """The null models, each base model's seeded copies (``<base>-null-s<i>``) and the
+    copies of its generated designs (``<base>-null-g<i>``) as one entry each."""
+    copies: dict[tuple[str, str], list[int]] = {}
     named = []
     for name in null:
-        base, sep, index = name.rpartition("-null-s")
-        if sep and index.isdigit():
-            copies.setdefault(base, []).append(int(index))
+        for infix, _what in COPY_KINDS:
+            base, sep, index = name.rpartition(f"-null-{infix}")
+            if sep and index.isdigit():
+                copies.setdefault((base, infix), []).append(int(index))
+                break
         else:
             named.append(name)
-    named += [f"{base}-null-s0..s{max(i)} ({len(i)} seeded copies)" for base, i in copies.items()]
+    what = dict(COPY_KINDS)
+    named += [
+        f"{base}-null-{infix}0..{infix}{max(i)} ({len(i)} {what[infix]})"
+        for (base, infix), i in copies.items()
+    ]
     return ", ".join(named)
+
+
+#: the test names of the generated null designs (biasbench.studies.generated.Design.test)
+GENERATED = r"gen\d+$"
 
 
 def _alphas(settings) -> tuple[float, ...]:
@@ -128,7 +143,9 @@ def null_table(inputs, settings):
         f"conservative when they do not). {_verdict_rule(alphas)}. cells_real / "
         "real_<alpha>: the share of the real models' cells (that can reach alpha) below it. "
         "Methods without a test (MAC, Direct Bias, the data-set percentages, DivDist) have "
-        "no row; synthesis_null_pieces splits the transformers' cells by word-piece balance."
+        "no row; synthesis_null_pieces splits the transformers' cells by word-piece balance. "
+        "The cells include the generated designs (<base>-null-g<i>: random word sets, one "
+        "cluster each), which synthesis_null_generated shows alone, by balance."
     )
     return plain_table(table, title, note)
 
@@ -175,6 +192,41 @@ def floors_table(inputs, settings):
         "equal sides, 1/(1 + n) of n sampled ones; a binomial or Wilcoxon test's with every "
         "unit on one side), and how many. They are left out of synthesis_null's shares: a "
         "cell that cannot reject says nothing about a test's calibration."
+    )
+    return plain_table(table, title, note)
+
+
+def generated_table(inputs, settings):
+    title = "Null-model control on generated designs, balanced and unbalanced"
+    cells, null = _null_cells(inputs, settings)
+    alphas = _alphas(settings)
+    designs = cells["model"].isin(set(null)) & cells["test"].astype(str).str.match(GENERATED)
+    kinds = sorted(set(cells.loc[designs, "descriptor"]))
+    frames = [
+        cal.calibration(
+            cells[designs & cells["descriptor"].eq(kind)],
+            null,
+            settings.null_bases,
+            alphas,
+            randomizes=cal.RANDOMIZES["random weights"],
+        ).assign(designs=kind)
+        for kind in kinds
+    ] or [cal.calibration(cells.iloc[:0], null, settings.null_bases, alphas).assign(designs="")]
+    table = pd.concat(frames, ignore_index=True)
+    table = table[["designs", *(c for c in table.columns if c != "designs")]]
+    note = (
+        "The null cells of the generated designs alone (biasbench.studies.generated; "
+        "null_calibration.designs per base model): four disjoint sets of 8-16 words drawn "
+        "from the stimuli of the run's word sets, each design scored on its words alone on a "
+        "random copy of its own, one cluster each. designs: balanced (a random draw), pieces "
+        "(three quarters of X from the quarter of the pool the base tokenizer splits into the "
+        "fewest pieces and a quarter from the quarter it splits into the most, Y the reverse) "
+        "or length (the same by characters, for "
+        "static vectors, whose random directions have no such confound: a control). A test "
+        "whose exchangeable unit is the word rejects on 'pieces' designs where random weights "
+        "tell one piece from several; the stratified test (strata) exchanges target words "
+        "only within their piece count and should not. Columns as in synthesis_null; "
+        f"{_verdict_rule(alphas)}."
     )
     return plain_table(table, title, note)
 
@@ -415,6 +467,13 @@ TABLES = (
         null_table,
         "Significant results on random weights.",
         reads=piece_inputs,
+    ),
+    synthesis_table(
+        "synthesis_null_generated",
+        "Null-model control on generated designs",
+        generated_table,
+        "Significant results on random weights over generated word sets, by balance.",
+        reads=null_inputs,
     ),
     synthesis_table(
         "synthesis_null_trained",

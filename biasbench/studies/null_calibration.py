@@ -31,7 +31,7 @@ Every row keeps the one row schema (``biasbench.rows``); the model column names 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the report modules import this one while the DAG is planned
     from biasbench.models.load import StaticVectors
     from biasbench.models.specs import ModelSpec
     from biasbench.scoring.settings import ScoreSettings
+    from biasbench.studies.generated import Design
 
 
 def copy_seed(seed: int, name: str) -> int:
@@ -150,6 +151,40 @@ def score_tests(
     return out
 
 
+def generated_rows(
+    base: str,
+    designs: Sequence[Design],
+    encoder: Callable[[int, TestInputs], Callable[[pd.DataFrame], dict[str, np.ndarray]]],
+    *,
+    kind: str,
+    is_decoder: bool,
+    settings: ScoreSettings,
+    seed: int,
+) -> list[pd.DataFrame]:
+    """Every method on context vectors on each generated design (:mod:`.generated`), its
+    words alone, on a copy of its own (``<base>-null-g<i>``): ``encoder(copy seed, inputs)``
+    gives the copy's encoding of the design's contexts."""
+    from biasbench.models.null import design_copy_names
+    from biasbench.studies.generated import design_inputs
+
+    names = design_copy_names(base, max((d.index for d in designs), default=-1) + 1)
+    out = []
+    for design, inputs in zip(designs, design_inputs(designs, base).values(), strict=True):
+        name = names[design.index]
+        copy = copy_seed(seed, name)
+        out += score_tests(
+            name,
+            encoder(copy, inputs),
+            {design.test: inputs},
+            kind=kind,
+            is_decoder=is_decoder,
+            source="words",
+            settings=settings,
+            seed=copy,
+        )
+    return out
+
+
 def random_static(vectors: StaticVectors, stimuli: Iterable[str], seed: int) -> StaticVectors:
     """Null static vectors of ``stimuli``: each a seeded random direction (uniform on the
     sphere; seeded by the stimulus under ``seed``, so a word has one vector whatever test it is
@@ -181,9 +216,11 @@ def static_null_rows(
     *,
     settings: ScoreSettings,
     seed: int,
+    designs: Sequence[Design] = (),
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
-    """Score rows of ``seeds`` random static copies of ``base`` on the words alone."""
+    """Score rows of ``seeds`` random static copies of ``base`` on the words alone, and of
+    each generated design on a copy of its own (:func:`generated_rows`)."""
     from biasbench import rows
     from biasbench.models.extract import encode_static
 
@@ -202,6 +239,21 @@ def static_null_rows(
             seed=copy_seed(seed, name),
         )
         log(f"{name}: scored")
+
+    def encoder(copy: int, inputs: TestInputs):
+        words = [s for c in inputs.contexts.values() for s in c["stimulus"]]
+        return partial(encode_static, random_static(vectors, words, copy))
+
+    out += generated_rows(
+        base.name,
+        designs,
+        encoder,
+        kind="static",
+        is_decoder=False,
+        settings=settings,
+        seed=seed,
+    )
+    log(f"{len(designs)} generated designs: scored")
     return pd.concat(out, ignore_index=True) if out else rows.frame([])
 
 
@@ -221,6 +273,7 @@ def transformer_null_rows(
     max_gap: int | None = None,
     device: str = "cpu",
     dtype: str = "float32",
+    designs: Sequence[Design] = (),
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Score rows of ``seeds`` random copies of a transformer (``architecture``:
@@ -229,7 +282,8 @@ def transformer_null_rows(
     CEAT on their pair contexts within ``max_gap`` words) and the data-set measures of
     ``datasets`` (data set -> its items); ``batch``: sentences per forward pass of the
     data sets' engine, ``lpbs_batch``: of a causal LM's LPBS; ``device`` (a
-    ``compute.device`` setting) and ``dtype``: where and in what precision the copies run."""
+    ``compute.device`` setting) and ``dtype``: where and in what precision the copies run;
+    each generated design on a copy of its own (:func:`generated_rows`)."""
     from biasbench import rows
     from biasbench.data.wordsets import check_distinct_after
     from biasbench.io import signature_of
@@ -327,6 +381,29 @@ def transformer_null_rows(
                 )
             )
         log(f"{name}: scored ({architecture.weights(weights_seed)}; {describe(model)})")
+
+    def encoder(copy: int, _inputs: TestInputs):
+        model = architecture.random(copy, device=device, dtype=dtype)
+        return partial(
+            encode_transformer,
+            model.base_model,
+            tokenizer,
+            layer=base.layer,
+            name=base.name,
+            progress=False,
+            **extraction,
+        )
+
+    out += generated_rows(
+        base.name,
+        designs,
+        encoder,
+        kind="transformer",
+        is_decoder=not masked,
+        settings=settings,
+        seed=seed,
+    )
+    log(f"{len(designs)} generated designs: scored")
     return pd.concat(out, ignore_index=True) if out else rows.frame([])
 
 

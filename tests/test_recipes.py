@@ -1,0 +1,92 @@
+"""The recipes of docs/methods.md and docs/layout.md followed end to end with a toy of each
+kind in a temporary registry: what each costs is what the recipe says, and nothing else is
+touched (the scoring stage and the tables find the toy where they find the real ones)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasbench.methods import registry
+from biasbench.methods.contract import ContextVectors, Method
+from biasbench.reports import catalog
+from biasbench.reports.synthesis_inputs import synthesis_table
+from biasbench.reports.tables import ReportSettings, plain_table
+from biasbench.reports.targets import render_table
+from biasbench.rows import COLUMNS, Score
+from biasbench.scoring.embeddings import score_file
+from biasbench.scoring.settings import ScoreSettings
+
+
+def _first_axis_gap(inputs: ContextVectors, settings, seed) -> Score:
+    """The mean first coordinate of X's items minus Y's: a toy with no test."""
+    x, y = (np.concatenate(list(inputs.groups[r]))[:, 0] for r in "XY")
+    return Score(float(x.mean() - y.mean()), sizes={"X": len(x), "Y": len(y)})
+
+
+#: step 1 of "Adding a method": the module's score and its declaration
+TOY = Method(
+    "Toy gap",
+    "nobody (a test)",
+    "embedding",
+    ContextVectors,
+    _first_axis_gap,
+    encodings=("word/mean",),
+    roles=("X", "Y"),
+    description="Mean first coordinate of X minus that of Y.",
+)
+
+
+def test_a_new_method_costs_a_module_and_a_registry_line(monkeypatch):
+    # step 2: its line in the registry; the scoring stage then runs it with the others
+    monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, TOY))
+    rows = [
+        (r, w) for r, words in {"X": "ab", "Y": "cd", "A": "ef", "B": "gh"}.items() for w in words
+    ]
+    contexts = pd.DataFrame(rows, columns=["role", "stimulus"])
+    contexts["context_id"] = range(len(contexts))
+    vectors = np.zeros((len(contexts), 3), np.float32)
+    vectors[:, 0] = [1.0, 3.0, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]  # X: 1 and 3, Y: 0.5 and 0.5
+    vectors[:, 1:] = np.random.default_rng(0).normal(size=(len(contexts), 2))  # all unlike
+    out = score_file(
+        contexts,
+        {"word/mean": vectors, "valid": np.ones(len(contexts), bool)},
+        model="m",
+        kind="static",
+        is_decoder=False,
+        source="words",
+        test="T",
+        descriptor="names",
+        settings=ScoreSettings(),
+        signature="sig",
+    )
+    toy = out[out["method"] == "Toy gap"]
+    assert len(toy) == 1 and list(out.columns) == COLUMNS
+    assert toy["effect_size"].iloc[0] == pytest.approx(2.0 - 0.5)  # by hand
+    assert toy["n_x"].iloc[0] == 2 and np.isnan(toy["p_value"].iloc[0])
+    assert {"WEAT", "RIPA"} <= set(out["method"])  # the registered ones still run beside it
+
+
+def test_a_new_analysis_costs_a_module_and_a_catalog_line(monkeypatch, tmp_path):
+    """An analysis declares its tables (what they read and how they render) in its own
+    module; the catalog's line makes it a workflow target (rule table finds it by name)."""
+    scores = tmp_path / "all.tsv"
+    pd.DataFrame({"method": ["WEAT", "WEAT", "MAC"], "effect_size": [1.0, 3.0, 0.5]}).to_csv(
+        scores, sep="\t", index=False
+    )
+
+    def mean_per_method(inputs, settings):
+        frame = pd.read_csv(inputs[0], sep="\t").groupby("method", as_index=False).mean()
+        return plain_table(frame, "Toy analysis", "Each method's mean effect size.")
+
+    module = type("toy_analysis", (), {})()  # the analysis' module: its tables, no figure
+    module.TABLES = (
+        synthesis_table("toy_means", "Toy means", mean_per_method, "", reads=lambda plan: []),
+    )
+    module.FIGURES = ()
+    papers = (*catalog.PAPERS, module)
+    monkeypatch.setattr(catalog, "TABLES", {t.name: t for p in papers for t in p.TABLES})
+    csv, markdown, _html = render_table(
+        catalog.TABLES["toy_means"], [str(scores)], ReportSettings()
+    )
+    assert csv.splitlines()[1:] == ["MAC,0.5", "WEAT,2"]
+    assert "Toy analysis" in markdown and "Each method's mean effect size." in markdown
