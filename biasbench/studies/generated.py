@@ -98,22 +98,3 @@ def draw_design(
         "length" if cost is None else "pieces",
         {r: tuple(words[i] for i in v) for r, v in sets.items()},
     )
-
-
-def design_inputs(designs: Iterable[Design], signature: str):
-    """Each design as the null calibration's test inputs: its word set and its words alone
-    (:class:`biasbench.studies.null_calibration.TestInputs`), by test."""
-    from biasbench.data.contexts import word_contexts
-    from biasbench.data.wordsets import WordSet
-    from biasbench.io import signature_of
-    from biasbench.studies.null_calibration import TestInputs
-
-    out = {}
-    for d in designs:
-        words = WordSet(d.test, d.kind, "generated", "terms", "terms", d.sets, {})
-        out[d.test] = TestInputs(
-            {d.kind: word_contexts(words)},
-            {d.kind: words},
-            signature_of([], signature, f"{d.test}:{d.kind}"),
-        )
-    return out

@@ -151,6 +151,24 @@ def score_tests(
     return out
 
 
+def design_inputs(designs: Iterable[Design], signature: str):
+    """Each design as the null calibration's test inputs: its word set and its words alone
+    (:class:`TestInputs`), by test."""
+    from biasbench.data.contexts import word_contexts
+    from biasbench.data.wordsets import WordSet
+    from biasbench.io import signature_of
+
+    out = {}
+    for d in designs:
+        words = WordSet(d.test, d.kind, "generated", "terms", "terms", d.sets, {})
+        out[d.test] = TestInputs(
+            {d.kind: word_contexts(words)},
+            {d.kind: words},
+            signature_of([], signature, f"{d.test}:{d.kind}"),
+        )
+    return out
+
+
 def generated_rows(
     base: str,
     designs: Sequence[Design],
@@ -165,7 +183,6 @@ def generated_rows(
     words alone, on a copy of its own (``<base>-null-g<i>``): ``encoder(copy seed, inputs)``
     gives the copy's encoding of the design's contexts."""
     from biasbench.models.null import design_copy_names
-    from biasbench.studies.generated import design_inputs
 
     names = design_copy_names(base, max((d.index for d in designs), default=-1) + 1)
     out = []
