@@ -30,6 +30,7 @@ LPBS_SWEEP = "results/lpbs/{model}/{corpus}/{test}.sweep.tsv"
 DATASET = "results/datasets/{model}/{dataset}.tsv"
 DATASET_COVERAGE = "results/datasets/{model}/{dataset}.coverage.json"
 TABLE = "results/tables/{table}.csv"
+TABLE_CHECKSUM = "results/tables/{table}.csv.sha256"
 ELMO_TOKENS = "results/elmo/{model}/{source}/{test}.tokens.json"
 ELMO_LAYERS = "results/elmo/{model}/{source}/{test}.layers.npz"
 #: the null-model calibration's rows: a base model's random-weight copies, a model's

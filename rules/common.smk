@@ -216,3 +216,337 @@ def test_wordsets(wildcards):
         paths.WORDSET.format(test=wildcards.test, descriptor=d)
         for d in PLAN.descriptors_of(wildcards.model, wildcards.source, wildcards.test)
     ]
+
+
+# datasets.smk
+def dataset_roles(wildcards):
+    """The files by role of the job's data set on the job's model."""
+    return PLAN.dataset_roles(wildcards.model, wildcards.dataset)
+
+
+def dataset_limit(dataset):
+    """How many items of ``dataset`` a job reads (None: every item)."""
+    return config["datasets"]["limits"].get(dataset)
+
+
+# divdist.smk
+def divdist_corpus_files(wildcards):
+    """The files of every corpus the study samples its contexts from."""
+    return [f for c in DIVDIST["corpora"] for f in PLAN.corpus_files(c)]
+
+
+def divdist_corpus_parts(wildcards):
+    """Those corpora as their parts: each one's reader settings and files."""
+    return [p for c in DIVDIST["corpora"] for p in PLAN.corpus_parts[c]]
+
+
+def divdist_text_files(wildcards):
+    """The automated-text source's counts, one file per corpus."""
+    return [paths.DIVDIST_TEXT.format(corpus=c) for c in DIVDIST["corpora"]]
+
+
+def divdist_vector_files(wildcards):
+    """The contextual models' vectors of the study's contexts."""
+    return [paths.DIVDIST_VECTORS.format(model=m) for m in DIVDIST["contextual_models"]]
+
+
+def divdist_generated_files(wildcards):
+    """The generated text, where the study generates any."""
+    generation = DIVDIST["generation"]
+    return (
+        [paths.DIVDIST_GENERATED.format(model=generation["model"])]
+        if generation
+        else []
+    )
+
+
+def divdist_static_files(wildcards):
+    """The static models the study reads the vectors of."""
+    return [paths.MODEL.format(model=m) for m in DIVDIST["static_models"]]
+
+
+def divdist_static_specs(wildcards):
+    """Their settings, by name."""
+    return {m: model_params(m) for m in DIVDIST["static_models"]}
+
+
+# embeddings.smk
+def group_contexts(wildcards):
+    """The contexts files of every test the job's model runs on the job's source."""
+    groups = PLAN.group_contexts(wildcards.model, wildcards.source)
+    return [f for files in groups.values() for f in files.values()]
+
+
+def group_runtime(wildcards):
+    """Minutes: a model load, then ~15 s per test on templates (minutes on natural contexts)."""
+    return 20 + 10 * len(PLAN.tests_of(wildcards.model, wildcards.source))
+
+
+def group_tests(wildcards):
+    """Each test the job's model runs on the job's source, with its descriptors."""
+    tests = PLAN.tests_of(wildcards.model, wildcards.source)
+    return {t: PLAN.descriptors_of(wildcards.model, wildcards.source, t) for t in tests}
+
+
+def embedding_cache(wildcards):
+    """Where a model's embeddings files of a source are kept by signature (not an output:
+    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
+    """
+    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
+
+
+# figures.smk
+def figure_inputs(figure):
+    """The files one figure draws from."""
+    return FIGURES[figure].inputs(PLAN)
+
+
+def figure_caption(figure):
+    return FIGURES[figure].caption
+
+
+# groundtruth.smk
+def groundtruth_settings(mu):
+    """What a ground-truth model job of a planned mean reads (another mean fails naming the
+    field)."""
+    PLAN.groundtruth_mean(mu)
+    return settings_of("groundtruth", *GROUNDTRUTH_KEYS)
+
+
+def groundtruth_inputs(wildcards):
+    """What the ground-truth study's models are made of, under the names its scripts read:
+    the masked LM it fine-tunes, the transcribed occupations and templates, debiaswe's
+    definitional pairs and professions. An unconfigured study fails naming the field."""
+    return {
+        "model": PLAN.groundtruth_model_file(),
+        "occupations": "resources/lists/schroeder2021_occupations.yaml",
+        "train": "resources/templates/schroeder2021_train.yaml",
+        "test": "resources/templates/schroeder2021_test.yaml",
+        "pairs": paths.EXTERNAL.format(file_id="debiaswe_definitional_pairs"),
+        "professions": paths.EXTERNAL.format(file_id="debiaswe_professions"),
+    }
+
+
+def study_datasets(mu):
+    """The data sets the ground-truth models of one planned mean run."""
+    PLAN.injected_mean(mu)
+    return PLAN.injected_datasets
+
+
+def injected_dataset_files(wildcards):
+    """Every file of the data sets the study's models run."""
+    return [f for d in PLAN.injected_datasets for f in PLAN.dataset_file_list(d)]
+
+
+def injected_dataset_roles(wildcards):
+    """Those data sets' files by role."""
+    return {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets}
+
+
+def study_dataset_limits():
+    """The study's limits of the data sets its models run (not of the others)."""
+    limits = config["groundtruth"]["dataset_limits"]
+    return {d: limits[d] for d in PLAN.injected_datasets if d in limits}
+
+
+def divdist_negative():
+    """DivDist's handling of a negative cosine on the study's models: Bommasani's setting, or
+    the schema's default when that study is not configured."""
+    section = config["bommasani"] or section_defaults("bommasani")
+    return section["negative"]
+
+
+# lpbs.smk
+def lpbs_wordsets(wildcards):
+    """The word set of each descriptor LPBS reads of the job's test."""
+    return [
+        paths.WORDSET.format(test=wildcards.test, descriptor=d)
+        for d in PLAN.lpbs_descriptors(wildcards.test)
+    ]
+
+
+def lpbs_template(wildcards):
+    """LPBS' templates file (read for a job asked for: LPBS switched off fails naming it)."""
+    return PLAN.lpbs_template_file
+
+
+def lpbs_template_externals(wildcards):
+    """The upstream files LPBS' templates are drawn from."""
+    return external_inputs(PLAN.lpbs_template_file)
+
+
+def pairs_file(wildcards):
+    """The sampled context pairs of the job's model on the job's corpus (p-CEAT)."""
+    return PLAN.pairs_file(wildcards.model, wildcards.corpus)
+
+
+# mlm_head.smk
+def head_corpus_files(wildcards):
+    """The files of every corpus the masked-LM head trains on."""
+    return [f for c in config["mlm_head"]["corpora"] for f in PLAN.corpus_files(c)]
+
+
+def head_corpus_parts(wildcards):
+    """Those corpora as their parts: each one's reader settings and files."""
+    return [p for c in config["mlm_head"]["corpora"] for p in PLAN.corpus_parts[c]]
+
+
+def head_settings(wildcards):
+    """Every setting of the head but its corpora (those are its parts)."""
+    return {k: v for k, v in config["mlm_head"].items() if k != "corpora"}
+
+
+# model_cards.smk
+def card_model_settings(model):
+    """The model's settings a card shows, with the paper model it stands for."""
+    return model_params(model, (*MODEL_KEYS, "paper_model"))
+
+
+def runs_tests(model):
+    """Whether the model runs any test of the embedding family."""
+    return any(j.model == model for j in PLAN.jobs)
+
+
+def runs_lpbs(model):
+    return any(m == model for m, _t in PLAN.lpbs_jobs)
+
+
+def datasets_of(model):
+    """The data sets the model runs."""
+    return [d for m, d in PLAN.dataset_jobs if m == model]
+
+
+def run_settings(model):
+    """How the model's data sets were run, as the lm-evaluation-harness export records it."""
+    datasets = config["datasets"] or {}
+    return {
+        "source": config["models"][model]["source"],
+        "revision": config["models"][model].get("revision"),
+        "dtype": config["compute"]["dtype"]["logprobs"],
+        "batch_size": datasets.get("batch"),
+        "device": config["compute"]["device"],
+        "limits": datasets.get("limits"),
+        "files": datasets.get("files"),
+        "random_seed": config["seed"],
+    }
+
+
+def divdist_scores(model):
+    """Whether the DivDist study scores ``model`` (in one file over all its models)."""
+    study = config["bommasani"]
+    return bool(study) and model in study["static_models"] + study["contextual_models"]
+
+
+def model_card_inputs(wildcards):
+    """A model's own score rows, word sets (what its tests compare) and prepared model, its
+    null copies' rows where the null-model calibration scores it, and, in a default run, the
+    comparison across the zoo (an audit reads a finished default run's comparison where it
+    finds one: COMPARISON_FOUND)."""
+    model = wildcards.model
+    pairs = dict.fromkeys((j.test, j.descriptor) for j in PLAN.jobs if j.model == model)
+    return {
+        "scores": PLAN.model_score_files(model),
+        "wordsets": [paths.WORDSET.format(test=t, descriptor=d) for t, d in pairs],
+        "model": paths.MODEL.format(model=model),
+        "null": [null_file(model)] if model in PLAN.null_seeds else [],
+        # what the data sets' rows do not hold: items read and scored, likelihood_diff
+        "coverage": [
+            paths.DATASET_COVERAGE.format(model=model, dataset=d)
+            for m, d in PLAN.dataset_jobs
+            if m == model
+        ],
+        "comparison": [] if AUDIT else list(COMPARISON),
+    }
+
+
+def null_copy_names(wildcards):
+    """The names of a model's null copies (none where the calibration does not score it)."""
+    model = wildcards.model
+    return copy_names(model, PLAN.null_seeds[model]) if model in PLAN.null_seeds else []
+
+
+# models.smk
+def model_source_files(wildcards):
+    """The files preparing a model reads: replacing one prepares it again. Resolved by the
+    planner, which names the field of a source that cannot be prepared: an input function
+    that raises only drops the job, and a finished directory kept its old model."""
+    return PLAN.source_files(wildcards.model)
+
+
+def prepared_model_settings(wildcards):
+    """What preparing a model depends on: its settings and, for a local source, its files'
+    sha256 (a file replaced with its mtime kept reruns the job: a params change)."""
+    digests = PLAN.source_digests(wildcards.model)
+    return model_settings(wildcards) | ({"sha256": digests} if digests else {})
+
+
+# null_calibration.smk
+def null_calibration_inputs(wildcards):
+    """What a base model's null copies read: the model (its architecture and tokenizer, or its
+    vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
+    templates, the pair contexts of p-CEAT, the data sets' files, the word sets of the
+    generated designs' pool. A model the section does not name fails naming it."""
+    model = wildcards.model
+    tests = PLAN.null_test_files(model)
+    lpbs = PLAN.null_lpbs_of(model)
+    datasets = PLAN.null_datasets_of(model)
+    inputs = {
+        "model": paths.MODEL.format(model=model),
+        "pairs": list(PLAN.null_pairs_of(model).values()),
+        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+        "lpbs": [f for files in lpbs.values() for f in files]
+        + [paths.LPBS_SPEC.format(test=t) for t in lpbs],
+        "datasets": [
+            f for d in datasets.values() for files in d["files"].values() for f in files
+        ],
+        # the generated designs' pool of words: every word set of the run
+        "pool": PLAN.null_pool_files(model),
+    }
+    if lpbs:
+        inputs["templates"] = PLAN.lpbs_template_file
+        inputs["external"] = external_inputs(PLAN.lpbs_template_file)
+    return inputs
+
+
+def null_dataset_batch(model):
+    """The data sets' batch size where the null copies of ``model`` run any (else None)."""
+    return config["datasets"]["batch"] if PLAN.null_datasets_of(model) else None
+
+
+# null_trained.smk
+def null_trained_inputs(wildcards):
+    """What a trained model's reassigned draws read: its embeddings file of each test on its
+    source, each descriptor's contexts and word set. A model the section does not name fails
+    naming it."""
+    model = wildcards.model
+    source = PLAN.trained_source(model)
+    tests = PLAN.trained_tests(model)
+    return {
+        "embeddings": [
+            paths.EMBEDDINGS.format(model=model, source=source, test=t) for t in tests
+        ],
+        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+    }
+
+
+# resources.smk
+def external_entry(file_id):
+    """The manifest's entry of a pinned upstream file, with where it is fetched to."""
+    return manifest_entry(MANIFEST, file_id, paths.EXTERNAL.format(file_id=file_id))
+
+
+# tables.smk
+def table_inputs(table):
+    """The files one table is computed from."""
+    return TABLES[table].inputs(PLAN)
+
+
+def table_caption(table):
+    return TABLES[table].caption
+
+
+# tokenization.smk
+def tokenization_contexts(wildcards):
+    """The contexts files of every test whose stimuli the job's model splits into pieces."""
+    tests = PLAN.tokenization_tests(wildcards.model)
+    return [f for descriptors in tests.values() for f in descriptors.values()]

@@ -1,13 +1,3 @@
-def dataset_roles(wildcards):
-    """The files by role of the job's data set on the job's model."""
-    return PLAN.dataset_roles(wildcards.model, wildcards.dataset)
-
-
-def dataset_limit(dataset):
-    """How many items of ``dataset`` a job reads (None: every item)."""
-    return config["datasets"]["limits"].get(dataset)
-
-
 rule dataset_scores:
     """The probability-based measures of one data set on one model (CrowS-Pairs, StereoSet,
     BEC-Pro, WinoBias, DisCo, LPBS on salary titles), with how many items it scored."""

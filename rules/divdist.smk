@@ -6,46 +6,6 @@ DIVDIST_DATA = [
 ]
 
 
-def divdist_corpus_files(wildcards):
-    """The files of every corpus the study samples its contexts from."""
-    return [f for c in DIVDIST["corpora"] for f in PLAN.corpus_files(c)]
-
-
-def divdist_corpus_parts(wildcards):
-    """Those corpora as their parts: each one's reader settings and files."""
-    return [p for c in DIVDIST["corpora"] for p in PLAN.corpus_parts[c]]
-
-
-def divdist_text_files(wildcards):
-    """The automated-text source's counts, one file per corpus."""
-    return [paths.DIVDIST_TEXT.format(corpus=c) for c in DIVDIST["corpora"]]
-
-
-def divdist_vector_files(wildcards):
-    """The contextual models' vectors of the study's contexts."""
-    return [paths.DIVDIST_VECTORS.format(model=m) for m in DIVDIST["contextual_models"]]
-
-
-def divdist_generated_files(wildcards):
-    """The generated text, where the study generates any."""
-    generation = DIVDIST["generation"]
-    return (
-        [paths.DIVDIST_GENERATED.format(model=generation["model"])]
-        if generation
-        else []
-    )
-
-
-def divdist_static_files(wildcards):
-    """The static models the study reads the vectors of."""
-    return [paths.MODEL.format(model=m) for m in DIVDIST["static_models"]]
-
-
-def divdist_static_specs(wildcards):
-    """Their settings, by name."""
-    return {m: model_params(m) for m in DIVDIST["static_models"]}
-
-
 rule divdist_text:
     """Bommasani & Liang's automated-text source on one corpus: exclusive co-occurrence of each
     census profession with each group's words in contexts of k sentences (and HELM's form).

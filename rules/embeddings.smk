@@ -1,27 +1,3 @@
-def group_contexts(wildcards):
-    """The contexts files of every test the job's model runs on the job's source."""
-    groups = PLAN.group_contexts(wildcards.model, wildcards.source)
-    return [f for files in groups.values() for f in files.values()]
-
-
-def group_runtime(wildcards):
-    """Minutes: a model load, then ~15 s per test on templates (minutes on natural contexts)."""
-    return 20 + 10 * len(PLAN.tests_of(wildcards.model, wildcards.source))
-
-
-def group_tests(wildcards):
-    """Each test the job's model runs on the job's source, with its descriptors."""
-    tests = PLAN.tests_of(wildcards.model, wildcards.source)
-    return {t: PLAN.descriptors_of(wildcards.model, wildcards.source, t) for t in tests}
-
-
-def embedding_cache(wildcards):
-    """Where a model's embeddings files of a source are kept by signature (not an output:
-    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
-    """
-    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
-
-
 rule embed_group:
     """Every test a model runs on a source, encoded with the model loaded once into the
     cache of embeddings files by signature (the bytes of the contexts, the model, its settings,

@@ -1,12 +1,3 @@
-def figure_inputs(figure):
-    """The files one figure draws from."""
-    return FIGURES[figure].inputs(PLAN)
-
-
-def figure_caption(figure):
-    return FIGURES[figure].caption
-
-
 rule figure:
     """One paper figure as PNG and PDF, from only the files it shows."""
     input:

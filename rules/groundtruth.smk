@@ -16,56 +16,6 @@ GROUNDTRUTH_KEYS = (
 )
 
 
-def groundtruth_settings(mu):
-    """What a ground-truth model job of a planned mean reads (another mean fails naming the
-    field)."""
-    PLAN.groundtruth_mean(mu)
-    return settings_of("groundtruth", *GROUNDTRUTH_KEYS)
-
-
-def groundtruth_inputs(wildcards):
-    """What the ground-truth study's models are made of, under the names its scripts read:
-    the masked LM it fine-tunes, the transcribed occupations and templates, debiaswe's
-    definitional pairs and professions. An unconfigured study fails naming the field."""
-    return {
-        "model": PLAN.groundtruth_model_file(),
-        "occupations": "resources/lists/schroeder2021_occupations.yaml",
-        "train": "resources/templates/schroeder2021_train.yaml",
-        "test": "resources/templates/schroeder2021_test.yaml",
-        "pairs": paths.EXTERNAL.format(file_id="debiaswe_definitional_pairs"),
-        "professions": paths.EXTERNAL.format(file_id="debiaswe_professions"),
-    }
-
-
-def study_datasets(mu):
-    """The data sets the ground-truth models of one planned mean run."""
-    PLAN.injected_mean(mu)
-    return PLAN.injected_datasets
-
-
-def injected_dataset_files(wildcards):
-    """Every file of the data sets the study's models run."""
-    return [f for d in PLAN.injected_datasets for f in PLAN.dataset_file_list(d)]
-
-
-def injected_dataset_roles(wildcards):
-    """Those data sets' files by role."""
-    return {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets}
-
-
-def study_dataset_limits():
-    """The study's limits of the data sets its models run (not of the others)."""
-    limits = config["groundtruth"]["dataset_limits"]
-    return {d: limits[d] for d in PLAN.injected_datasets if d in limits}
-
-
-def divdist_negative():
-    """DivDist's handling of a negative cosine on the study's models: Bommasani's setting, or
-    the schema's default when that study is not configured."""
-    section = config["bommasani"] or section_defaults("bommasani")
-    return section["negative"]
-
-
 # The DAG's longest chain ends in this file's rules (masked-LM head -> frozen states ->
 # ground-truth models -> their data-set scores, ~20 min of one core): each has priority 30, as
 # the head's rule does, so it starts as soon as it can and a run does not end on it.

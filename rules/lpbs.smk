@@ -1,26 +1,3 @@
-def lpbs_wordsets(wildcards):
-    """The word set of each descriptor LPBS reads of the job's test."""
-    return [
-        paths.WORDSET.format(test=wildcards.test, descriptor=d)
-        for d in PLAN.lpbs_descriptors(wildcards.test)
-    ]
-
-
-def lpbs_template(wildcards):
-    """LPBS' templates file (read for a job asked for: LPBS switched off fails naming it)."""
-    return PLAN.lpbs_template_file
-
-
-def lpbs_template_externals(wildcards):
-    """The upstream files LPBS' templates are drawn from."""
-    return external_inputs(PLAN.lpbs_template_file)
-
-
-def pairs_file(wildcards):
-    """The sampled context pairs of the job's model on the job's corpus (p-CEAT)."""
-    return PLAN.pairs_file(wildcards.model, wildcards.corpus)
-
-
 rule lpbs_spec:
     """A test's LPBS settings (template categories, plural targets, adjective forms)."""
     input:

@@ -1,18 +1,3 @@
-def head_corpus_files(wildcards):
-    """The files of every corpus the masked-LM head trains on."""
-    return [f for c in config["mlm_head"]["corpora"] for f in PLAN.corpus_files(c)]
-
-
-def head_corpus_parts(wildcards):
-    """Those corpora as their parts: each one's reader settings and files."""
-    return [p for c in config["mlm_head"]["corpora"] for p in PLAN.corpus_parts[c]]
-
-
-def head_settings(wildcards):
-    """Every setting of the head but its corpora (those are its parts)."""
-    return {k: v for k, v in config["mlm_head"].items() if k != "corpora"}
-
-
 rule train_mlm_head:
     """A masked-LM head for an encoder that has none, trained on corpus sentences with the
     encoder frozen: a model of its own (``mlm-head:<encoder>``), labelled as such."""

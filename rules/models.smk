@@ -1,17 +1,3 @@
-def model_source_files(wildcards):
-    """The files preparing a model reads: replacing one prepares it again. Resolved by the
-    planner, which names the field of a source that cannot be prepared: an input function
-    that raises only drops the job, and a finished directory kept its old model."""
-    return PLAN.source_files(wildcards.model)
-
-
-def prepared_model_settings(wildcards):
-    """What preparing a model depends on: its settings and, for a local source, its files'
-    sha256 (a file replaced with its mtime kept reruns the job: a params change)."""
-    digests = PLAN.source_digests(wildcards.model)
-    return model_settings(wildcards) | ({"sha256": digests} if digests else {})
-
-
 rule prepare_model:
     """Once per model: dequantise GGUF to safetensors, cache static vectors as .npy, and record
     the digest of every file the model is loaded from."""

@@ -1,35 +1,3 @@
-def null_calibration_inputs(wildcards):
-    """What a base model's null copies read: the model (its architecture and tokenizer, or its
-    vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
-    templates, the pair contexts of p-CEAT, the data sets' files, the word sets of the
-    generated designs' pool. A model the section does not name fails naming it."""
-    model = wildcards.model
-    tests = PLAN.null_test_files(model)
-    lpbs = PLAN.null_lpbs_of(model)
-    datasets = PLAN.null_datasets_of(model)
-    inputs = {
-        "model": paths.MODEL.format(model=model),
-        "pairs": list(PLAN.null_pairs_of(model).values()),
-        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
-        "lpbs": [f for files in lpbs.values() for f in files]
-        + [paths.LPBS_SPEC.format(test=t) for t in lpbs],
-        "datasets": [
-            f for d in datasets.values() for files in d["files"].values() for f in files
-        ],
-        # the generated designs' pool of words: every word set of the run
-        "pool": PLAN.null_pool_files(model),
-    }
-    if lpbs:
-        inputs["templates"] = PLAN.lpbs_template_file
-        inputs["external"] = external_inputs(PLAN.lpbs_template_file)
-    return inputs
-
-
-def null_dataset_batch(model):
-    """The data sets' batch size where the null copies of ``model`` run any (else None)."""
-    return config["datasets"]["batch"] if PLAN.null_datasets_of(model) else None
-
-
 rule null_calibration:
     """The null-model calibration of one configured model: its seeded random copies built in
     memory, each scored with every method on context vectors (templates; a static model's on

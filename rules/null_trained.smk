@@ -1,18 +1,3 @@
-def null_trained_inputs(wildcards):
-    """What a trained model's reassigned draws read: its embeddings file of each test on its
-    source, each descriptor's contexts and word set. A model the section does not name fails
-    naming it."""
-    model = wildcards.model
-    source = PLAN.trained_source(model)
-    tests = PLAN.trained_tests(model)
-    return {
-        "embeddings": [
-            paths.EMBEDDINGS.format(model=model, source=source, test=t) for t in tests
-        ],
-        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
-    }
-
-
 rule null_trained:
     """The trained-weight null of one model: its own vectors of every test it runs (words
     alone or templates), each test's words reassigned to its sets at random, draws times,

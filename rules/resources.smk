@@ -1,8 +1,3 @@
-def external_entry(file_id):
-    """The manifest's entry of a pinned upstream file, with where it is fetched to."""
-    return manifest_entry(MANIFEST, file_id, paths.EXTERNAL.format(file_id=file_id))
-
-
 rule fetch_external:
     """A pinned upstream file, checked against its sha256 (copied from $BIAS_DATA_MIRROR if set)."""
     output:

@@ -1,12 +1,3 @@
-def table_inputs(table):
-    """The files one table is computed from."""
-    return TABLES[table].inputs(PLAN)
-
-
-def table_caption(table):
-    return TABLES[table].caption
-
-
 rule table:
     """One paper table as CSV (long, with p-values) and Markdown (wide, as printed)."""
     input:
@@ -14,7 +5,7 @@ rule table:
     output:
         csv=paths.TABLE,
         # the CSV's checksum, which its readers check (biasbench.io.write_table_csv)
-        sha256=paths.TABLE + ".sha256",
+        sha256=paths.TABLE_CHECKSUM,
         md="results/tables/{table}.md",
         html=report(
             "results/tables/{table}.html",

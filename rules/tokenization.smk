@@ -1,9 +1,3 @@
-def tokenization_contexts(wildcards):
-    """The contexts files of every test whose stimuli the job's model splits into pieces."""
-    tests = PLAN.tokenization_tests(wildcards.model)
-    return [f for descriptors in tests.values() for f in descriptors.values()]
-
-
 rule word_pieces:
     """The word pieces of every stimulus a base transformer's null models encode, counted in
     its template contexts with its tokenizer alone (no weights): what tells the null cells
