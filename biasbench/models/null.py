@@ -73,10 +73,15 @@ def copy_names(base: str, seeds: int) -> list[str]:
     return [f"{base}-null-s{i}" for i in range(seeds)]
 
 
+def design_copy_name(base: str, index: int) -> str:
+    """The model name of the copy a base model's generated null design ``index`` is scored
+    on, one copy per design (:mod:`biasbench.studies.generated`)."""
+    return f"{base}-null-g{index}"
+
+
 def design_copy_names(base: str, designs: int) -> list[str]:
-    """The model names of the copies a base model's generated null designs are scored on,
-    one copy per design (:mod:`biasbench.studies.generated`), in order."""
-    return [f"{base}-null-g{i}" for i in range(designs)]
+    """The model names of the copies of a base model's first ``designs`` designs, in order."""
+    return [design_copy_name(base, i) for i in range(designs)]
 
 
 def null_file(base: str) -> str:

@@ -182,12 +182,11 @@ def generated_rows(
     """Every method on context vectors on each generated design (:mod:`.generated`), its
     words alone, on a copy of its own (``<base>-null-g<i>``): ``encoder(copy seed, inputs)``
     gives the copy's encoding of the design's contexts."""
-    from biasbench.models.null import design_copy_names
+    from biasbench.models.null import design_copy_name
 
-    names = design_copy_names(base, max((d.index for d in designs), default=-1) + 1)
     out = []
     for design, inputs in zip(designs, design_inputs(designs, base).values(), strict=True):
-        name = names[design.index]
+        name = design_copy_name(base, design.index)
         copy = copy_seed(seed, name)
         out += score_tests(
             name,
@@ -320,22 +319,26 @@ def transformer_null_rows(
         for descriptor, words in inputs.wordsets.items():
             check_distinct_after(words.sets, normalise, f"{test}/{descriptor} on {base.name}")
     in_vocabulary = tokenizer_vocabulary_test(tokenizer)
+
+    def encode_with(model):
+        """A copy's encoding of contexts, as the zoo's models encode them."""
+        return partial(
+            encode_transformer,
+            model.base_model,
+            tokenizer,
+            layer=base.layer,
+            name=base.name,
+            progress=False,
+            **extraction,
+        )
+
     out = []
     for name in copy_names(base.name, seeds):
         weights_seed = copy_seed(seed, name)
         model = architecture.random(weights_seed, device=device, dtype=dtype)
-        encoder = model.base_model
         out += score_tests(
             name,
-            partial(
-                encode_transformer,
-                encoder,
-                tokenizer,
-                layer=base.layer,
-                name=base.name,
-                progress=False,
-                **extraction,
-            ),
+            encode_with(model),
             tests,
             kind="transformer",
             is_decoder=not masked,
@@ -400,16 +403,7 @@ def transformer_null_rows(
         log(f"{name}: scored ({architecture.weights(weights_seed)}; {describe(model)})")
 
     def encoder(copy: int, _inputs: TestInputs):
-        model = architecture.random(copy, device=device, dtype=dtype)
-        return partial(
-            encode_transformer,
-            model.base_model,
-            tokenizer,
-            layer=base.layer,
-            name=base.name,
-            progress=False,
-            **extraction,
-        )
+        return encode_with(architecture.random(copy, device=device, dtype=dtype))
 
     out += generated_rows(
         base.name,
