@@ -52,7 +52,7 @@ spec = ModelSpec.from_config(name, config["models"][name])
 compute = start_model_job(Job)
 model, tokenizer, masked = load_language_model(spec, Path("results/models") / name, **compute)
 files = {r: resolve_files([p], r) for r, p in config["datasets"]["files"]["crows_pairs"].items()}
-frame, coverage = score_dataset(
+frame, coverage, _ = score_dataset(
     Engine(model, tokenizer, masked, batch=config["datasets"]["batch"]), "crows_pairs", files,
     None, model=name, seed=config["seed"], signature="bench",
     settings=ScoreSettings(seed=config["seed"], **config["scoring"]).for_source("templates"),

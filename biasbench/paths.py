@@ -29,6 +29,8 @@ LPBS_SAMPLES = "results/lpbs/{model}/{corpus}/{test}.samples.npz"
 LPBS_SWEEP = "results/lpbs/{model}/{corpus}/{test}.sweep.tsv"
 DATASET = "results/datasets/{model}/{dataset}.tsv"
 DATASET_COVERAGE = "results/datasets/{model}/{dataset}.coverage.json"
+#: each item's scores per encoding (empty where a data set writes none): what comparisons read
+DATASET_OUTCOMES = "results/datasets/{model}/{dataset}.outcomes.tsv"
 TABLE = "results/tables/{table}.csv"
 TABLE_CHECKSUM = "results/tables/{table}.csv.sha256"
 ELMO_TOKENS = "results/elmo/{model}/{source}/{test}.tokens.json"

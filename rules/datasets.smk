@@ -7,6 +7,7 @@ rule dataset_scores:
     output:
         scores=paths.DATASET,
         coverage=paths.DATASET_COVERAGE,
+        outcomes=paths.DATASET_OUTCOMES,
     log:
         "results/logs/datasets/{model}/{dataset}.log",
     benchmark:

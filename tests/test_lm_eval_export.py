@@ -230,7 +230,9 @@ def test_the_crows_pairs_coverage_carries_likelihood_diff_and_the_rows_stay(monk
     coverage = {"dataset": "CrowS-Pairs", "items": 2, "scored": 2, "limit": None}
     monkeypatch.setattr(datasets, "dataset_items", lambda *a: (pairs, dict(coverage)))
     args = {"model": "m", "settings": Settings(), "seed": 1, "signature": "s"}
-    frame, found = datasets.score_dataset(CausalStub(scores), "crows_pairs", {}, None, **args)
+    frame, found, outcomes = datasets.score_dataset(
+        CausalStub(scores), "crows_pairs", {}, None, **args
+    )
     # the summed log-likelihoods (-1 - 1 against -3 - 1; -6 - 1 against -2 - 1): gaps 2 and 4
     assert found["lm_eval"]["likelihood_diff"] == pytest.approx(3.0)
     assert found["lm_eval"]["likelihood_diff_stderr"] == pytest.approx(
@@ -238,6 +240,15 @@ def test_the_crows_pairs_coverage_carries_likelihood_diff_and_the_rows_stay(monk
     )
     assert frame.attrs == {}  # the rows as they were: the metric is no row
     assert set(frame["method"]) == {"CrowS-Pairs", "AUL"}
+    # each pair's two scores per encoding, beside the rows: the shares they give are the rows'
+    assert list(outcomes.columns) == list(datasets.OUTCOME_COLUMNS)
+    assert len(outcomes) == 2 * outcomes["encoding"].nunique()
+    assert list(outcomes["unit"][:2]) == ["s1 | a1", "s2 | a2"]
+    for encoding, part in outcomes.groupby("encoding"):
+        row = frame[(frame["encoding"] == encoding) & (frame["descriptor"] == "all")]
+        assert list(part["preferred"]) == list((part["more"] > part["less"]).astype(int))
+        share = 100 * float(part["preferred"].mean())
+        assert float(row["effect_size"].iloc[0]) == pytest.approx(share)
     assert not frame["note"].str.contains("likelihood_diff").any()
 
 

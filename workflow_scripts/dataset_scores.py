@@ -11,7 +11,7 @@ from biasbench.scoring.settings import ScoreSettings
 sm = snakemake  # noqa: F821
 start_job(sm)
 spec, model, tokenizer, masked = load_job_model(sm, load_language_model)
-frame, coverage = score_dataset(
+frame, coverage, outcomes = score_dataset(
     Engine(model, tokenizer, masked, batch=sm.params.batch),
     sm.wildcards.dataset,
     dict(sm.params.files),
@@ -22,4 +22,5 @@ frame, coverage = score_dataset(
     signature=signature_of([*sm.input.files, sm.input.model], f"limit:{sm.params.limit}"),
 )
 write_tsv(sm.output.scores, frame)
+write_tsv(sm.output.outcomes, outcomes)
 write_json(sm.output.coverage, coverage, sort_keys=True)

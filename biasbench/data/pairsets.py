@@ -50,6 +50,27 @@ def read_crows_pairs(path: str | os.PathLike) -> list[SentencePair]:
     return out
 
 
+#: a word of a sentence, compared without case or surrounding punctuation
+_WORD = re.compile(r"[\w'-]+")
+
+
+def swapped_terms(more: str, less: str) -> str:
+    """The words a minimal pair swaps, ``"<words of more> | <words of less>"`` in lower case
+    (CrowS-Pairs: ``"women | men"``): the unit its pairs share. Pairs that swap the same
+    group words are not independent under a model that reads the words alone, so a paired
+    comparison resamples and exchanges them together. The words before the first and after
+    the last difference are dropped; a pair that differs nowhere gives ``" | "``."""
+    a = [w.lower() for w in _WORD.findall(more)]
+    b = [w.lower() for w in _WORD.findall(less)]
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    return f"{' '.join(a[start : len(a) - end])} | {' '.join(b[start : len(b) - end])}"
+
+
 @dataclass(frozen=True)
 class StereoSetItem:
     """One StereoSet item: a context and its three candidates (sentences, or for the

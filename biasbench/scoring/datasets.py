@@ -31,6 +31,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 
 from biasbench import rows
 from biasbench.data.datasets import dataset_items
@@ -41,6 +42,7 @@ from biasbench.data.pairsets import (
     StereoSetItem,
     WinoBiasItem,
     occupation_of,
+    swapped_terms,
 )
 from biasbench.errors import EmptySetError
 from biasbench.methods.contract import (
@@ -181,8 +183,20 @@ AUL_SCORES: dict[str, Callable[[np.ndarray, np.ndarray | None], float]] = {
 }
 
 
-def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, signature, se=True):
-    """CrowS-Pairs on every scoring of the model's kind, and AUL/AULA for a masked LM."""
+def crows_pairs(
+    engine,
+    pairs: list[SentencePair],
+    *,
+    model,
+    settings,
+    seed,
+    signature,
+    se=True,
+    outcomes: list | None = None,
+):
+    """CrowS-Pairs on every scoring of the model's kind, and AUL/AULA for a masked LM; with
+    ``outcomes``, each pair's two sentence scores per encoding appended to it
+    (:func:`pair_outcomes`: what a paired comparison of two models reads)."""
     more, less = [p.more for p in pairs], [p.less for p in pairs]
     stereo = np.array([p.stereo for p in pairs])
     category = np.array([p.category for p in pairs])
@@ -228,12 +242,58 @@ def crows_pairs(engine, pairs: list[SentencePair], *, model, settings, seed, sig
             caveat = HARNESS_NOTE if (method.name, encoding) in HARNESS_ROWS else ""
             out.append(_row(method, key, inputs, settings, job_seed, signature, caveat, se))
     frame = rows.frame(out)
+    if outcomes is not None:
+        outcomes.append(pair_outcomes(pairs, scored))
     for _method, encoding in HARNESS_ROWS:  # its second metric: no row (score_dataset)
         if encoding in scored:
             s_more, s_less, _ = scored[encoding]
             mean, se_mean = likelihood_diff(PairScores(s_more, s_less, stereo, category))
             frame.attrs[LM_EVAL] = {"likelihood_diff": mean, "likelihood_diff_stderr": se_mean}
     return frame
+
+
+#: a data set's per-item outcomes (:func:`pair_outcomes`), one row per item and encoding
+OUTCOME_COLUMNS = (
+    "method",
+    "encoding",
+    "item",
+    "unit",
+    "category",
+    "more",
+    "less",
+    "preferred",
+    "tie",
+)
+
+
+def pair_outcomes(pairs: list[SentencePair], scored: dict) -> pd.DataFrame:
+    """Per pair and encoding: the method, the pair (its more stereotyping sentence, which two
+    models' files share), the words it swaps (:func:`swapped_terms`: the unit a paired
+    comparison resamples), its category, the model's score of each sentence, and whether it
+    prefers the more stereotyping one or ties (from the unrounded scores, as the rows)."""
+    units = [swapped_terms(p.more, p.less) for p in pairs]
+    parts = [
+        pd.DataFrame(
+            {
+                "method": method.name,
+                "encoding": encoding,
+                "item": [p.more for p in pairs],
+                "unit": units,
+                "category": [p.category for p in pairs],
+                "more": s_more,
+                "less": s_less,
+                "preferred": (s_more > s_less).astype(int),
+                "tie": (s_more == s_less).astype(int),
+            }
+        )
+        for encoding, (s_more, s_less, method) in scored.items()
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else no_outcomes()
+
+
+def no_outcomes() -> pd.DataFrame:
+    """The outcome table of a data set that writes none per item."""
+    return pd.DataFrame({c: [] for c in OUTCOME_COLUMNS})
 
 
 def _filler(context: str, sentence: str) -> tuple[str, str, str]:
@@ -565,14 +625,22 @@ SCORERS = {
 }
 
 
+#: the scorers that write their items' outcomes (a paired comparison reads them)
+WITH_OUTCOMES = {"crows_pairs"}
+
+
 def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):
-    """(score rows, coverage) of one data set on one model; the coverage holds, under
-    ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores (CrowS-Pairs on a
-    causal LM: likelihood_diff and its stderr, :func:`crows_pairs.likelihood_diff`)."""
+    """(score rows, coverage, per-item outcomes) of one data set on one model; the coverage
+    holds, under ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores
+    (CrowS-Pairs on a causal LM: likelihood_diff and its stderr,
+    :func:`crows_pairs.likelihood_diff`); the outcomes are empty where the data set's scorer
+    writes none (:data:`WITH_OUTCOMES`)."""
     items, coverage = dataset_items(dataset, files, limit, seed)
+    outcomes: list[pd.DataFrame] = []
+    extra = {"outcomes": outcomes} if dataset in WITH_OUTCOMES else {}
     frame = SCORERS[dataset](
-        engine, items, model=model, settings=settings, seed=seed, signature=signature
+        engine, items, model=model, settings=settings, seed=seed, signature=signature, **extra
     )
     if LM_EVAL in frame.attrs:
         coverage[LM_EVAL] = frame.attrs.pop(LM_EVAL)
-    return frame, coverage
+    return frame, coverage, (outcomes[0] if outcomes else no_outcomes())

@@ -1,0 +1,131 @@
+"""Two models compared item by item on a data set's outcomes: the table by hand, the level on
+two null models whose pairs share their swapped words, the direction on two biased ones."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasbench.errors import InputError
+from biasbench.scoring.datasets import OUTCOME_COLUMNS
+from biasbench.studies.model_comparison import COLUMNS, compare_models
+
+Z_975, Z_80 = 1.959963984540054, 0.8416212335729143
+
+
+def outcomes(preferred, units, method="CrowS-Pairs", encoding="causal-sentence-mean"):
+    preferred = np.asarray(preferred, int)
+    frame = pd.DataFrame(
+        {
+            "method": method,
+            "encoding": encoding,
+            "item": [f"pair {i}" for i in range(len(preferred))],
+            "unit": list(units),
+            "category": "gender",
+            "more": preferred.astype(float),
+            "less": 0.5,
+            "preferred": preferred,
+            "tie": 0,
+        }
+    )
+    assert tuple(frame.columns) == OUTCOME_COLUMNS
+    return frame
+
+
+def compare(base, against, **kwargs):
+    return compare_models(
+        {"crows_pairs": (base, against)}, names=("base", "debiased"), seed=3, **kwargs
+    )
+
+
+def test_the_table_by_hand_with_one_pair_per_swap():
+    # four swaps of one pair each, preferred by the base model only: McNemar b = 4, c = 0
+    table = compare(outcomes([1, 1, 1, 1], "abcd"), outcomes([0, 0, 0, 0], "abcd"))
+    (row,) = table.to_dict("records")
+    assert list(table.columns) == list(COLUMNS)
+    assert (row["base_score"], row["against_score"], row["difference"]) == (100, 0, -100)
+    assert (row["base_only"], row["against_only"], row["items"], row["units"]) == (4, 0, 4, 4)
+    assert row["p_mcnemar"] == pytest.approx(2 / 16)  # 2 P(X <= 0), X ~ Bin(4, 1/2)
+    assert row["p_mcnemar_mid"] == pytest.approx(2 * (1 / 16 - 0.5 / 16))
+    # all 16 flips of the four swaps: only the observed one and its mirror reach |-400|
+    assert (row["p_value"], row["p_floor"]) == (pytest.approx(2 / 16), pytest.approx(2 / 16))
+    assert row["p_holm"] == row["p_value"] and not row["significant"]
+    assert row["detectable"] == 0  # every swap moved alike: no spread
+
+
+def test_pairs_that_share_a_swap_flip_together_where_mcnemar_counts_each():
+    # the same outcomes, two pairs per swap: McNemar sees 8 discordant pairs, the swap test 4
+    table = compare(outcomes([1] * 8, "aabbccdd"), outcomes([0] * 8, "aabbccdd"))
+    (row,) = table.to_dict("records")
+    assert row["p_mcnemar"] == pytest.approx(2 / 256)
+    assert row["p_value"] == pytest.approx(2 / 16)
+    assert row["units"] == 4
+
+
+def test_the_detectable_difference_by_hand():
+    base = outcomes([1, 1, 1, 0], "abcd")
+    against = outcomes([0, 1, 0, 1], "abcd")  # differences -100, 0, -100, +100 per swap
+    (row,) = compare(base, against).to_dict("records")
+    sd = np.sqrt(((-75) ** 2 + 25**2 + (-75) ** 2 + 125**2) / 3)
+    assert row["detectable"] == pytest.approx((Z_975 + Z_80) * sd / np.sqrt(4))
+    assert row["difference"] == -25
+
+
+def test_holm_runs_over_every_measure_and_data_set():
+    base = pd.concat([outcomes([1] * 8, "abcdefgh"), outcomes([1] * 8, "abcdefgh", "AUL")])
+    against = pd.concat([outcomes([0] * 8, "abcdefgh"), outcomes([1] * 8, "abcdefgh", "AUL")])
+    table = compare_models(
+        {"crows_pairs": (base, against), "copy": (base, against)}, names=("a", "b"), seed=0
+    )
+    assert len(table) == 4
+    moved = table[table["method"] == "CrowS-Pairs"]
+    assert list(moved["p_value"]) == [pytest.approx(2 / 256)] * 2
+    assert list(moved["p_holm"]) == [pytest.approx(4 * 2 / 256)] * 2
+    assert (table[table["method"] == "AUL"]["p_holm"] == 1).all()
+    # the detectable difference at alpha over the four measures
+    assert moved["significant"].all()
+
+
+def test_items_one_model_lacks_are_an_error_naming_one():
+    with pytest.raises(InputError, match="pair 3"):
+        compare(outcomes([1, 0, 1, 0], "abcd"), outcomes([1, 0, 1], "abc"))
+    with pytest.raises(InputError, match="no measure"):
+        compare(outcomes([1, 0], "ab"), outcomes([1, 0], "ab", method="AUL"))
+
+
+def null_model(rng, units, spread):
+    """A model that reads only the swapped words: one leaning per swap, shared by its pairs."""
+    leaning = rng.normal(0, spread, units.max() + 1)
+    return (leaning[units] + rng.normal(0, 1, len(units)) > 0).astype(int)
+
+
+def test_the_swap_test_holds_its_level_on_two_null_models_where_mcnemar_does_not():
+    rng = np.random.default_rng(20261128)
+    units = np.repeat(np.arange(20), 8)  # 20 swaps of 8 pairs each
+    names = [f"swap{u}" for u in units]
+    draws = 400
+    swap_rejects = mcnemar_rejects = 0
+    for _ in range(draws):
+        table = compare(
+            outcomes(null_model(rng, units, 1.5), names),
+            outcomes(null_model(rng, units, 1.5), names),
+            n_perm=199,
+            n_boot=10,
+        )
+        swap_rejects += int(table["p_value"].iloc[0] < 0.05)
+        mcnemar_rejects += int(table["p_mcnemar"].iloc[0] < 0.05)
+    # at 0.05 over 400 draws the share's standard error is 1.1 points: 9% is 3.6 of them
+    assert swap_rejects / draws <= 0.09
+    assert mcnemar_rejects / draws >= 0.20  # items taken as independent: 29% at this seed
+
+
+def test_a_model_with_part_of_its_bias_removed_is_found_lower():
+    rng = np.random.default_rng(7)
+    units = np.repeat(np.arange(30), 10)
+    names = [f"swap{u}" for u in units]
+    leaning = rng.normal(0, 0.5, 30)[units]
+    noise = rng.normal(0, 1, len(units))
+    base = (leaning + noise + 0.6 > 0).astype(int)  # a stereotype preferred ~70% of the time
+    debiased = (leaning + noise + 0.1 > 0).astype(int)  # the same model, most of it removed
+    (row,) = compare(outcomes(base, names), outcomes(debiased, names)).to_dict("records")
+    assert row["difference"] < 0 and row["high"] < 0
+    assert row["significant"] and row["against_only"] == 0
