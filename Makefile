@@ -1,12 +1,22 @@
 # The two commands of the README (`make install` is the step both run first), `make lint`
 # (CI runs it before the tests, .ci/run) and `make lock`.
-.PHONY: run test lint install lock
+.PHONY: run test lint install lock compare-example
 
 install:
 	TORCH=$(TORCH) bash scripts/install.sh
 
 run: install
 	.venv/bin/snakemake --cores 2
+
+# the paired-comparison example (docs/models.md): SmolLM2 prepared, a version of it without the
+# gender direction in its token embeddings written beside it, then the two compared item by
+# item on CrowS-Pairs (the card: results/cards/comparisons/smollm2-135m/smollm2-135m-projected.md)
+EXAMPLE = results/examples/smollm2-135m-projected
+compare-example: install
+	.venv/bin/snakemake --cores 2 results/models/smollm2-135m/biasbench_model.json
+	.venv/bin/python scripts/project_out_gender.py results/models/smollm2-135m $(EXAMPLE)
+	.venv/bin/snakemake --cores 2 --configfile config/presets/compare-example.yaml \
+	    results/cards/comparisons/smollm2-135m/smollm2-135m-projected.md
 
 # lints first: a finding fails before the tests run
 test: lint

@@ -56,6 +56,7 @@ include: "rules/null_trained.smk"
 include: "rules/tokenization.smk"
 include: "rules/synthesis.smk"
 include: "rules/model_cards.smk"
+include: "rules/comparisons.smk"
 include: "rules/tables.smk"
 include: "rules/figures.smk"
 include: "rules/report.smk"
@@ -79,6 +80,7 @@ rule all:
             "results/cards/models/{model}.md",
             model=config["only_models"] or config["models"],
         ),
+        COMPARISON_TARGETS,
 
 
 onsuccess:

@@ -29,6 +29,10 @@ LPBS_SAMPLES = "results/lpbs/{model}/{corpus}/{test}.samples.npz"
 LPBS_SWEEP = "results/lpbs/{model}/{corpus}/{test}.sweep.tsv"
 DATASET = "results/datasets/{model}/{dataset}.tsv"
 DATASET_COVERAGE = "results/datasets/{model}/{dataset}.coverage.json"
+#: a paired comparison of two models (config compare:): its table, card and harness file
+COMPARISON = "results/comparisons/{base}/{against}.tsv"
+COMPARISON_CARD = "results/cards/comparisons/{base}/{against}.md"
+COMPARISON_LM_EVAL = "results/lm_eval/comparisons/{base}/{against}.json"
 #: each item's scores per encoding (empty where a data set writes none): what comparisons read
 DATASET_OUTCOMES = "results/datasets/{model}/{dataset}.outcomes.tsv"
 TABLE = "results/tables/{table}.csv"

@@ -15,6 +15,7 @@ from biasbench.models.null import copy_names, null_file
 from biasbench.models.specs import model_spec
 from biasbench.plan import names_except, names_only
 from biasbench.plan.audit import run_files
+from biasbench.plan.comparisons import comparisons
 from biasbench.reports.cards import slug
 from biasbench.reports.catalog import MODELS, PROVENANCE, report_section
 from biasbench.reports.model_cards import COMPARISON
@@ -56,6 +57,9 @@ PREPARED_MODELS = names_except(PLAN.head_models + PLAN.random_models)
 
 wildcard_constraints:
     model="[A-Za-z0-9_.+-]+",
+    # the two models of a paired comparison
+    base="[A-Za-z0-9_.+-]+",
+    against="[A-Za-z0-9_.+-]+",
     source="|".join(["templates", "words", *PLAN.corpus_parts]),
     corpus="|".join(PLAN.corpus_parts) or "^$",
     test="[A-Za-z0-9_]+",
@@ -457,6 +461,53 @@ def model_card_inputs(wildcards):
         ],
         "comparison": [] if AUDIT else list(COMPARISON),
     }
+
+
+#: the paired comparisons config compare: asks for (checked when the workflow is planned)
+COMPARISONS = {
+    (c.base, c.against): c
+    for c in comparisons(config["compare"], config["models"], PLAN.dataset_jobs)
+}
+#: each comparison's table, card and harness file (targets of rule all)
+COMPARISON_TARGETS = [
+    template.format(base=base, against=against)
+    for base, against in COMPARISONS
+    for template in (paths.COMPARISON, paths.COMPARISON_CARD, paths.COMPARISON_LM_EVAL)
+]
+
+
+def paired_comparison(wildcards):
+    """The comparison a job's wildcards name (one config compare: does not ask for: an error
+    naming both)."""
+    key = (wildcards.base, wildcards.against)
+    if key not in COMPARISONS:
+        raise InputError(
+            f"no paired comparison of {key[1]!r} with {key[0]!r} is configured (compare: in "
+            "config.yaml)"
+        )
+    return COMPARISONS[key]
+
+
+def comparison_inputs(wildcards):
+    """Both models' per-item outcomes on every data set they share, and the comparison across
+    the zoo in a default run (an audit reads a finished run's: COMPARISON_FOUND)."""
+    found = paired_comparison(wildcards)
+    return {
+        "base": [
+            paths.DATASET_OUTCOMES.format(model=found.base, dataset=d)
+            for d in found.datasets
+        ],
+        "against": [
+            paths.DATASET_OUTCOMES.format(model=found.against, dataset=d)
+            for d in found.datasets
+        ],
+        "comparison": [] if AUDIT else list(COMPARISON),
+    }
+
+
+def comparison_datasets(wildcards):
+    """The data sets a comparison reads, in its inputs' order."""
+    return list(paired_comparison(wildcards).datasets)
 
 
 def null_copy_names(wildcards):

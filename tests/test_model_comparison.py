@@ -6,6 +6,8 @@ import pandas as pd
 import pytest
 
 from biasbench.errors import InputError
+from biasbench.reports.comparison_card import comparison_card
+from biasbench.reports.lm_eval import lm_eval_comparison
 from biasbench.scoring.datasets import OUTCOME_COLUMNS
 from biasbench.studies.model_comparison import COLUMNS, compare_models
 
@@ -67,6 +69,7 @@ def test_the_detectable_difference_by_hand():
     (row,) = compare(base, against).to_dict("records")
     sd = np.sqrt(((-75) ** 2 + 25**2 + (-75) ** 2 + 125**2) / 3)
     assert row["detectable"] == pytest.approx((Z_975 + Z_80) * sd / np.sqrt(4))
+    assert row["stderr"] == pytest.approx(sd / np.sqrt(4))
     assert row["difference"] == -25
 
 
@@ -129,3 +132,55 @@ def test_a_model_with_part_of_its_bias_removed_is_found_lower():
     (row,) = compare(outcomes(base, names), outcomes(debiased, names)).to_dict("records")
     assert row["difference"] < 0 and row["high"] < 0
     assert row["significant"] and row["against_only"] == 0
+
+
+def moved_table():
+    base = pd.concat([outcomes([1] * 8, "abcdefgh"), outcomes([1] * 8, "abcdefgh", "AUL")])
+    against = pd.concat([outcomes([0] * 8, "abcdefgh"), outcomes([1] * 8, "abcdefgh", "AUL")])
+    return compare(base, against)
+
+
+def test_the_card_says_what_moved_and_what_is_known_of_each_measure():
+    league = pd.DataFrame(
+        {
+            "method": ["CrowS-Pairs"],
+            "truth_verdict": ["not found"],
+            "reliability": [0.38],
+            "calibration_paper": ["undetermined"],
+        }
+    )
+    card = comparison_card(moved_table(), league, 0.05, "this run's comparison")
+    assert card.startswith("# debiased against base: a paired comparison")
+    lines = {line.split("**")[1]: line for line in card.splitlines() if line.startswith("- **")}
+    # all 8 swaps fell from 100 to 0: p at the floor 2/256 (<= 1/128), Holm x 2
+    assert (
+        "fell 100.0 points [-100.0, -100.0] (p <= 1/128 over 8 units, Holm 0.0156)"
+        in (lines["CrowS-Pairs"])
+    )
+    assert (
+        "validity: not found; reliability 0.38; null models: undetermined" in (lines["CrowS-Pairs"])
+    )
+    assert "no difference found at 0.05; one under 0.0 points would go unseen" in lines["AUL"]
+    assert "not in the comparison's league" in lines["AUL"]
+    alone = comparison_card(moved_table(), None, 0.05, "none in this checkout")
+    assert "no comparison across the zoo in this checkout" in alone
+
+
+def test_the_harness_file_carries_every_row_as_a_fraction_with_its_p():
+    table = moved_table()
+    export = lm_eval_comparison(table)
+    task = export["results"]["crows_pairs_english"]
+    for row in table.to_dict("records"):
+        metric = {"CrowS-Pairs": "pct_stereotype", "AUL": "aul_pct_stereotype"}[row["method"]]
+        key = f"{metric}_diff,{row['encoding']}/full"
+        assert task[key] == pytest.approx(row["difference"] / 100)
+        assert task[key.replace("_diff,", "_diff_stderr,")] == pytest.approx(row["stderr"] / 100)
+        assert task[key.replace("_diff,", "_diff_p,")] == row["p_value"]
+        assert task[key.replace("_diff,", "_diff_p_holm,")] == row["p_holm"]
+    assert export["higher_is_better"]["crows_pairs_english"]["pct_stereotype_diff"] is False
+    assert export["n-samples"]["crows_pairs_english"] == {"original": 8, "effective": 8}
+    assert export["config"] == {
+        "model": "biasbench",
+        "base_model": "base",
+        "compared_model": "debiased",
+    }

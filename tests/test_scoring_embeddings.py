@@ -246,3 +246,30 @@ def test_a_word_in_a_target_and_an_attribute_set_is_noted_in_the_rows():
         expected=STIMULI,
     )
     assert not plain["note"].str.contains("a target and an attribute").any()
+
+
+def test_a_method_undefined_on_the_vectors_stops_a_model_and_is_na_on_a_null_copy():
+    frame, arrays = frame_and_arrays()
+    arrays["word/mean"][:] = 1.0  # every stimulus the same vector: no spread, no direction
+    with pytest.raises(InputError, match="T/names on m, WEAT word/mean: all values are equal"):
+        score(frame, arrays)
+    rows = score_file(
+        frame,
+        arrays,
+        model="m",
+        kind="static",
+        is_decoder=False,
+        source="words",
+        test="T",
+        descriptor="names",
+        settings=ScoreSettings(exact_max=10**6, n_samples=1000),
+        signature="sig",
+        undefined_as_na=True,
+    )
+    undefined = rows[rows["note"].str.startswith("undefined on these vectors: ")]
+    assert {"WEAT", "SAME"} <= set(undefined["method"])
+    assert undefined["effect_size"].isna().all() and undefined["p_value"].isna().all()
+    weat = rows[rows["method"] == "WEAT"]
+    assert weat["note"].str.contains("all values are equal: the effect size is undefined").all()
+    # the methods defined on equal vectors keep their scores
+    assert rows["effect_size"].notna().any()

@@ -600,6 +600,47 @@ def test_an_audit_beside_the_default_run_rewrites_none_of_its_files(workdir, tmp
     assert sorted(planned_jobs(snakemake(work, "-n").stdout)) == default_jobs
 
 
+def test_two_models_compared_item_by_item_beside_the_default_run(workdir, tmp_path):
+    """compare: in an audit of two language models: each pair's outcomes of both, one table,
+    card and harness file, the default run's files untouched."""
+    work = tmp_path / "checkout"
+    shutil.copytree(workdir, work, symlinks=True)
+    kept = [work / "results/scores/all.tsv", *sorted((work / "results/tables").glob("*.csv"))]
+    before = {p: p.read_bytes() for p in kept}
+    mine = {
+        "datasets": {"models": {"tiny-null": ["crows_pairs", "stereoset"]}},
+        "only_models": ["tiny-head", "tiny-null"],
+        "compare": {"base": "tiny-head", "against": ["tiny-null"]},
+    }
+    (work / "my.yaml").write_text(yaml.safe_dump(mine))
+    card = "results/cards/comparisons/tiny-head/tiny-null.md"
+    run = snakemake(work, "--configfile", "my.yaml", card)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert [str(p) for p in kept if p.read_bytes() != before[p]] == []
+    table = read_tsv(work / "results/comparisons/tiny-head/tiny-null.tsv")
+    outcomes = {
+        m: read_tsv(work / f"results/datasets/{m}/crows_pairs.outcomes.tsv")
+        for m in ("tiny-head", "tiny-null")
+    }
+    # every encoding both models score, on the same pairs; the shares are the outcomes'
+    assert set(table["encoding"]) == set(outcomes["tiny-head"]["encoding"])
+    for row in table.to_dict("records"):
+        for model, column in (("tiny-head", "base_score"), ("tiny-null", "against_score")):
+            mine = outcomes[model][outcomes[model]["encoding"] == row["encoding"]]
+            assert row[column] == pytest.approx(100 * mine["preferred"].mean())
+        assert row["difference"] == pytest.approx(row["against_score"] - row["base_score"])
+    text = (work / card).read_text()
+    assert text.startswith("# tiny-null against tiny-head: a paired comparison")
+    assert "the finished default run in this checkout" in text
+    export = json.loads((work / "results/lm_eval/comparisons/tiny-head/tiny-null.json").read_text())
+    assert export["config"]["compared_model"] == "tiny-null"
+    bad = dict(mine, compare={"base": "tiny-head", "against": ["glove-6b-50d"]})
+    (work / "bad.yaml").write_text(yaml.safe_dump(bad))
+    run = snakemake(work, "--configfile", "bad.yaml", "-n")
+    assert run.returncode != 0
+    assert "compare.against[0] 'glove-6b-50d' is not a configured model" in run.stderr
+
+
 @pytest.mark.parametrize(
     "edit, message",
     [

@@ -11,14 +11,13 @@ from pathlib import Path
 import pandas as pd
 
 from biasbench.data.wordsets import read_wordset_files
-from biasbench.errors import InputError
-from biasbench.io import read_json, read_tsv, sha256_of, write_text
+from biasbench.io import read_json, read_tsv, write_text
 from biasbench.jobs import start_job
 from biasbench.models.load import lm_head_of
 from biasbench.models.prepare import weights_directory
 from biasbench.models.specs import ModelSpec
 from biasbench.reports.lm_eval import lm_eval_results
-from biasbench.reports.model_cards import Comparison, ModelFacts, model_card, read_table
+from biasbench.reports.model_cards import ModelFacts, model_card, zoo_comparison
 from biasbench.rows import COLUMNS
 from biasbench.scoring.datasets import SE_RESAMPLES
 
@@ -62,37 +61,20 @@ facts = ModelFacts(
 )
 
 
-def comparison() -> Comparison | None:
-    """This run's comparison, or (an audit) the one found in the checkout when it was planned,
-    checked to be the same bytes."""
-    if sm.input.comparison:
-        cells, league = sm.input.comparison
-        return Comparison(read_table(cells), read_table(league), "this run's comparison")
-    found = dict(sm.params.comparison)
-    if not found:
-        return None
-    for path, planned in found.items():
-        if sha256_of(path) != planned:
-            raise InputError(
-                f"{path} changed after this audit was planned (sha256 {planned[:12]}): a "
-                "default run is writing it; rerun the audit when it ends"
-            )
-    cells, league = found
-    origin = (
-        "the finished default run in this checkout ("
-        + ", ".join(f"{path} sha256 {digest[:12]}" for path, digest in found.items())
-        + ")"
-    )
-    return Comparison(read_table(cells), read_table(league), origin)
-
-
 rows = [read_tsv(p) for p in sm.input.scores]
 scores = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=COLUMNS)
 null_rows = read_tsv(sm.input.null[0]) if sm.input.null else None
 labels = {
     f"{ws.test}/{ws.descriptor}": dict(ws.labels) for ws in read_wordset_files(sm.input.wordsets)
 }
-card = model_card(scores, facts, comparison(), null_rows, list(sm.params.copies), labels)
+card = model_card(
+    scores,
+    facts,
+    zoo_comparison(sm.input.comparison, sm.params.comparison),
+    null_rows,
+    list(sm.params.copies),
+    labels,
+)
 write_text(sm.output.card, card)
 
 

@@ -238,3 +238,36 @@ def lm_eval_results(
         "biasbench_version": __version__,
     }
     return out
+
+
+def lm_eval_comparison(table: pd.DataFrame) -> dict:
+    """A paired comparison (``studies.model_comparison``) in the harness's results layout: per
+    task and filter (named as in :func:`lm_eval_results`), each metric's paired difference
+    ``<metric>_diff`` (against minus base, a fraction like the metric), its stderr over the
+    independent units, its p (the swap-level test) and Holm's p over the comparison."""
+    base, against = table["base"].iloc[0], table["against"].iloc[0]
+    out: dict = {"results": {}, "higher_is_better": {}, "n-samples": {}}
+    for row in table.sort_values(["method", "encoding"]).to_dict("records"):
+        task, metric, fraction, higher = TASKS[row["method"]]
+        scale = 100.0 if fraction else 1.0
+        filtered = (
+            "none"
+            if (row["method"], row["encoding"]) in HARNESS_ROWS
+            else f"{row['encoding']}/full"
+        )
+        entry = out["results"].setdefault(task, {"name": task, "alias": task})
+        name = f"{metric}_diff"
+        entry[f"{name},{filtered}"] = _value(row["difference"] / scale)
+        entry[f"{name}_stderr,{filtered}"] = _value(row["stderr"] / scale)
+        entry[f"{name}_p,{filtered}"] = _value(row["p_value"])
+        entry[f"{name}_p_holm,{filtered}"] = _value(row["p_holm"])
+        out["higher_is_better"].setdefault(task, {})[name] = higher
+        out["n-samples"][task] = {"original": int(row["items"]), "effective": int(row["items"])}
+    out["config"] = {"model": "biasbench", "base_model": base, "compared_model": against}
+    out |= {
+        "model_name": f"{against} - {base}",
+        "model_name_sanitized": sanitized(f"{against}__minus__{base}"),
+        "lm_eval_version": LAYOUT_VERSION,
+        "biasbench_version": __version__,
+    }
+    return out

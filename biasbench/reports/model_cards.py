@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from biasbench.io import read_table_csv
+from biasbench.errors import InputError
+from biasbench.io import read_table_csv, sha256_of
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
 from biasbench.paths import TABLE
@@ -75,6 +76,31 @@ class Comparison:
     cells: pd.DataFrame
     league: pd.DataFrame
     origin: str  # where the tables come from, said on the card
+
+
+def zoo_comparison(inputs: Sequence[str], found: Mapping[str, str]) -> Comparison | None:
+    """This run's comparison (``inputs``: its cells and league tables), or in an audit the one
+    ``found`` in the checkout when the audit was planned (path -> sha256), checked to be the
+    same bytes; None where there is neither."""
+    if inputs:
+        cells, league = inputs
+        return Comparison(read_table(cells), read_table(league), "this run's comparison")
+    found = dict(found)
+    if not found:
+        return None
+    for path, planned in found.items():
+        if sha256_of(path) != planned:
+            raise InputError(
+                f"{path} changed after this audit was planned (sha256 {planned[:12]}): a "
+                "default run is writing it; rerun the audit when it ends"
+            )
+    cells, league = found
+    origin = (
+        "the finished default run in this checkout ("
+        + ", ".join(f"{path} sha256 {digest[:12]}" for path, digest in found.items())
+        + ")"
+    )
+    return Comparison(read_table(cells), read_table(league), origin)
 
 
 def _number(value: float) -> str:

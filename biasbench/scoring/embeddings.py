@@ -122,6 +122,7 @@ def score_file(
     pairs: Sequence[tuple[str, str]] | None = None,
     primary_only: bool = False,
     stimulus_notes: Mapping[str, str] | None = None,
+    undefined_as_na: bool = False,
 ) -> pd.DataFrame:
     """Rows of every method on context vectors, encoding and variant for one (model, source,
     test, descriptor). ``single_token`` (a contextual model's single-token stimuli) enables
@@ -132,7 +133,10 @@ def score_file(
     the caveats of its roles: a word in a target and an attribute set
     (:func:`~biasbench.data.wordsets.shared_words_note`, from ``expected``) and
     ``stimulus_notes`` (stimulus -> note: the embedding's, e.g. static vectors listing the
-    word twice)."""
+    word twice). A method undefined on the vectors (every stimulus the same vector, as on a
+    random model's copy whose tokenizer knows none of a design's words) stops the run naming
+    the cell, or with ``undefined_as_na`` (the null copies: what a degenerate draw gives is no
+    finding, and not a reason to lose the others) gives an "n/a" row saying why."""
     method_settings = settings.for_source(source)
     # one seed per job: its methods and encodings are tested on the same partitions
     seed = derived_seed(settings.seed, model, source, test, descriptor)
@@ -190,9 +194,12 @@ def score_file(
                     except EmptySetError as exc:
                         why = str(exc)
                     except ValueError as exc:
-                        raise InputError(
-                            f"{test}/{descriptor} on {model}, {method.name} {encoding}: {exc}"
-                        ) from exc
+                        if undefined_as_na:
+                            why = f"undefined on these vectors: {exc}"
+                        else:
+                            raise InputError(
+                                f"{test}/{descriptor} on {model}, {method.name} {encoding}: {exc}"
+                            ) from exc
                 if k == 0 and samples is not None and score and score.samples is not None:
                     name = f"{method.name}|{descriptor}|{encoding}|{variant}"
                     samples[name] = score.samples.astype(np.float32)

@@ -13,7 +13,9 @@ reject too often (tests/test_model_comparison.py measures it).
 Fixed before any run: the decision p is ``p_value`` (the swap-level test) after Holm's correction
 over every measure of the comparison, at ``alpha``; ``detectable`` is the smallest difference
 (in points) each measure finds with 80% power at alpha over the measures compared (Bonferroni's
-level, which Holm's first step equals), from the spread of its swaps' differences.
+level, which Holm's first step equals), from the spread of its swaps' differences; ``stderr``
+is the difference's standard error over the swaps (the same spread over the root of their
+number).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ COLUMNS = (
     "difference",
     "low",
     "high",
+    "stderr",
     "base_only",
     "against_only",
     "p_mcnemar",
@@ -169,6 +172,7 @@ def compare_models(
     frame = pd.DataFrame(rows)
     frame["p_holm"] = holm_bonferroni(frame["p_value"].to_numpy())
     frame["significant"] = frame["p_holm"] < alpha
+    frame["stderr"] = frame["spread"] / np.sqrt(frame["units"])
     frame["detectable"] = [
         detectable_difference(s, n, alpha / len(frame))
         for s, n in zip(frame["spread"], frame["units"], strict=True)

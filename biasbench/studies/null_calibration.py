@@ -145,6 +145,7 @@ def score_tests(
                 expected=words.sets,
                 pairs=_pairs(words),
                 primary_only=True,
+                undefined_as_na=True,
             )
         )
         start = stop
@@ -506,6 +507,7 @@ def trained_null_rows(
                     expected=words.sets,
                     pairs=_pairs(words),
                     primary_only=True,
+                    undefined_as_na=True,
                 )
             )
     return pd.concat(out, ignore_index=True) if out else rows.frame([])

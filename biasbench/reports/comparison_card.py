@@ -1,0 +1,103 @@
+"""The card of a paired comparison (``compare:`` in config.yaml): which measures moved between a
+base model and a version of it, and which of them are worth reading for that question.
+
+Each measure's line says the difference (against minus base, in points), its interval over
+the independent units, the decision (Holm over the measures, at ``alpha``), the smallest
+difference it could have found, and what the comparison across the zoo knows of the measure:
+its validity against the injected truth, its reliability and its null-model verdict (from the
+league table of a default run in the same checkout; said where there is none).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from biasbench.reports.model_cards import p_text
+
+#: the league's columns a comparison card quotes beside each measure, and their words
+LEAGUE_FACTS = {
+    "truth_verdict": "validity",
+    "reliability": "reliability",
+    "calibration_paper": "null models",
+}
+
+
+def _points(value: float) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{value:+.1f}"
+
+
+def verdict(row: dict, alpha: float) -> str:
+    """One measure's sentence: moved (which way, how far, how sure) or not, with its power."""
+    moved = "fell" if row["difference"] < 0 else "rose"
+    interval = f"[{_points(row['low'])}, {_points(row['high'])}]"
+    tested = (
+        f"p {p_text(row['p_value'], row['p_floor'])} over {row['units']} units, "
+        f"Holm {p_text(row['p_holm'], row['p_floor'])}"
+    )
+    if row["significant"]:
+        distance = f"{abs(row['difference']):.1f} points"
+        return f"{moved} {distance} {interval} ({tested}): found at {alpha}"
+    return (
+        f"{_points(row['difference'])} points {interval} ({tested}): no difference found at "
+        f"{alpha}; one under {row['detectable']:.1f} points would go unseen (80% power)"
+    )
+
+
+def what_is_known(method: str, league: pd.DataFrame | None) -> str:
+    """The league's validity, reliability and null-model verdict of ``method``."""
+    if league is None:
+        return "no comparison across the zoo in this checkout (run the default DAG first)"
+    found = league[league["method"] == method]
+    if found.empty:
+        return "not in the comparison's league"
+    row = found.iloc[0]
+    parts = []
+    for column, word in LEAGUE_FACTS.items():
+        value = row.get(column)
+        if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
+            continue
+        parts.append(f"{word} {value:.2f}" if isinstance(value, float) else f"{word}: {value}")
+    return "; ".join(parts) or "nothing known yet"
+
+
+def comparison_card(
+    table: pd.DataFrame, league: pd.DataFrame | None, alpha: float, origin: str
+) -> str:
+    """The card's Markdown from the comparison's table (one row per measure) and the league
+    (None: no default run's comparison; ``origin`` says where it came from)."""
+    base, against = table["base"].iloc[0], table["against"].iloc[0]
+    lines = [
+        f"# {against} against {base}: a paired comparison",
+        "",
+        f"Both models scored the same {int(table['items'].max())} items; each measure's "
+        f"difference ({against} minus {base}, in points) has a 95% interval that resamples "
+        "the pairs' swapped words (the independent unit), and its p comes from exchanging "
+        "the two models' outcomes on every pair of one swap together; Holm's correction runs "
+        f"over the {len(table)} measures, decided at {alpha}. McNemar's test, which takes "
+        "every pair as independent, is beside it for reference.",
+        "",
+        "| data set | measure | encoding | "
+        f"{base} | {against} | difference [95%] | p | Holm | McNemar | detectable |",
+        "|---|---|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    records = table.to_dict("records")
+    for row in records:
+        lines.append(
+            f"| {row['dataset']} | {row['method']} | {row['encoding']} | "
+            f"{row['base_score']:.1f} | {row['against_score']:.1f} | "
+            f"{_points(row['difference'])} [{_points(row['low'])}, {_points(row['high'])}] | "
+            f"{p_text(row['p_value'], row['p_floor'])} | "
+            f"{p_text(row['p_holm'], row['p_floor'])} | {row['p_mcnemar']:.3g} | "
+            f"{row['detectable']:.1f} |"
+        )
+    lines += ["", "## What each difference is worth", ""]
+    for row in records:
+        lines.append(
+            f"- **{row['method']}** ({row['dataset']}, {row['encoding']}): "
+            f"{verdict(row, alpha)}. What the comparison knows of it: "
+            f"{what_is_known(row['method'], league)}."
+        )
+    lines += ["", f"The comparison across the zoo: {origin}.", ""]
+    return "\n".join(lines)

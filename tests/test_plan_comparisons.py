@@ -1,0 +1,37 @@
+"""The paired comparisons a configuration asks for: the data sets both models score with
+per-item outcomes, and an error naming the field for each wrong entry."""
+
+import pytest
+
+from biasbench.errors import InputError
+from biasbench.plan.comparisons import PairedComparison, comparisons
+
+MODELS = ["mine", "mine-debiased", "other", "vectors"]
+JOBS = [
+    ("mine", "crows_pairs"),
+    ("mine", "stereoset"),
+    ("mine-debiased", "crows_pairs"),
+    ("mine-debiased", "stereoset"),
+    ("other", "stereoset"),
+]
+
+
+def test_each_model_against_its_base_on_the_data_sets_with_outcomes():
+    found = comparisons({"base": "mine", "against": ["mine-debiased"]}, MODELS, JOBS)
+    assert found == [PairedComparison("mine", "mine-debiased", ("crows_pairs",))]
+    assert comparisons(None, MODELS, JOBS) == []
+
+
+@pytest.mark.parametrize(
+    ("compare", "message"),
+    [
+        ({"base": "nope", "against": ["mine"]}, r"compare.base 'nope' is not a configured"),
+        ({"base": "mine", "against": ["mine-debiased", "x"]}, r"compare.against\[1\] 'x'"),
+        ({"base": "mine", "against": ["mine"]}, r"compare.against\[0\] is the base model"),
+        ({"base": "mine", "against": ["other"]}, r"share no data set with per-item outcomes"),
+        ({"base": "mine", "against": ["vectors"]}, r"compare.against\[0\] 'vectors' and"),
+    ],
+)
+def test_a_wrong_entry_names_its_field(compare, message):
+    with pytest.raises(InputError, match=message):
+        comparisons(compare, MODELS, JOBS)

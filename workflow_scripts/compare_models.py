@@ -1,0 +1,36 @@
+"""Adapter: rule compare_models -> biasbench.studies.model_comparison and its card."""
+
+import json
+
+from biasbench.io import read_tsv, write_text, write_tsv
+from biasbench.jobs import start_job
+from biasbench.reports.comparison_card import comparison_card
+from biasbench.reports.lm_eval import lm_eval_comparison
+from biasbench.reports.model_cards import zoo_comparison
+from biasbench.studies.model_comparison import compare_models
+
+sm = snakemake  # noqa: F821
+start_job(sm)
+names = (sm.wildcards.base, sm.wildcards.against)
+outcomes = {
+    dataset: (read_tsv(base), read_tsv(against))
+    for dataset, base, against in zip(
+        sm.params.datasets, sm.input.base, sm.input.against, strict=True
+    )
+}
+table = compare_models(outcomes, names=names, seed=sm.params.seed, alpha=sm.params.alpha)
+zoo = zoo_comparison(sm.input.comparison, sm.params.comparison)
+write_tsv(sm.output.table, table)
+write_text(
+    sm.output.card,
+    comparison_card(
+        table,
+        zoo.league if zoo else None,
+        sm.params.alpha,
+        zoo.origin if zoo else "none in this checkout",
+    ),
+)
+# plain JSON, as the harness writes it (its tools read it)
+write_text(
+    sm.output.lm_eval, json.dumps(lm_eval_comparison(table), indent=1, sort_keys=True) + "\n"
+)
