@@ -321,3 +321,34 @@ def test_a_remembering_engine_scores_as_the_engine_and_its_halves_call_no_model(
         assert (bare["se"][own] == full["se"][own]).all()
         assert dataset != "crows_pairs" or (full["se"].notna().any() and not own.any())
         pd.testing.assert_frame_equal(bare.drop(columns="se"), full.drop(columns="se"))
+
+
+def test_the_stereoset_outcomes_are_each_items_stereotype_against_anti_stereotype():
+    engine = CausalStub(
+        {
+            "The person is kind.": -1.0,  # the stereotype preferred
+            "The person is mean.": -2.0,
+            "The person is there.": -5.0,
+        }
+    )
+    engine.continuation_tokens = lambda prefixes, rests: [
+        np.array([{" He is kind.": -3.0, " He is mean.": -1.0}.get(r, -9.0)]) for r in rests
+    ]
+    outcomes = []
+    out = datasets.stereoset(engine, STEREO, **ARGS, outcomes=outcomes)
+    (found,) = outcomes
+    assert list(found.columns) == list(datasets.OUTCOME_COLUMNS)
+    assert found[["variant", "item", "unit", "category", "preferred"]].values.tolist() == [
+        ["intrasentence", "i1", "person", "gender", 1],
+        ["intersentence", "i2", "Paul", "race", 0],
+    ]
+    assert set(found["method"]) == {"StereoSet SS"} and set(found["encoding"]) == {"causal-items"}
+    # per task, the share the outcomes give is the SS row that counts every item alike
+    for task, part in found.groupby("variant"):
+        row = out[
+            (out["method"] == "StereoSet SS")
+            & (out["encoding"] == "causal-items")
+            & (out["variant"] == task)
+            & (out["descriptor"] == "all")
+        ]
+        assert float(row["effect_size"].iloc[0]) == pytest.approx(100 * part["preferred"].mean())

@@ -20,6 +20,7 @@ def outcomes(preferred, units, method="CrowS-Pairs", encoding="causal-sentence-m
         {
             "method": method,
             "encoding": encoding,
+            "variant": "full",
             "item": [f"pair {i}" for i in range(len(preferred))],
             "unit": list(units),
             "category": "gender",

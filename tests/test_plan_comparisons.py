@@ -6,19 +6,22 @@ import pytest
 from biasbench.errors import InputError
 from biasbench.plan.comparisons import PairedComparison, comparisons
 
-MODELS = ["mine", "mine-debiased", "other", "vectors"]
+MODELS = ["mine", "mine-debiased", "other", "third", "vectors"]
 JOBS = [
     ("mine", "crows_pairs"),
     ("mine", "stereoset"),
     ("mine-debiased", "crows_pairs"),
-    ("mine-debiased", "stereoset"),
+    ("mine-debiased", "winobias"),
     ("other", "stereoset"),
+    ("third", "becpro"),
 ]
 
 
 def test_each_model_against_its_base_on_the_data_sets_with_outcomes():
     found = comparisons({"base": "mine", "against": ["mine-debiased"]}, MODELS, JOBS)
     assert found == [PairedComparison("mine", "mine-debiased", ("crows_pairs",))]
+    found = comparisons({"base": "mine", "against": ["other", "mine-debiased"]}, MODELS, JOBS)
+    assert [c.datasets for c in found] == [("stereoset",), ("crows_pairs",)]
     assert comparisons(None, MODELS, JOBS) == []
 
 
@@ -28,7 +31,7 @@ def test_each_model_against_its_base_on_the_data_sets_with_outcomes():
         ({"base": "nope", "against": ["mine"]}, r"compare.base 'nope' is not a configured"),
         ({"base": "mine", "against": ["mine-debiased", "x"]}, r"compare.against\[1\] 'x'"),
         ({"base": "mine", "against": ["mine"]}, r"compare.against\[0\] is the base model"),
-        ({"base": "mine", "against": ["other"]}, r"share no data set with per-item outcomes"),
+        ({"base": "mine", "against": ["third"]}, r"share no data set with per-item outcomes"),
         ({"base": "mine", "against": ["vectors"]}, r"compare.against\[0\] 'vectors' and"),
     ],
 )

@@ -73,10 +73,11 @@ def comparison_card(
         "",
         f"Both models scored the same {int(table['items'].max())} items; each measure's "
         f"difference ({against} minus {base}, in points) has a 95% interval that resamples "
-        "the pairs' swapped words (the independent unit), and its p comes from exchanging "
-        "the two models' outcomes on every pair of one swap together; Holm's correction runs "
+        "the independent units (a CrowS-Pairs pair's swapped words, a StereoSet item's "
+        "target term), and its p comes from exchanging the two models' outcomes on every item "
+        "of one unit together; Holm's correction runs "
         f"over the {len(table)} measures, decided at {alpha}. McNemar's test, which takes "
-        "every pair as independent, is beside it for reference.",
+        "every item as independent, is beside it for reference.",
         "",
         "| data set | measure | encoding | "
         f"{base} | {against} | difference [95%] | p | Holm | McNemar | detectable |",

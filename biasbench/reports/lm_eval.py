@@ -247,13 +247,13 @@ def lm_eval_comparison(table: pd.DataFrame) -> dict:
     independent units, its p (the swap-level test) and Holm's p over the comparison."""
     base, against = table["base"].iloc[0], table["against"].iloc[0]
     out: dict = {"results": {}, "higher_is_better": {}, "n-samples": {}}
-    for row in table.sort_values(["method", "encoding"]).to_dict("records"):
+    for row in table.sort_values(["method", "encoding", "variant"]).to_dict("records"):
         task, metric, fraction, higher = TASKS[row["method"]]
         scale = 100.0 if fraction else 1.0
         filtered = (
             "none"
             if (row["method"], row["encoding"]) in HARNESS_ROWS
-            else f"{row['encoding']}/full"
+            else f"{row['encoding']}/{row['variant']}"
         )
         entry = out["results"].setdefault(task, {"name": task, "alias": task})
         name = f"{metric}_diff"

@@ -252,10 +252,11 @@ def crows_pairs(
     return frame
 
 
-#: a data set's per-item outcomes (:func:`pair_outcomes`), one row per item and encoding
+#: a data set's per-item outcomes (:func:`item_outcomes`), one row per item, measure and scoring
 OUTCOME_COLUMNS = (
     "method",
     "encoding",
+    "variant",
     "item",
     "unit",
     "category",
@@ -266,25 +267,45 @@ OUTCOME_COLUMNS = (
 )
 
 
+def item_outcomes(
+    method: str, encoding: str, variant: str, items, units, categories, more, less
+) -> pd.DataFrame:
+    """One measure's outcome per item: the item (what two models' files share), its unit (what
+    a paired comparison resamples and exchanges together), its category, the model's score of
+    the more and of the less stereotyping candidate, and whether it prefers the more one or
+    ties (from the unrounded scores, as the rows)."""
+    more, less = np.asarray(more, float), np.asarray(less, float)
+    return pd.DataFrame(
+        {
+            "method": method,
+            "encoding": encoding,
+            "variant": variant,
+            "item": list(items),
+            "unit": list(units),
+            "category": list(categories),
+            "more": more,
+            "less": less,
+            "preferred": (more > less).astype(int),
+            "tie": (more == less).astype(int),
+        },
+        columns=list(OUTCOME_COLUMNS),
+    )
+
+
 def pair_outcomes(pairs: list[SentencePair], scored: dict) -> pd.DataFrame:
-    """Per pair and encoding: the method, the pair (its more stereotyping sentence, which two
-    models' files share), the words it swaps (:func:`swapped_terms`: the unit a paired
-    comparison resamples), its category, the model's score of each sentence, and whether it
-    prefers the more stereotyping one or ties (from the unrounded scores, as the rows)."""
+    """CrowS-Pairs' outcomes per encoding: the pair named by its more stereotyping sentence,
+    its unit the words it swaps (:func:`swapped_terms`)."""
     units = [swapped_terms(p.more, p.less) for p in pairs]
     parts = [
-        pd.DataFrame(
-            {
-                "method": method.name,
-                "encoding": encoding,
-                "item": [p.more for p in pairs],
-                "unit": units,
-                "category": [p.category for p in pairs],
-                "more": s_more,
-                "less": s_less,
-                "preferred": (s_more > s_less).astype(int),
-                "tie": (s_more == s_less).astype(int),
-            }
+        item_outcomes(
+            method.name,
+            encoding,
+            "full",
+            [p.more for p in pairs],
+            units,
+            [p.category for p in pairs],
+            s_more,
+            s_less,
         )
         for encoding, (s_more, s_less, method) in scored.items()
     ]
@@ -331,7 +352,17 @@ def template_word(context: str, sentence: str) -> tuple[str, str, str]:
     return before, word.translate(str.maketrans("", "", string.punctuation)), after
 
 
-def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, signature, se=True):
+def stereoset(
+    engine,
+    items: list[StereoSetItem],
+    *,
+    model,
+    settings,
+    seed,
+    signature,
+    se=True,
+    outcomes: list | None = None,
+):
     """SS, LMS and ICAT per task and domain. Intrasentence, masked LM (``mlm``, as StereoSet's
     evaluator): the filler word (:func:`template_word`) unmasked piece by piece, each piece
     predicted at one [MASK] after the pieces before it, the candidate's score the mean of
@@ -341,8 +372,9 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
     a causal LM's mean log-probability per token of the candidate after the context; a masked
     LM needs a next-sentence head (StereoSet's choice) that the offline masked LM does not
     have: "n/a". Each scoring twice: per target term first (the evaluator) and per item
-    (``-items``)."""
-    out = []
+    (``-items``). With ``outcomes``, each item's stereotype and anti-stereotype scores per
+    scoring and task appended to it (SS per item, its unit the target term)."""
+    out, parts = [], []
     measures = [get(name) for name in ("StereoSet SS", "StereoSet LMS", "StereoSet ICAT")]
     for task in ("intrasentence", "intersentence"):
         chosen = [i for i in items if i.task == task]
@@ -379,6 +411,18 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
             domains = np.array([i.domain for i in chosen])[kept]
             terms = np.array([i.target for i in chosen])[kept]
             triples = triples[kept]
+            ids = [i.id for i, k in zip(chosen, kept, strict=True) if k]
+            parts.append(
+                item_outcomes(
+                    "StereoSet SS",
+                    f"{encoding}-items",
+                    task,
+                    ids,
+                    terms,
+                    domains,
+                    *triples[:, :2].T,
+                )
+            )
             for name, keep in _by_category(domains):
                 # per target term first (the official evaluator), or every item alike
                 for scoring, by_term in ((encoding, True), (f"{encoding}-items", False)):
@@ -389,6 +433,8 @@ def stereoset(engine, items: list[StereoSetItem], *, model, settings, seed, sign
                         _row(method, key, inputs, settings, job_seed, signature, caveat, se)
                         for method in measures
                     ]
+    if outcomes is not None:
+        outcomes.append(pd.concat(parts, ignore_index=True) if parts else no_outcomes())
     return rows.frame(out)
 
 
@@ -626,7 +672,7 @@ SCORERS = {
 
 
 #: the scorers that write their items' outcomes (a paired comparison reads them)
-WITH_OUTCOMES = {"crows_pairs"}
+WITH_OUTCOMES = {"crows_pairs", "stereoset"}
 
 
 def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):

@@ -1,5 +1,6 @@
-"""Did the second model move? Two models' per-item outcomes on the same data set, compared
-item by item (:mod:`biasbench.studies.paired` holds the tests).
+"""Did the second model move? Two models' per-item outcomes on the same data sets, compared
+item by item (:mod:`biasbench.studies.paired` holds the tests): CrowS-Pairs (per encoding) and
+StereoSet's SS per item (per scoring and task; its unit the item's target term).
 
 A preference share (CrowS-Pairs: the pairs whose more stereotyping sentence the model scores
 higher) differs between two models only through the discordant pairs. The pairs are not
@@ -38,6 +39,7 @@ COLUMNS = (
     "dataset",
     "method",
     "encoding",
+    "variant",
     "base",
     "against",
     "items",
@@ -77,8 +79,12 @@ def paired_outcomes(base: pd.DataFrame, against: pd.DataFrame) -> pd.DataFrame:
     return joined
 
 
-def _measure(frame: pd.DataFrame, method: str, encoding: str) -> pd.DataFrame:
-    return frame[(frame["method"] == method) & (frame["encoding"] == encoding)]
+#: what names one measure in an outcome table
+MEASURE = ["method", "encoding", "variant"]
+
+
+def _measure(frame: pd.DataFrame, key: tuple) -> pd.DataFrame:
+    return frame[(frame[MEASURE] == pd.Series(key, index=MEASURE)).all(axis=1)]
 
 
 def share_rows(
@@ -92,23 +98,25 @@ def share_rows(
     n_boot: int = 2_000,
 ) -> list[dict]:
     """One data set's rows: for every (method, encoding) both outcome tables hold (columns
-    of :data:`biasbench.scoring.datasets.OUTCOME_COLUMNS`), the share of items on which each
+    of :data:`biasbench.scoring.datasets.OUTCOME_COLUMNS`; a measure is a method, encoding and
+    variant), the share of items on which each
     model prefers the more stereotyping sentence (percent), the difference ``against - base``
     with its 95% interval over the units, the discordant counts, McNemar's p (exact, mid-p),
     the swap-level p with its floor, and the spread of the units' differences (``spread``:
     the standard deviation of a unit's summed difference times the units per item, what the
     detectable difference scales)."""
-    keys = ["method", "encoding"]
-    shared = sorted(set(map(tuple, base[keys].values)) & set(map(tuple, against[keys].values)))
+    shared = sorted(
+        set(map(tuple, base[MEASURE].astype(str).values))
+        & set(map(tuple, against[MEASURE].astype(str).values))
+    )
     out = []
-    for method, encoding in shared:
-        joined = paired_outcomes(
-            _measure(base, method, encoding), _measure(against, method, encoding)
-        )
+    for method, encoding, variant in shared:
+        key = (method, encoding, variant)
+        joined = paired_outcomes(_measure(base, key), _measure(against, key))
         first = 100.0 * joined["preferred_base"].to_numpy(float)
         second = 100.0 * joined["preferred_against"].to_numpy(float)
         units = joined["unit_base"].to_numpy()
-        part_seed = derived_seed(seed, dataset, method, encoding, *names)
+        part_seed = derived_seed(seed, dataset, method, encoding, variant, *names)
         p_value, floor = paired_permutation(second - first, units, seed=part_seed, n_perm=n_perm)
         difference, low, high = paired_interval(
             second, first, units, np.mean, np.random.default_rng(part_seed), n_boot
@@ -123,6 +131,7 @@ def share_rows(
                 "dataset": dataset,
                 "method": method,
                 "encoding": encoding,
+                "variant": variant,
                 "base": names[0],
                 "against": names[1],
                 "items": len(joined),
