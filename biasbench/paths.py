@@ -50,6 +50,8 @@ GROUNDTRUTH_RECORDS = "results/studies/groundtruth/mu{mu}.json"
 GROUNDTRUTH_WEIGHTS = "results/studies/groundtruth/mu{mu}.safetensors"
 INJECTED_DATASETS = "results/studies/groundtruth/mu{mu}.datasets.tsv"
 INJECTED_DATASETS_ROBUSTNESS = "results/studies/groundtruth/mu{mu}.datasets.robustness.tsv"
+#: each study model's per-item outcomes (a paired comparison's inputs), a ``model`` column first
+INJECTED_OUTCOMES = "results/studies/groundtruth/mu{mu}.outcomes.tsv"
 INJECTED_METHODS = "results/studies/groundtruth/mu{mu}.methods.tsv"
 INJECTED_METHODS_ROBUSTNESS = "results/studies/groundtruth/mu{mu}.robustness.tsv"
 #: Bommasani & Liang's DivDist: the sources of association, then the study's outputs

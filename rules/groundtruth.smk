@@ -93,6 +93,7 @@ rule injected_scores:
     output:
         scores=paths.INJECTED_DATASETS,
         robustness=paths.INJECTED_DATASETS_ROBUSTNESS,
+        outcomes=paths.INJECTED_OUTCOMES,
     log:
         "results/logs/injected_scores/mu{mu}.log",
     benchmark:

@@ -16,7 +16,7 @@ from biasbench.jobs import start_job
 from biasbench.models.device import log_model, start_model_job
 from biasbench.models.logprobs import Engine
 from biasbench.models.logprobs.engine import RememberingEngine
-from biasbench.scoring.datasets import SCORERS
+from biasbench.scoring.datasets import OUTCOME_COLUMNS, SCORERS, WITH_OUTCOMES
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth.every_method import (
     HALVES_COLUMNS,
@@ -49,13 +49,15 @@ items = {
     )[0]
     for d in sm.params.datasets
 }
-frames, refit_frames, halves = [], [], []
+frames, refit_frames, halves, outcomes = [], [], [], []
 names = [r["name"] for r in records]  # every model: the league's filter is a sensitivity row
 refits = {r["refit"]: r["name"] for r in records if r.get("refit")}
 every = names + list(refits)
 for name, model in tqdm(study_models(base, weights, every), total=len(every), desc="study models"):
     engine = RememberingEngine(Engine(model, tokenizer, True, sm.params.batch))
     for dataset in sm.params.datasets:
+        found = []  # the items' outcomes of a study model (the paired-comparison check)
+        wanted = dataset in WITH_OUTCOMES and name not in refits
         (refit_frames if name in refits else frames).append(
             SCORERS[dataset](
                 engine,
@@ -64,8 +66,10 @@ for name, model in tqdm(study_models(base, weights, every), total=len(every), de
                 settings=settings,
                 seed=sm.params.seed,
                 signature=signature,
+                **({"outcomes": found} if wanted else {}),
             )
         )
+        outcomes += [f.assign(dataset=dataset).assign(model=name) for f in found]
     if name in refits:  # a refit's whole scores only: the test-retest facet
         continue
     halves += dataset_halves(
@@ -78,5 +82,11 @@ for name, model in tqdm(study_models(base, weights, every), total=len(every), de
         splits=sm.params.splits,
     )
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True) if frames else rows.frame([]))
+write_tsv(
+    sm.output.outcomes,
+    pd.concat(outcomes, ignore_index=True)[["model", "dataset", *OUTCOME_COLUMNS]]
+    if outcomes
+    else pd.DataFrame(columns=["model", "dataset", *OUTCOME_COLUMNS]),
+)
 facet = refit_facet(pd.concat(frames + refit_frames), refits) if frames else None
 write_tsv(sm.output.robustness, pd.concat([pd.DataFrame(halves, columns=HALVES_COLUMNS), facet]))

@@ -29,6 +29,13 @@ class StudyPlan:
         halves of the words and templates, two files per mean."""
         return [f.replace(".json", s) for f in self.groundtruth for s in INJECTED_METHOD_FILES]
 
+    @property
+    def injected_outcomes(self) -> list[str]:
+        """Each mean's study models' per-item outcomes (the paired-comparison check)."""
+        suffix = paths.INJECTED_DATASETS.rpartition("}")[2]
+        out = paths.INJECTED_OUTCOMES.rpartition("}")[2]
+        return [f.replace(suffix, out) for f in self.injected_scores if f.endswith(suffix)]
+
     def groundtruth_model_file(self) -> str:
         """The masked LM the ground-truth study fine-tunes; none when it is not configured."""
         if self.groundtruth_model is None:

@@ -8,7 +8,7 @@ analyses read alike is in ``reports/synthesis_inputs.py``."""
 
 from __future__ import annotations
 
-from biasbench.reports import agreement, calibration, league, survival
+from biasbench.reports import agreement, calibration, league, paired_check, survival
 from biasbench.reports.synthesis_inputs import comparison_cells, null_mask, synthesis_table
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES
@@ -54,5 +54,6 @@ TABLES = (
     *calibration.TABLES,
     *survival.TABLES,
     *league.TABLES,
+    *paired_check.TABLES,
 )
 FIGURES = (*agreement.FIGURES, *calibration.FIGURES, *league.FIGURES)
