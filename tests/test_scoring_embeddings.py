@@ -36,7 +36,7 @@ def frame_and_arrays(n_ctx=2, seed=0):
     return frame, {"word/mean": vecs, "valid": np.ones(len(frame), bool)}
 
 
-def score(frame, arrays, **kw):
+def score(frame, arrays, undefined_as_na=False, **kw):
     settings = ScoreSettings(**{"exact_max": 10**6, "n_samples": 1000, **kw})
     return score_file(
         frame,
@@ -49,6 +49,7 @@ def score(frame, arrays, **kw):
         descriptor="names",
         settings=settings,
         signature="sig",
+        undefined_as_na=undefined_as_na,
     )
 
 
@@ -253,19 +254,7 @@ def test_a_method_undefined_on_the_vectors_stops_a_model_and_is_na_on_a_null_cop
     arrays["word/mean"][:] = 1.0  # every stimulus the same vector: no spread, no direction
     with pytest.raises(InputError, match="T/names on m, WEAT word/mean: all values are equal"):
         score(frame, arrays)
-    rows = score_file(
-        frame,
-        arrays,
-        model="m",
-        kind="static",
-        is_decoder=False,
-        source="words",
-        test="T",
-        descriptor="names",
-        settings=ScoreSettings(exact_max=10**6, n_samples=1000),
-        signature="sig",
-        undefined_as_na=True,
-    )
+    rows = score(frame, arrays, undefined_as_na=True)
     undefined = rows[rows["note"].str.startswith("undefined on these vectors: ")]
     assert {"WEAT", "SAME"} <= set(undefined["method"])
     assert undefined["effect_size"].isna().all() and undefined["p_value"].isna().all()
