@@ -45,6 +45,12 @@ COMPARISON_FOUND = (
     if AUDIT and all(os.path.isfile(f) for f in COMPARISON)
     else {}
 )
+#: the paired comparison's check on the study's models (synthesis_paired_check), which a
+#: comparison's card quotes: an input in a default run, found like COMPARISON in an audit
+PAIRED_CHECK = paths.TABLE.format(table="synthesis_paired_check")
+PAIRED_CHECK_FOUND = (
+    {PAIRED_CHECK: sha256_of(PAIRED_CHECK)} if AUDIT and os.path.isfile(PAIRED_CHECK) else {}
+)
 #: the model names each rule that builds or embeds some models differently claims (the plan's
 #: model classes: ELMo, trained masked-LM heads, null models); a name no rule claims (a typo
 #: in a target) still reaches the ordinary rules, which name the models
@@ -502,6 +508,7 @@ def comparison_inputs(wildcards):
             for d in found.datasets
         ],
         "comparison": [] if AUDIT else list(COMPARISON),
+        "check": [] if AUDIT else [PAIRED_CHECK],
     }
 
 

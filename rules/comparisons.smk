@@ -19,5 +19,6 @@ rule compare_models:
         alpha=config["alpha"],
         seed=config["seed"],
         comparison=COMPARISON_FOUND,
+        check=PAIRED_CHECK_FOUND,
     script:
         "../workflow_scripts/compare_models.py"

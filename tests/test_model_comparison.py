@@ -150,7 +150,18 @@ def test_the_card_says_what_moved_and_what_is_known_of_each_measure():
             "calibration_paper": ["undetermined"],
         }
     )
-    card = comparison_card(moved_table(), league, 0.05, "this run's comparison")
+    check = pd.DataFrame(
+        {
+            "method": ["CrowS-Pairs", "AUL"],
+            "encoding": ["mlm-pll", "mlm-aul"],
+            "variant": ["full", "full"],
+            "pairs": [24, 24],
+            "found": [5, 0],
+            "found_with_truth": [2, 0],
+            "found_against_truth": [3, 0],
+        }
+    )
+    card = comparison_card(moved_table(), league, check, 0.05, "this run's comparison")
     assert card.startswith("# debiased against base: a paired comparison")
     lines = {line.split("**")[1]: line for line in card.splitlines() if line.startswith("- **")}
     # all 8 swaps fell from 100 to 0: p at the floor 2/256 (<= 1/128), Holm x 2
@@ -161,9 +172,14 @@ def test_the_card_says_what_moved_and_what_is_known_of_each_measure():
     assert (
         "validity: not found; reliability 0.38; null models: undetermined" in (lines["CrowS-Pairs"])
     )
+    # the study ran another encoding: said so
+    assert (
+        "on the study's models: found 5 of 24 known differences (2 with the truth, 3 against) "
+        "as mlm-pll/full" in lines["CrowS-Pairs"]
+    )
     assert "no difference found at 0.05; one under 0.0 points would go unseen" in lines["AUL"]
     assert "not in the comparison's league" in lines["AUL"]
-    alone = comparison_card(moved_table(), None, 0.05, "none in this checkout")
+    alone = comparison_card(moved_table(), None, None, 0.05, "none in this checkout")
     assert "no comparison across the zoo in this checkout" in alone
 
 

@@ -45,6 +45,26 @@ def verdict(row: dict, alpha: float) -> str:
     )
 
 
+def study_check(row: dict, check: pd.DataFrame | None) -> str:
+    """What synthesis_paired_check says of the measure: on the study's models of known
+    difference, how many differences it found, with and against the truth (its own encoding
+    and variant where the study ran them, else the method's other rows, named)."""
+    if check is None or check.empty:
+        return ""
+    mine = check[check["method"] == row["method"]]
+    same = mine[(mine["encoding"] == row["encoding"]) & (mine["variant"] == row["variant"])]
+    picked = same if len(same) else mine
+    if picked.empty:
+        return ""
+    parts = [
+        f"found {int(r['found'])} of {int(r['pairs'])} known differences "
+        f"({int(r['found_with_truth'])} with the truth, {int(r['found_against_truth'])} against)"
+        + ("" if len(same) else f" as {r['encoding']}/{r['variant']}")
+        for r in picked.to_dict("records")
+    ]
+    return "on the study's models: " + "; ".join(parts)
+
+
 def what_is_known(method: str, league: pd.DataFrame | None) -> str:
     """The league's validity, reliability and null-model verdict of ``method``."""
     if league is None:
@@ -63,10 +83,15 @@ def what_is_known(method: str, league: pd.DataFrame | None) -> str:
 
 
 def comparison_card(
-    table: pd.DataFrame, league: pd.DataFrame | None, alpha: float, origin: str
+    table: pd.DataFrame,
+    league: pd.DataFrame | None,
+    check: pd.DataFrame | None,
+    alpha: float,
+    origin: str,
 ) -> str:
-    """The card's Markdown from the comparison's table (one row per measure) and the league
-    (None: no default run's comparison; ``origin`` says where it came from)."""
+    """The card's Markdown from the comparison's table (one row per measure), the league and
+    the study's paired check (None: no default run's comparison; ``origin`` says where it
+    came from)."""
     base, against = table["base"].iloc[0], table["against"].iloc[0]
     lines = [
         f"# {against} against {base}: a paired comparison",
@@ -95,10 +120,12 @@ def comparison_card(
         )
     lines += ["", "## What each difference is worth", ""]
     for row in records:
+        known = "; ".join(
+            k for k in (what_is_known(row["method"], league), study_check(row, check)) if k
+        )
         lines.append(
-            f"- **{row['method']}** ({row['dataset']}, {row['encoding']}): "
-            f"{verdict(row, alpha)}. What the comparison knows of it: "
-            f"{what_is_known(row['method'], league)}."
+            f"- **{row['method']}** ({row['dataset']}, {row['encoding']}, {row['variant']}): "
+            f"{verdict(row, alpha)}. What the comparison knows of it: {known}."
         )
     lines += ["", f"The comparison across the zoo: {origin}.", ""]
     return "\n".join(lines)

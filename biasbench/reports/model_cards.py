@@ -88,19 +88,29 @@ def zoo_comparison(inputs: Sequence[str], found: Mapping[str, str]) -> Compariso
     found = dict(found)
     if not found:
         return None
+    cells, league = found_tables(found)
+    return Comparison(cells, league, found_origin(found))
+
+
+def found_tables(found: Mapping[str, str]) -> list[pd.DataFrame]:
+    """The tables of a finished default run an audit found when it was planned (path ->
+    sha256), each checked to be the same bytes: a default run may be writing them."""
     for path, planned in found.items():
         if sha256_of(path) != planned:
             raise InputError(
                 f"{path} changed after this audit was planned (sha256 {planned[:12]}): a "
                 "default run is writing it; rerun the audit when it ends"
             )
-    cells, league = found
-    origin = (
+    return [read_table(path) for path in found]
+
+
+def found_origin(found: Mapping[str, str]) -> str:
+    """Where found tables come from, as a card says it."""
+    return (
         "the finished default run in this checkout ("
         + ", ".join(f"{path} sha256 {digest[:12]}" for path, digest in found.items())
         + ")"
     )
-    return Comparison(read_table(cells), read_table(league), origin)
 
 
 def _number(value: float) -> str:
