@@ -80,3 +80,4 @@ def test_a_measure_that_follows_the_truth_is_counted_with_it():
     # differences +40, +40, -100 against truth differences +0.1, +0.3, +0.2: ranks (2.5, 2.5,
     # 1) against (1, 3, 2), deviations (0.5, 0.5, -1) and (-1, 1, 0): no covariance
     assert row["spearman"] == 0
+    assert row["median_difference"] == 40

@@ -34,8 +34,10 @@ def check_table(inputs, settings):
         "). found_with_truth / found_against_truth: the found differences whose sign is / is not "
         "that of the difference of the injected quantity the measure should follow "
         "(truth_quantity, as synthesis_league); spearman: the rank correlation of the measure's "
-        "differences with the truth's over the pairs. A measure worth reading for a "
-        "before-and-after comparison finds these differences, and with the truth."
+        "differences with the truth's over the pairs; median_difference: the median |difference| "
+        "(points), median_detectable: the median difference the pair's test detects with 80% "
+        "power at alpha over its measures. A measure worth reading for a before-and-after "
+        "comparison finds these differences, and with the truth."
     )
     return plain_table(table, title, note)
 

@@ -7,7 +7,9 @@ each difference set against the difference of the injected quantity its measure 
 A measure worth reading for "did my debiasing work" finds these differences, and in the
 direction of the truth: per measure, how many pairs it calls different at alpha (Holm over the
 measures of a pair), how many of those in the truth's direction and how many against it, and the
-Spearman correlation of its differences with the truth's over the pairs.
+Spearman correlation of its differences with the truth's over the pairs; beside them the median
+size of its differences and the median difference it could have detected (80% power): a measure
+that finds nothing where its differences are far below what it can detect has too few items.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ COLUMNS = (
     "found_with_truth",
     "found_against_truth",
     "spearman",
+    "median_difference",
+    "median_detectable",
     "items",
 )
 
@@ -98,6 +102,8 @@ def paired_check(
                 )
                 if varies
                 else np.nan,
+                "median_difference": float(part["difference"].abs().median()),
+                "median_detectable": float(part["detectable"].median()),
                 "items": int(part["items"].max()),
             }
         )
