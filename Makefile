@@ -15,8 +15,8 @@ EXAMPLE = results/examples/smollm2-135m-projected
 compare-example: install
 	.venv/bin/snakemake --cores 2 results/models/smollm2-135m/biasbench_model.json
 	.venv/bin/python scripts/project_out_gender.py results/models/smollm2-135m $(EXAMPLE)
-	.venv/bin/snakemake --cores 2 --configfile config/presets/compare-example.yaml \
-	    results/cards/comparisons/smollm2-135m/smollm2-135m-projected.md
+	.venv/bin/snakemake --cores 2 results/cards/comparisons/smollm2-135m/smollm2-135m-projected.md \
+	    --configfile config/presets/compare-example.yaml
 
 # lints first: a finding fails before the tests run
 test: lint

@@ -614,7 +614,7 @@ def test_two_models_compared_item_by_item_beside_the_default_run(workdir, tmp_pa
     }
     (work / "my.yaml").write_text(yaml.safe_dump(mine))
     card = "results/cards/comparisons/tiny-head/tiny-null.md"
-    run = snakemake(work, "--configfile", "my.yaml", card)
+    run = snakemake(work, card, "--configfile", "my.yaml")  # --configfile takes every name after it
     assert run.returncode == 0, run.stderr[-3000:]
     assert [str(p) for p in kept if p.read_bytes() != before[p]] == []
     table = read_tsv(work / "results/comparisons/tiny-head/tiny-null.tsv")
