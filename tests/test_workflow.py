@@ -619,15 +619,21 @@ def test_two_models_compared_item_by_item_beside_the_default_run(workdir, tmp_pa
     assert [str(p) for p in kept if p.read_bytes() != before[p]] == []
     table = read_tsv(work / "results/comparisons/tiny-head/tiny-null.tsv")
     outcomes = {
-        m: read_tsv(work / f"results/datasets/{m}/crows_pairs.outcomes.tsv")
+        (m, d): read_tsv(work / f"results/datasets/{m}/{d}.outcomes.tsv")
         for m in ("tiny-head", "tiny-null")
+        for d in ("crows_pairs", "stereoset")
     }
-    # every encoding both models score, on the same pairs; the shares are the outcomes'
-    assert set(table["encoding"]) == set(outcomes["tiny-head"]["encoding"])
+    # every measure both models score, on the same items; the shares are the outcomes'
+    measure = ["method", "encoding", "variant"]
+    for dataset in ("crows_pairs", "stereoset"):
+        found = outcomes[("tiny-head", dataset)][measure].drop_duplicates()
+        compared = table[table["dataset"] == dataset][measure]
+        assert sorted(map(tuple, compared.values)) == sorted(map(tuple, found.values))
     for row in table.to_dict("records"):
         for model, column in (("tiny-head", "base_score"), ("tiny-null", "against_score")):
-            mine = outcomes[model][outcomes[model]["encoding"] == row["encoding"]]
-            assert row[column] == pytest.approx(100 * mine["preferred"].mean())
+            scored = outcomes[(model, row["dataset"])]
+            part = scored[(scored[measure] == pd.Series(row)[measure]).all(axis=1)]
+            assert row[column] == pytest.approx(100 * part["preferred"].mean())
         assert row["difference"] == pytest.approx(row["against_score"] - row["base_score"])
     text = (work / card).read_text()
     assert text.startswith("# tiny-null against tiny-head: a paired comparison")
@@ -638,7 +644,7 @@ def test_two_models_compared_item_by_item_beside_the_default_run(workdir, tmp_pa
     (work / "bad.yaml").write_text(yaml.safe_dump(bad))
     run = snakemake(work, "--configfile", "bad.yaml", "-n")
     assert run.returncode != 0
-    assert "compare.against[0] 'glove-6b-50d' is not a configured model" in run.stderr
+    assert "compare.against[0] 'glove-6b-50d' is not a configured model" in run.stdout + run.stderr
 
 
 @pytest.mark.parametrize(
