@@ -6,7 +6,7 @@ from biasbench.io import read_tsv, write_text, write_tsv
 from biasbench.jobs import start_job
 from biasbench.reports.comparison_card import comparison_card
 from biasbench.reports.lm_eval import lm_eval_comparison
-from biasbench.reports.model_cards import found_tables, read_table, zoo_comparison
+from biasbench.reports.model_cards import run_or_found, zoo_comparison
 from biasbench.studies.model_comparison import compare_models
 
 sm = snakemake  # noqa: F821
@@ -20,10 +20,8 @@ outcomes = {
 }
 table = compare_models(outcomes, names=names, seed=sm.params.seed, alpha=sm.params.alpha)
 zoo = zoo_comparison(sm.input.comparison, sm.params.comparison)
-if sm.input.check:
-    check = read_table(sm.input.check[0])
-else:
-    check = found_tables(sm.params.check)[0] if sm.params.check else None
+found_check = run_or_found(sm.input.check, sm.params.check)
+check = found_check[0][0] if found_check else None
 write_tsv(sm.output.table, table)
 write_text(
     sm.output.card,

@@ -78,18 +78,27 @@ class Comparison:
     origin: str  # where the tables come from, said on the card
 
 
-def zoo_comparison(inputs: Sequence[str], found: Mapping[str, str]) -> Comparison | None:
-    """This run's comparison (``inputs``: its cells and league tables), or in an audit the one
-    ``found`` in the checkout when the audit was planned (path -> sha256), checked to be the
-    same bytes; None where there is neither."""
+def run_or_found(
+    inputs: Sequence[str], found: Mapping[str, str]
+) -> tuple[list[pd.DataFrame], str] | None:
+    """(tables, where they come from): this run's (``inputs``), or in an audit those
+    ``found`` in the checkout when it was planned (path -> sha256, :func:`found_tables`);
+    None where there are neither."""
     if inputs:
-        cells, league = inputs
-        return Comparison(read_table(cells), read_table(league), "this run's comparison")
-    found = dict(found)
-    if not found:
+        return [read_table(path) for path in inputs], "this run's comparison"
+    if found:
+        return found_tables(found), found_origin(found)
+    return None
+
+
+def zoo_comparison(inputs: Sequence[str], found: Mapping[str, str]) -> Comparison | None:
+    """The comparison across the zoo (its cells and league tables) a card sets beside a
+    model: this run's, or a finished default run's an audit found (:func:`run_or_found`)."""
+    got = run_or_found(inputs, found)
+    if got is None:
         return None
-    cells, league = found_tables(found)
-    return Comparison(cells, league, found_origin(found))
+    (cells, league), origin = got
+    return Comparison(cells, league, origin)
 
 
 def found_tables(found: Mapping[str, str]) -> list[pd.DataFrame]:

@@ -121,7 +121,7 @@ def share_rows(
         difference, low, high = paired_interval(
             second, first, units, np.mean, np.random.default_rng(part_seed), n_boot
         )
-        only_base, only_against = discordant(first > 0, second > 0)
+        only_base, only_against = discordant(joined["preferred_base"], joined["preferred_against"])
         totals = pd.Series(second - first).groupby(units).sum()
         spread = (
             float(totals.std(ddof=1)) * len(totals) / len(joined) if len(totals) > 1 else np.nan
