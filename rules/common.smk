@@ -49,7 +49,9 @@ COMPARISON_FOUND = (
 #: comparison's card quotes: an input in a default run, found like COMPARISON in an audit
 PAIRED_CHECK = paths.TABLE.format(table="synthesis_paired_check")
 PAIRED_CHECK_FOUND = (
-    {PAIRED_CHECK: sha256_of(PAIRED_CHECK)} if AUDIT and os.path.isfile(PAIRED_CHECK) else {}
+    {PAIRED_CHECK: sha256_of(PAIRED_CHECK)}
+    if AUDIT and os.path.isfile(PAIRED_CHECK)
+    else {}
 )
 #: the model names each rule that builds or embeds some models differently claims (the plan's
 #: model classes: ELMo, trained masked-LM heads, null models); a name no rule claims (a typo
