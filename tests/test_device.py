@@ -268,3 +268,27 @@ def test_the_driver_version_is_read_from_nvidia_smi(tmp_path, monkeypatch):
     assert dev.nvidia_driver() == "580.95.05"
     smi.unlink()
     assert dev.nvidia_driver() is None
+
+
+def test_the_fused_adam_step_equals_the_per_tensor_one_up_to_rounding():
+    """50 steps of a layer with Adam's fused kernel (what the CPU is given) and with the
+    per-tensor update land on the same weights within float rounding; the device without a
+    fused kernel keeps the per-tensor one."""
+    assert dev.adam_kernel(torch.device("cpu")) == {"fused": True}
+    assert dev.adam_kernel(torch.device("meta")) == {}
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(16, 8)
+    data = torch.randn(50, 4, 16)
+    trained = []
+    for kernel in ({}, dev.adam_kernel(torch.device("cpu"))):
+        model = copy.deepcopy(layer)
+        optimiser = torch.optim.Adam(model.parameters(), lr=1e-2, **kernel)
+        for x in data:
+            optimiser.zero_grad()
+            model(x).pow(2).sum().backward()
+            optimiser.step()
+        trained.append(model)
+    unfused, fused = trained
+    assert not torch.equal(unfused.weight, layer.weight)  # it learnt
+    for a, b in zip(unfused.parameters(), fused.parameters(), strict=True):
+        torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-5)

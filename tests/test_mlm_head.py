@@ -14,6 +14,7 @@ from biasbench.models.mlm_head import (
     heldout_accuracy,
     masked_labels,
     masked_positions,
+    packed_states,
     train_mlm_head,
 )
 
@@ -91,3 +92,30 @@ def test_the_heldout_accuracy_reads_the_full_logits_at_the_masked_tokens(base, t
             right += int((full.argmax(-1) == original[chosen]).sum())
             masked += int(chosen.sum())
     assert heldout_accuracy(model, tokenizer, SENTENCES, settings) == right / masked
+
+
+def test_the_packed_pass_equals_the_padded_one_at_the_real_tokens(base):
+    """Sentences of 1 to 12 words in one batch (most positions padding): the states and the
+    gradients of every weight equal those of the model's own padded forward pass."""
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    model = BertForMaskedLM.from_pretrained(
+        base, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0
+    ).train()
+    texts = [" ".join(random.Random(k).choices(WORDS, k=k)) for k in range(1, 13)]
+    enc = tokenizer(texts, return_tensors="pt", padding=True)
+    real = enc["attention_mask"].bool()
+    assert real.float().mean() < 0.7  # the case the packing is for
+
+    def grads(states):
+        model.zero_grad()
+        (states * torch.linspace(-1, 1, states.shape[-1])).sum().backward()
+        return {n: p.grad.clone() for n, p in model.bert.named_parameters() if p.grad is not None}
+
+    padded = model.bert(**enc).last_hidden_state[real]
+    expected = grads(padded)
+    packed = packed_states(model.bert, enc["input_ids"], enc["attention_mask"])
+    torch.testing.assert_close(packed, padded.detach(), atol=1e-6, rtol=1e-5)
+    got = grads(packed)
+    assert got.keys() == expected.keys() and any("layer.0." in n for n in got)
+    for name, grad in expected.items():
+        torch.testing.assert_close(got[name], grad, atol=1e-5, rtol=1e-4, msg=name)

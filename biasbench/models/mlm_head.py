@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from biasbench.io import write_text
-from biasbench.models.device import model_device
+from biasbench.models.device import adam_kernel, model_device
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,39 @@ def heldout_accuracy(model, tokenizer, held, settings: HeadSettings) -> float:
     return right / masked
 
 
+def packed_states(bert, ids, attention):
+    """The encoder's last hidden states at the real tokens of a padded batch, (tokens, hidden)
+    in row-major order (those of ``hidden[attention.bool()]``): every dense layer runs on the
+    real tokens alone, attention on the padded layout with the padding masked. The sentences
+    a head trains on fill ~half of their batch's padded width, so the layers do half the
+    arithmetic of ``bert(...)``, whose states at the real tokens these equal up to float
+    rounding (tested). Dropout where BERT has it (other draws than ``bert(...)``'s)."""
+    import torch
+
+    real = attention.bool()
+    n, width = ids.shape
+    x = bert.embeddings(input_ids=ids)[real]
+    keep = real[:, None, None, :]  # (n, 1, 1, width): every query sees its sentence's tokens
+    heads = bert.config.num_attention_heads
+
+    def padded(t):  # (tokens, hidden) -> (n, heads, width, head size), zeros at the padding
+        full = t.new_zeros(n, width, t.shape[-1]).index_put((real,), t)
+        return full.view(n, width, heads, -1).transpose(1, 2)
+
+    for layer in bert.encoder.layer:
+        attn = layer.attention.self
+        context = torch.nn.functional.scaled_dot_product_attention(
+            padded(attn.query(x)),
+            padded(attn.key(x)),
+            padded(attn.value(x)),
+            attn_mask=keep,
+            dropout_p=attn.dropout.p if attn.training else 0.0,
+        )
+        x = layer.attention.output(context.transpose(1, 2).reshape(n, width, -1)[real], x)
+        x = layer.output(layer.intermediate(x), x)
+    return x
+
+
 def train_top_layers(model, tokenizer, train, settings: HeadSettings) -> list[float]:
     """Train the top ``settings.trainable_layers`` encoder layers and the head on masked
     sentences (new masks each epoch): the loss at the masked positions only (the decoder's
@@ -136,6 +169,7 @@ def train_top_layers(model, tokenizer, train, settings: HeadSettings) -> list[fl
             {"params": [p for p in model.cls.parameters() if p.requires_grad]},
         ],
         lr=settings.learning_rate,
+        **adam_kernel(model_device(model)),
     )
     steps = settings.epochs * math.ceil(len(train) / settings.step_sentences)
     warm = max(1, steps // 10)
@@ -156,8 +190,9 @@ def train_top_layers(model, tokenizer, train, settings: HeadSettings) -> list[fl
             size=settings.step_sentences,
             device=model_device(model),
         ):
-            hidden = model.bert(input_ids=ids, attention_mask=attention).last_hidden_state
-            loss = torch.nn.functional.cross_entropy(model.cls(hidden[chosen]), original[chosen])
+            hidden = packed_states(model.bert, ids, attention)
+            at = chosen[attention.bool()]  # the masked tokens among the real ones
+            loss = torch.nn.functional.cross_entropy(model.cls(hidden[at]), original[chosen])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -176,7 +211,9 @@ def train_head(head, x_train, y_train, settings: HeadSettings) -> list[float]:
     from tqdm.auto import tqdm
 
     optimiser = torch.optim.Adam(
-        [p for p in head.parameters() if p.requires_grad], lr=settings.learning_rate
+        [p for p in head.parameters() if p.requires_grad],
+        lr=settings.learning_rate,
+        **adam_kernel(x_train.device),
     )
     generator = torch.Generator().manual_seed(settings.seed)
     losses = []

@@ -13,7 +13,7 @@ import numpy as np
 
 from biasbench.methods.embedding import direct_bias, mac, same
 from biasbench.methods.embedding.weat import association
-from biasbench.models.device import model_device
+from biasbench.models.device import adam_kernel, model_device
 from biasbench.stats import derived_seed, effect_size
 from biasbench.studies.groundtruth.data import (
     REFIT,
@@ -54,7 +54,9 @@ def fine_tune(model, head: PronounHead, frozen: FrozenStates, labels, train, set
     layers = [copy.deepcopy(m).train() for m in model.bert.encoder.layer[-settings.trainable :]]
     mine = PronounHead(copy.deepcopy(head.transform).train(), head.weight, head.bias)
     params = [p for m in (*layers, mine.transform) for p in m.parameters()]
-    optimiser = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=0.0)
+    optimiser = torch.optim.AdamW(
+        params, lr=settings.learning_rate, weight_decay=0.0, **adam_kernel(frozen.states.device)
+    )
     target = torch.as_tensor(labels, dtype=torch.long, device=frozen.states.device)
     generator = torch.Generator().manual_seed(seed)
     index = torch.as_tensor(train)

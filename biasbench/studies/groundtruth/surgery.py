@@ -28,7 +28,9 @@ def forward(layers, states, attention, queries):
 def top_layer(layer, states, attention, queries):
     """A BERT layer's output at ``queries`` (n, q) positions only: keys and values from every
     position of ``states`` (n, width, hidden), queries and the feed-forward part only where
-    asked (equal to the full layer there; tested)."""
+    asked (equal to the full layer there; tested). The keys and values are projected only at
+    the real tokens (the study's sentences fill half of their padded width): a padded
+    position's key is masked and its value weighted by an exact zero, so they are zeros."""
     import torch
 
     attn = layer.attention.self
@@ -37,8 +39,11 @@ def top_layer(layer, states, attention, queries):
     rows = torch.arange(n, device=states.device)[:, None]
     here = states[rows, queries]  # (n, q, hidden)
     q = attn.query(here).view(n, -1, heads, size)
-    k = attn.key(states).view(n, width, heads, size)
-    v = attn.value(states).view(n, width, heads, size)
+    real = attention.bool()
+    tokens = states[real]
+    k = states.new_zeros(n, width, hidden).index_put((real,), attn.key(tokens))
+    v = states.new_zeros(n, width, hidden).index_put((real,), attn.value(tokens))
+    k, v = k.view(n, width, heads, size), v.view(n, width, heads, size)
     scores = torch.einsum("nqhd,nthd->nhqt", q, k) / math.sqrt(size)
     scores = scores.masked_fill(attention[:, None, None, :] == 0, torch.finfo(scores.dtype).min)
     context = torch.einsum("nhqt,nthd->nqhd", scores.softmax(-1), v).reshape(n, -1, hidden)
