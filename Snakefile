@@ -7,6 +7,7 @@ import os
 
 from snakemake.utils import min_version
 
+from biasbench import paths
 from biasbench.config import check_config_files, validate_config
 from biasbench.jobs import tune_allocator
 from biasbench.plan import make_plan
@@ -88,9 +89,9 @@ onsuccess:
     # it reads only the tables the configuration builds (none in an audit, only_models)
     for line in coverage_lines(
         [
-            f"results/tables/{t}.csv"
+            paths.TABLE.format(table=t)
             for t in ([] if config["only_models"] else TABLES)
-            if os.path.exists(f"results/tables/{t}.csv")
+            if os.path.exists(paths.TABLE.format(table=t))
         ]
     ):
         print(f"coverage {line}")

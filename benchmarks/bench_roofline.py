@@ -9,7 +9,7 @@ rate is the work over the seconds; its share of the one-thread peak says what is
 in the arithmetic, the rest of a job's time being everything else (start, tokenization, I/O).
 
 Needs a finished default run (its results/models and results/external, the study's files):
-    python benchmarks/bench_roofline.py [--results results] [--repeats 3]
+    python benchmarks/bench_roofline.py [--results results] [--repeats 3] [--stages fine ground]
 """
 
 from __future__ import annotations
@@ -171,6 +171,9 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=ROOT / "results")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--items", type=int, default=160, help="CrowS-Pairs pairs per slice")
+    parser.add_argument(
+        "--stages", nargs="*", default=[], help="only the stages whose name holds one of these"
+    )
     args = parser.parse_args()
     two = matmul_gflops(2)
     peak = matmul_gflops(1)
@@ -178,6 +181,8 @@ def main() -> None:
     print("| stage | slice | GFLOP | CPU s | GFLOP/s | share of 1-thread peak |")
     print("|---|---|---:|---:|---:|---:|")
     for stage, what, work in workloads(args.results, args.items):
+        if args.stages and not any(part in stage for part in args.stages):
+            continue
         work()  # warm-up: first-call allocations and lazy imports are no stage's arithmetic
         flops, seconds = measure(work, args.repeats)
         rate = flops / seconds / 1e9

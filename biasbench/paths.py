@@ -41,7 +41,11 @@ ELMO_TOKENS = "results/elmo/{model}/{source}/{test}.tokens.json"
 ELMO_LAYERS = "results/elmo/{model}/{source}/{test}.layers.npz"
 #: the null-model calibration's rows: a base model's random-weight copies, a model's
 #: reassigned draws
+#: every run's score rows collected (an audit's are its own: ``biasbench.plan.audit``)
+ALL_SCORES = "results/scores/all.tsv"
 NULL_SCORES = "results/scores/null/{model}.tsv"
+#: the word pieces of the stimuli a base transformer's null copies encode
+TOKENIZATION = "results/tokenization/{model}.tsv"
 TRAINED_NULL_SCORES = "results/scores/null/trained/{model}.tsv"
 #: the ground-truth study: the frozen lower layers, then per mean (``mu``, two decimals) its
 #: models' records and weights, their data-set scores and every method on them
@@ -78,3 +82,15 @@ def fill(template: str, **fields) -> str:
 def external(file_id: str) -> Path:
     """Where a pinned upstream file is fetched to (``EXTERNAL``)."""
     return Path(EXTERNAL.format(file_id=file_id))
+
+
+def is_null_file(path: str | Path) -> bool:
+    """Whether ``path`` holds the score rows of a base model's random-weight copies
+    (:data:`NULL_SCORES`)."""
+    return Path(path).parent.as_posix().endswith("scores/null")
+
+
+def is_trained_null_file(path: str | Path) -> bool:
+    """Whether ``path`` holds the score rows of a trained model's reassigned draws
+    (:data:`TRAINED_NULL_SCORES`)."""
+    return Path(path).parent.as_posix().endswith("scores/null/trained")

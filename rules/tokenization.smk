@@ -7,7 +7,7 @@ rule word_pieces:
         model=paths.MODEL,
         contexts=tokenization_contexts,
     output:
-        "results/tokenization/{model}.tsv",
+        paths.TOKENIZATION,
     log:
         "results/logs/word_pieces/{model}.log",
     benchmark:

@@ -2,6 +2,8 @@
 engine with hand-set numbers, the authors' code bugs they must not repeat, and every scorer
 end to end on tiny random masked and causal LMs (code paths only)."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -250,6 +252,34 @@ def test_stereoset_with_one_task_empty_says_so_instead_of_failing():
 
 def test_every_data_set_has_a_scorer():
     assert set(SCORERS) == set(dataset_files.DATASETS)
+
+
+def test_the_schemas_data_set_names_are_the_registered_ones():
+    """Every list of data-set names in config/schema.yaml (files, lists, limits, the null
+    copies' data sets) names the data sets of ``DATASETS``: all of them, or where a limit
+    samples items those that may be sampled. A data set added to one and not the other fails
+    here, not in a user's config."""
+    import yaml
+
+    every = set(dataset_files.DATASETS)
+    sampled = {k for k, d in dataset_files.DATASETS.items() if d.sampled}
+    assert sampled and sampled != every
+
+    def enums(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("enum"), list) and "crows_pairs" in node["enum"]:
+                yield node["enum"]
+            for value in node.values():
+                yield from enums(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from enums(value)
+
+    with open(Path(__file__).parents[1] / "config/schema.yaml", encoding="utf-8") as f:
+        found = list(enums(yaml.safe_load(f)))
+    assert len(found) >= 5
+    for names in found:
+        assert len(names) == len(set(names)) and set(names) in (every, sampled), names
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal"])

@@ -98,6 +98,10 @@ def test_each_design_is_scored_on_a_copy_of_its_own_as_a_cluster_of_its_own():
     assert clusters.nunique() == 4  # one cluster per design
     weat = frame[(frame["method"] == "WEAT") & frame["primary"].astype(bool)]
     assert weat["p_value"].notna().all() and len(weat) == 4
+    # A and B paired by position: the pair methods score every design too
+    ripa = frame[(frame["method"] == "RIPA") & frame["primary"].astype(bool)]
+    assert ripa["p_value"].notna().all() and len(ripa) == 4
+    assert frame.loc[frame["method"] == "Direct Bias", "effect_size"].notna().any()
 
 
 def test_on_random_static_vectors_the_designs_reject_at_the_nominal_rate():
@@ -112,7 +116,7 @@ def test_on_random_static_vectors_the_designs_reject_at_the_nominal_rate():
         base, _static(POOL, dim=16), 1, {}, settings=settings, seed=4, designs=designs, log=print
     )
     cells = primary_cells(frame, {})
-    for method in ("WEAT", "RND"):
+    for method in ("WEAT", "RND", "RIPA"):
         p = cells.loc[cells["method"] == method, "p_value"].dropna().to_numpy()
         assert len(p) == 240, method
         assert sps.kstest(p, "uniform").pvalue > 0.001, method

@@ -13,8 +13,9 @@ from biasbench.data.pairsets import SentencePair
 from biasbench.data.templates import DoubleTemplates, TemplateSet
 from biasbench.data.wordsets import LpbsSpec, WordSet
 from biasbench.models.load import StaticVectors
-from biasbench.models.null import Architecture, copy_names, is_null_file, null_file, random_copy
+from biasbench.models.null import Architecture, copy_names, null_file, random_copy
 from biasbench.models.specs import ModelSpec
+from biasbench.paths import is_null_file
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import null_calibration as nc
 

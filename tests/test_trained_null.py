@@ -10,13 +10,9 @@ import pytest
 
 from biasbench.config import model_entry
 from biasbench.data.wordsets import WordSet
-from biasbench.models.null import (
-    draw_names,
-    is_null_file,
-    is_trained_null_file,
-    trained_null_file,
-)
+from biasbench.models.null import draw_names, trained_null_file
 from biasbench.models.specs import ModelSpec
+from biasbench.paths import is_null_file, is_trained_null_file
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import calibration as cal
 from biasbench.studies import null_calibration as nc

@@ -66,7 +66,7 @@ else:
         pairs = {c: read_tsv(path) for c, path in sm.params.pairs.items()}
         templates = load_double_templates(sm.input.templates, paths.external)
         for test, files in sm.params.lpbs.items():
-            spec_file = f"results/wordsets/{test}.lpbs.json"
+            spec_file = paths.LPBS_SPEC.format(test=test)
             wordsets = {ws.descriptor: ws for ws in read_wordset_files(files)}
             lpbs[test] = nc.LpbsInputs(
                 wordsets,

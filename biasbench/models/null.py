@@ -89,10 +89,6 @@ def null_file(base: str) -> str:
     return NULL_SCORES.format(model=base)
 
 
-def is_null_file(path: str | Path) -> bool:
-    return Path(path).parent.as_posix().endswith("scores/null")
-
-
 def draw_names(model: str, draws: int) -> list[str]:
     """The model names of a trained model's reassigned draws (the trained-weight null), in
     order: the model's own vectors, its tests' words reassigned at random."""
@@ -102,7 +98,3 @@ def draw_names(model: str, draws: int) -> list[str]:
 def trained_null_file(model: str) -> str:
     """The score rows of a trained model's reassigned draws."""
     return TRAINED_NULL_SCORES.format(model=model)
-
-
-def is_trained_null_file(path: str | Path) -> bool:
-    return Path(path).parent.as_posix().endswith("scores/null/trained")

@@ -14,13 +14,15 @@ from typing import Any
 
 import pandas as pd
 
+from biasbench.paths import TOKENIZATION
+
 #: the columns of a tokenization table (one row per stimulus of a test's descriptor)
 COLUMNS = ["test", "descriptor", "role", "word", "pieces"]
 
 
 def tokenization_file(base: str) -> str:
     """The piece counts of the stimuli a base model's null copies encode."""
-    return f"results/tokenization/{base}.tsv"
+    return TOKENIZATION.format(model=base)
 
 
 def is_tokenization_file(path: str | os.PathLike) -> bool:

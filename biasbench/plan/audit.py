@@ -8,6 +8,7 @@ from typing import Any
 from biasbench.errors import InputError
 from biasbench.models.load import is_language_model
 from biasbench.models.specs import ModelSpec
+from biasbench.paths import ALL_SCORES
 
 #: the sections that compare models (studies, calibration): run in an audit (``only_models``)
 #: only where they name an audited model, with the other models dropped from them
@@ -134,6 +135,6 @@ def run_files(only: list[str] | None) -> tuple[str, str]:
     the models it measures, so audits in one checkout accumulate beside each other and beside
     a default run, and each model's card points to its own."""
     if only is None:
-        return "results/scores/all.tsv", "results/report/provenance.html"
+        return ALL_SCORES, "results/report/provenance.html"
     name = ",".join(only)
     return f"results/scores/audit/{name}.tsv", f"results/report/audit/{name}.html"

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench.io import read_tsv
+from biasbench.paths import is_trained_null_file
 from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.synthesis_inputs import (
     comparison_cells,
@@ -29,7 +30,6 @@ from biasbench.reports.targets import SCORES, FigureTarget
 from biasbench.rows import TEST_DESIGNS
 from biasbench.studies import calibration as cal
 from biasbench.studies.cells import MIN_CELLS, primary_cells
-from biasbench.studies.null_calibration import is_trained_null_file
 from biasbench.studies.pieces import (
     BALANCED_GAP,
     PIECE_THRESHOLDS,

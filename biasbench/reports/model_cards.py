@@ -18,7 +18,7 @@ from biasbench.errors import InputError
 from biasbench.io import read_table_csv, sha256_of
 from biasbench.methods.contract import FAMILIES
 from biasbench.methods.registry import REGISTRY
-from biasbench.paths import TABLE
+from biasbench.paths import ALL_SCORES, TABLE
 from biasbench.reports import card_findings as findings
 from biasbench.reports.calibration import league_columns
 from biasbench.rows import is_primary
@@ -55,7 +55,7 @@ class ModelFacts:
     architectures: tuple[str, ...] = ()
     audit: bool = False  # the run measured only some models (only_models)
     alpha: float = 0.01  # the significance level of the tables (config alpha)
-    scores_file: str = "results/scores/all.tsv"  # the run's collected scores (an audit's own)
+    scores_file: str = ALL_SCORES  # the run's collected scores (an audit's own)
 
     @property
     def scheme(self) -> str:

@@ -14,13 +14,12 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_rows, read_tsv
-from biasbench.paths import DIVDIST_STUDY
+from biasbench.paths import DIVDIST_STUDY, is_null_file
 from biasbench.reports.targets import SCORES, Table
 from biasbench.studies import reliability as rel
 from biasbench.studies.cells import primary_cells
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
 from biasbench.studies.groundtruth.truth import ON_STUDY, truth_of
-from biasbench.studies.null_calibration import is_null_file
 
 COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = DIVDIST_STUDY.format(name="validity.json")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from biasbench.io import read_tsv
+from biasbench.paths import ALL_SCORES
 from biasbench.reports.tables import (
     ReportSettings,
     TableContext,
@@ -17,7 +18,7 @@ from biasbench.reports.tables import (
     to_markdown,
 )
 
-SCORES = "results/scores/all.tsv"
+SCORES = ALL_SCORES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -39,12 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from biasbench.models.null import (  # noqa: F401 (re-exported: reports/ import no models/)
-    copy_names,
-    draw_names,
-    is_null_file,
-    is_trained_null_file,
-)
+from biasbench.models.null import copy_names, draw_names
 from biasbench.stats import derived_seed
 
 if TYPE_CHECKING:  # the report modules import this one while the DAG is planned: kept light
@@ -154,14 +149,16 @@ def score_tests(
 
 def design_inputs(designs: Iterable[Design], signature: str):
     """Each design as the null calibration's test inputs: its word set and its words alone
-    (:class:`TestInputs`), by test."""
+    (:class:`TestInputs`), by test. A and B, of one size, are definitional pairs by position
+    (A[i] ~ B[i]): on random weights any pairing is as null as a paper's, and RIPA and Direct
+    Bias, which read pairs, get a design each as the set tests do."""
     from biasbench.data.contexts import word_contexts
     from biasbench.data.wordsets import WordSet
     from biasbench.io import signature_of
 
     out = {}
     for d in designs:
-        words = WordSet(d.test, d.kind, "generated", "terms", "terms", d.sets, {})
+        words = WordSet(d.test, d.kind, "generated", "terms", "terms", d.sets, {}, paired=True)
         out[d.test] = TestInputs(
             {d.kind: word_contexts(words)},
             {d.kind: words},
