@@ -119,6 +119,12 @@ def heldout_accuracy(model, tokenizer, held, settings: HeadSettings) -> float:
     return right / masked
 
 
+def padded_layout(tokens, real):
+    """(tokens, hidden) rows of the real positions back in their batch's padded layout
+    ``real.shape + (hidden,)``, zeros at the padding: what attention reads, the padding masked."""
+    return tokens.new_zeros(*real.shape, tokens.shape[-1]).index_put((real,), tokens)
+
+
 def packed_states(bert, ids, attention):
     """The encoder's last hidden states at the real tokens of a padded batch, (tokens, hidden)
     in row-major order (those of ``hidden[attention.bool()]``): every dense layer runs on the
@@ -135,8 +141,7 @@ def packed_states(bert, ids, attention):
     heads = bert.config.num_attention_heads
 
     def padded(t):  # (tokens, hidden) -> (n, heads, width, head size), zeros at the padding
-        full = t.new_zeros(n, width, t.shape[-1]).index_put((real,), t)
-        return full.view(n, width, heads, -1).transpose(1, 2)
+        return padded_layout(t, real).view(n, width, heads, -1).transpose(1, 2)
 
     for layer in bert.encoder.layer:
         attn = layer.attention.self

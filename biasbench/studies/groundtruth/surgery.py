@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from biasbench.models.mlm_head import padded_layout
 from biasbench.studies.groundtruth.data import PRONOUNS
 
 
@@ -41,9 +42,8 @@ def top_layer(layer, states, attention, queries):
     q = attn.query(here).view(n, -1, heads, size)
     real = attention.bool()
     tokens = states[real]
-    k = states.new_zeros(n, width, hidden).index_put((real,), attn.key(tokens))
-    v = states.new_zeros(n, width, hidden).index_put((real,), attn.value(tokens))
-    k, v = k.view(n, width, heads, size), v.view(n, width, heads, size)
+    k = padded_layout(attn.key(tokens), real).view(n, width, heads, size)
+    v = padded_layout(attn.value(tokens), real).view(n, width, heads, size)
     scores = torch.einsum("nqhd,nthd->nhqt", q, k) / math.sqrt(size)
     scores = scores.masked_fill(attention[:, None, None, :] == 0, torch.finfo(scores.dtype).min)
     context = torch.einsum("nhqt,nthd->nqhd", scores.softmax(-1), v).reshape(n, -1, hidden)
