@@ -138,6 +138,33 @@ def test_mlm_context_probes_mask_by_character_span(tmp_path):
     assert pt[0] == pytest.approx(pt[1])  # batched rows agree
 
 
+def test_context_log_probs_in_batches_equal_each_context_alone(tmp_path):
+    """The contexts run shortest first in batches: each keeps its own numbers, in its place,
+    as when scored alone (contexts of very different lengths, batches of two)."""
+    path = tiny_bert(tmp_path, mlm_head=True)
+    model = AutoModelForMaskedLM.from_pretrained(path).eval()
+    tok = AutoTokenizer.from_pretrained(path)
+    texts = [
+        "john likes the flowers there and the person here .",
+        "john is kind .",
+        "the thing is that john likes a person .",
+        "amy likes flowers .",
+        "there amy is a person .",
+    ]
+    spans = [(t.index("john" if "john" in t else "amy"), 0) for t in texts]
+    targets = [(a, a + (4 if t[a] == "j" else 3)) for t, (a, _) in zip(texts, spans, strict=True)]
+    attributes = [
+        (t.index(w), t.index(w) + len(w))
+        for t, w in zip(texts, ["flowers", "kind", "person", "flowers", "person"], strict=True)
+    ]
+    pt, pp = mlm_context_log_probs(model, tok, texts, targets, attributes, batch=2)
+    for i in range(len(texts)):
+        alone = mlm_context_log_probs(model, tok, [texts[i]], [targets[i]], [attributes[i]])
+        assert pt[i] == pytest.approx(alone[0][0], abs=1e-5)
+        assert pp[i] == pytest.approx(alone[1][0], abs=1e-5)
+    assert len(set(np.round(pt, 5))) == len(texts)  # distinct numbers: a swap would show
+
+
 def test_shared_prefix_equals_separate_continuations(tmp_path):
     """The cached-prefix path gives the same log-probabilities as running every sentence."""
     model, tok = causal_lm(tmp_path)

@@ -79,14 +79,18 @@ def mlm_context_log_probs(
     batch: int = 32,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(log p_t, log p_p) per natural context for a masked LM: the target's tokens masked,
-    and for the prior the attribute's tokens masked as well (eqs. 8-9 on corpus text)."""
+    and for the prior the attribute's tokens masked as well (eqs. 8-9 on corpus text). The
+    contexts run shortest first, so a batch pads little (they range from a few tokens to
+    dozens)."""
     import torch
 
     dev = model_device(model)
 
     out_t, out_p = np.zeros(len(texts)), np.zeros(len(texts))
+    lengths = [len(i) for i in tokenizer(texts, truncation=True)["input_ids"]]
+    order = np.argsort(lengths, kind="stable")
     for start in range(0, len(texts), batch):
-        rows = range(start, min(start + batch, len(texts)))
+        rows = order[start : start + batch].tolist()
         enc = tokenizer(
             [texts[i] for i in rows],
             return_tensors="pt",
@@ -113,7 +117,7 @@ def mlm_context_log_probs(
                 logits = masked_logits(model, {**enc, "input_ids": masked}, at, cols).float()
             token_lp = torch.log_softmax(logits, dim=-1).gather(1, ids[at, cols][:, None])[:, 0]
             per_row = torch.zeros(len(rows), dtype=token_lp.dtype, device=token_lp.device)
-            out[list(rows)] = per_row.index_add_(0, at, token_lp).cpu().numpy()
+            out[rows] = per_row.index_add_(0, at, token_lp).cpu().numpy()
     return out_t, out_p
 
 
@@ -169,17 +173,21 @@ def mlm_unmasked_log_probs(
     """Per sentence, log P(w_i | the whole sentence, nothing masked) of every non-special
     token (AUL) and, with ``attention``, the mean attention each of them receives over all
     layers and heads (AULA's weights). The output head runs on those tokens only: over a
-    small model's vocabulary it costs more than the body."""
+    small model's vocabulary it costs more than the body. The sentences run shortest
+    first, so a batch pads little."""
     import torch
 
     dev = model_device(model)
 
     if attention and model.config._attn_implementation != "eager":
         model.set_attn_implementation("eager")  # fused attention returns no weights
-    out = []
+    out: list[tuple[np.ndarray, np.ndarray | None]] = [(np.zeros(0), None)] * len(sentences)
+    lengths = [len(i) for i in tokenizer(sentences)["input_ids"]]
+    order = np.argsort(lengths, kind="stable").tolist()
     for start in range(0, len(sentences), batch):
+        chunk = order[start : start + batch]
         enc = tokenizer(
-            sentences[start : start + batch],
+            [sentences[i] for i in chunk],
             return_tensors="pt",
             padding=True,
             return_special_tokens_mask=True,
@@ -200,7 +208,8 @@ def mlm_unmasked_log_probs(
                 received = received / enc["attention_mask"].sum(1, keepdim=True)
         counts = keep.sum(1).tolist()
         for r, piece in enumerate(np.split(lp.cpu().numpy(), np.cumsum(counts)[:-1])):
-            out.append((piece, received[r][keep[r]].double().cpu().numpy() if attention else None))
+            weights = received[r][keep[r]].double().cpu().numpy() if attention else None
+            out[chunk[r]] = (piece, weights)
     return out
 
 
