@@ -171,12 +171,12 @@ def test_a_model_added_to_every_list_changes_no_job_of_another_model(default_job
 
 
 def test_a_model_edited_changes_no_job_of_another_model(default_jobs, tmp_path):
-    """Fewer tests and data sets for Gemma 3: its null model (built from its weights, not its
-    tests) and every other model keep their jobs."""
+    """Fewer tests, data sets and studies for Gemma 3: its null model (built from its weights,
+    not its tests) and every other model keep their jobs."""
     config = default_config()
     config["models"]["gemma3-270m"]["tests"] = {"templates": ["C1", "C6"]}
     config["datasets"]["models"]["gemma3-270m"] = ["winobias"]
-    config["lpbs"]["models"].remove("gemma3-270m")
+    config["delobelle"]["kl_models"].remove("gemma3-270m")
     after = planned_jobs(workdir_for(tmp_path, "edited", config))
     changed = changed_jobs(default_jobs, after, "gemma3-270m")
     assert not changed, "\n".join(changed)

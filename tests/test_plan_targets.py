@@ -187,7 +187,7 @@ def test_the_null_calibration_plans_one_job_per_model():
     copies = plan.null_copies()
     # the seeded copies and, beside them, one copy per generated design
     designs = sum(plan.null_designs.values())
-    assert len(copies) == sum(plan.null_seeds.values()) + designs == 42 + 480
+    assert len(copies) == sum(plan.null_seeds.values()) + designs == 40 + 480
     assert copies[0] == "minilm-l6-null-s0" and "minilm-l6-null-g0" in copies
     assert plan.null_seeds["minilm-l6"] == config["null_calibration"]["models"]["minilm-l6"]
     null_models = report_settings(config, plan)["null_models"]

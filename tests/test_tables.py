@@ -249,8 +249,11 @@ def test_every_planned_cell_of_the_default_configuration_has_score_rows_feeding_
             assert f"results/{stage}/{cell.model}/{cell.source}/{cell.test}.tsv" in fed, cell
     for name in ("table3_seat", "table5_correlations", "table11_names_terms", "table13_encoding"):
         assert set(transformers) <= planned_models[name], name
-    assert {"smollm2-135m", "gemma3-270m"} <= planned_models["table4_lpbs"]
-    assert "smollm2-135m" in planned_models["table14_probability"]  # p-CEAT's corpus model
+    assert set(config["lpbs"]["models"]) <= planned_models["table4_lpbs"]
+    assert {"minilm-l6+mlm-head", "smollm2-135m"} <= planned_models["table4_lpbs"]
+    # p-CEAT's corpus model
+    assert set(config["lpbs"]["corpus_models"]) <= planned_models["table14_probability"]
+    assert "minilm-l6+mlm-head" in planned_models["table14_probability"]
     assert "glove-6b-50d" in planned_models["weat_static"]
     t3 = table3(TableContext(empty, PUBLISHED, settings, PAPER_MODELS))
     t3 = t3[(t3["origin"] == "ours") & t3["planned"]]
