@@ -182,6 +182,28 @@ def test_a_model_edited_changes_no_job_of_another_model(default_jobs, tmp_path):
     assert not changed, "\n".join(changed)
 
 
+def test_a_checkout_moved_to_another_directory_replans_no_job(default_jobs, tmp_path):
+    """The same files planned from another directory (its resources copied, not linked): every
+    job keeps its params and inputs, so a moved or renamed checkout reruns nothing. A local
+    file the config names (DisCo's templates and nouns) is recorded as written, relative to
+    the working directory, not as an absolute path of the checkout."""
+    import shutil
+
+    work = workdir_for(tmp_path, "moved", default_config())
+    (work / "resources").unlink()
+    shutil.copytree(ROOT / "resources", work / "resources")
+    moved = planned_jobs(work)
+    assert set(moved) == set(default_jobs)
+    changed = [
+        f"{key.split(' ')[0]}: {what}"
+        for key, job in default_jobs.items()
+        for what in ("params", "input")
+        if set(job[what]) != set(moved[key][what])
+    ]
+    assert not changed, "\n".join(changed)
+    assert not any(str(tmp_path) in json.dumps(job) for job in moved.values())
+
+
 def own_digests(job: dict) -> dict[str, str]:
     """The job's param of file -> sha256 (its user's own inputs), {} without one."""
     for param in job["params"]:

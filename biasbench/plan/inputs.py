@@ -5,6 +5,7 @@ descriptor) pairs. Every error names the config field."""
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +112,10 @@ def resolve_files(patterns: list[str], field: str, manifest: dict | None = None)
                 inside_package(p, root, f"config: {field}: {given}")
                 for p in glob.glob(str(root / pattern))
             ]
-        else:
+        else:  # as given, normalised: relative to the working directory where written so
+            # (an absolute path of the checkout would rerun its jobs when it moves)
             root, pattern = Path(), given
-            found = [Path(p).resolve() for p in glob.glob(pattern)]
+            found = [Path(os.path.normpath(p)) for p in glob.glob(pattern)]
         if not found:
             raise InputError(f"config: {field}: nothing matches {pattern!r} under {root}")
         paths += sorted(map(str, found))
