@@ -94,3 +94,34 @@ def is_trained_null_file(path: str | Path) -> bool:
     """Whether ``path`` holds the score rows of a trained model's reassigned draws
     (:data:`TRAINED_NULL_SCORES`)."""
     return Path(path).parent.as_posix().endswith("scores/null/trained")
+
+
+def _of_a_mean(path: str | Path, *templates: str) -> bool:
+    """Whether ``path`` is named as one of ``templates`` (the ground-truth study's per-mean
+    files) filled with a mean as the plan writes it (``0.30``), wherever it lies."""
+    import re
+
+    name = Path(path).name
+    return any(
+        re.fullmatch(re.escape(Path(t).name).replace(re.escape("{mu}"), r"[0-9]+\.[0-9]+"), name)
+        for t in templates
+    )
+
+
+def is_study_scores(path: str | Path) -> bool:
+    """Whether ``path`` holds score rows of the ground-truth study's models: the data sets
+    (:data:`INJECTED_DATASETS`) or every method on the study's test (:data:`INJECTED_METHODS`)."""
+    return _of_a_mean(path, INJECTED_DATASETS, INJECTED_METHODS)
+
+
+def is_study_halves(path: str | Path) -> bool:
+    """Whether ``path`` holds the study models' scores on complementary halves (the
+    reliability's input: :data:`INJECTED_DATASETS_ROBUSTNESS`,
+    :data:`INJECTED_METHODS_ROBUSTNESS`)."""
+    return _of_a_mean(path, INJECTED_DATASETS_ROBUSTNESS, INJECTED_METHODS_ROBUSTNESS)
+
+
+def is_study_records(path: str | Path) -> bool:
+    """Whether ``path`` holds the records of one mean's study models
+    (:data:`GROUNDTRUTH_RECORDS`)."""
+    return _of_a_mean(path, GROUNDTRUTH_RECORDS)

@@ -12,10 +12,13 @@ import pandas as pd
 from biasbench.io import read_json
 from biasbench.reports.calibration import calibrated_columns, league_columns
 from biasbench.reports.synthesis_inputs import (
+    COSTS,
+    DIVDIST_VALIDITY,
     cells_with_truth,
     comparison_inputs,
     injected_rows,
     method_sources,
+    named_as,
     null_mask,
     reliability,
     scores_with,
@@ -124,7 +127,7 @@ def league(inputs, settings) -> pd.DataFrame:
     out["truth_verdict"] = out["truth_verdict"].astype(object).fillna("n/a")
     out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
     out = out.merge(rel.by_method(reliability(inputs)), on="method", how="left")
-    census = [p for p in inputs if p.endswith("validity.json")]
+    census = named_as(inputs, DIVDIST_VALIDITY)
     if census:
         pred = pd.DataFrame(read_json(census[0])["predictive"])
         pred = pred[pred["against"] == "unsigned"]
@@ -137,7 +140,7 @@ def league(inputs, settings) -> pd.DataFrame:
     out = out.merge(validity.extrinsic(all_models), on="method", how="left")
     calibrated = calibrated_columns(cells, null, settings.null_bases, settings.alpha)
     out = out.merge(calibrated, on="method", how="left")
-    costs = [p for p in inputs if p.endswith("method_costs.tsv")]
+    costs = named_as(inputs, COSTS)
     if costs:  # a committed benchmark table (benchmarks/), not a workflow output
         timed = pd.read_csv(costs[0], sep="\t")[["method", "seconds"]]
         out = out.merge(timed, on="method", how="left")

@@ -14,7 +14,13 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_rows, read_tsv
-from biasbench.paths import DIVDIST_STUDY, is_null_file
+from biasbench.paths import (
+    DIVDIST_STUDY,
+    is_null_file,
+    is_study_halves,
+    is_study_records,
+    is_study_scores,
+)
 from biasbench.reports.targets import SCORES, Table
 from biasbench.studies import reliability as rel
 from biasbench.studies.cells import primary_cells
@@ -56,18 +62,13 @@ def comparison_inputs(plan) -> list[str]:
 def injected_rows(inputs: list[str]) -> pd.DataFrame:
     """Score rows of the ground-truth study's models: the data sets and every method on the
     study's own test."""
-    files = [p for p in inputs if p.endswith((".datasets.tsv", ".methods.tsv"))]
+    files = [p for p in inputs if is_study_scores(p)]
     return pd.concat([read_tsv(p) for p in files], ignore_index=True) if files else rows.frame([])
 
 
 def study_records(inputs: list[str]) -> dict[str, dict]:
     """The ground-truth study's records by model name."""
-    return {
-        r["name"]: r
-        for p in inputs
-        if Path(p).parent.name == "groundtruth" and p.endswith(".json")
-        for r in read_json(p)["models"]
-    }
+    return {r["name"]: r for p in inputs if is_study_records(p) for r in read_json(p)["models"]}
 
 
 def cells_with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
@@ -102,7 +103,21 @@ def scores_with(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
     """The tidy scores, with the rows of the inputs ``extra`` picks (the null-model
     calibration's, where the target reads them)."""
     added = [read_rows(p) for p in inputs if extra(p)]
-    return pd.concat([read_rows(inputs[0]), *added], ignore_index=True)
+    return pd.concat([read_rows(the_file(inputs, SCORES)), *added], ignore_index=True)
+
+
+def named_as(inputs: list[str], role: str) -> list[str]:
+    """The inputs named as ``role``, a path the plan declares (a test's files lie elsewhere)."""
+    return [p for p in inputs if Path(p).name == Path(role).name]
+
+
+def the_file(inputs: list[str], role: str) -> str:
+    """The one input named as ``role`` (a path the plan declares, e.g. the tidy scores,
+    wherever it lies): a target reads its files by what they are, not by their place."""
+    found = named_as(inputs, role)
+    if len(found) != 1:
+        raise ValueError(f"the inputs {inputs} hold {len(found)} files named as {role}")
+    return found[0]
 
 
 def null_inputs(plan) -> list[str]:
@@ -128,7 +143,7 @@ def null_mask(cells: pd.DataFrame, settings) -> pd.Series:
 def reliability(inputs) -> pd.DataFrame:
     """Split-half reliability per method and facet (:func:`rel.split_half`) from the study's
     halves files (``*.robustness.tsv``)."""
-    halves = [read_tsv(p) for p in inputs if p.endswith(".robustness.tsv")]
+    halves = [read_tsv(p) for p in inputs if is_study_halves(p)]
     if not halves:
         return pd.DataFrame(columns=["method", "facet", "models", "half_r", "reliability"])
     return rel.split_half(pd.concat(halves, ignore_index=True))
