@@ -39,13 +39,13 @@ TABLE = "results/tables/{table}.csv"
 TABLE_CHECKSUM = "results/tables/{table}.csv.sha256"
 ELMO_TOKENS = "results/elmo/{model}/{source}/{test}.tokens.json"
 ELMO_LAYERS = "results/elmo/{model}/{source}/{test}.layers.npz"
-#: the null-model calibration's rows: a base model's random-weight copies, a model's
-#: reassigned draws
 #: every run's score rows collected (an audit's are its own: ``biasbench.plan.audit``)
 ALL_SCORES = "results/scores/all.tsv"
-NULL_SCORES = "results/scores/null/{model}.tsv"
 #: the word pieces of the stimuli a base transformer's null copies encode
 TOKENIZATION = "results/tokenization/{model}.tsv"
+#: the null-model calibration's rows: a base model's random-weight copies, a model's
+#: reassigned draws
+NULL_SCORES = "results/scores/null/{model}.tsv"
 TRAINED_NULL_SCORES = "results/scores/null/trained/{model}.tsv"
 #: the ground-truth study: the frozen lower layers, then per mean (``mu``, two decimals) its
 #: models' records and weights, their data-set scores and every method on them

@@ -213,3 +213,31 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
         league_report.cells_with_truth(league_report.injected_rows(inputs), inputs, SETTINGS)
     )[1]
     assert (pairs["difference"] == 0).all()  # every rho is 1: no method better
+
+
+def test_the_analyses_read_their_files_by_role_not_place():
+    """The tidy scores are the declared path wherever it stands in the list, never a null
+    copy's rows of a model named ``all``; a caller's own layout is read by file name; the
+    study's files by their per-mean templates, not by a suffix another file shares."""
+    from biasbench import paths
+    from biasbench.reports.synthesis_inputs import SCORES, named_as, the_file
+
+    null_of_all = paths.NULL_SCORES.format(model="all")
+    assert the_file([null_of_all, "results/x.tsv", SCORES], SCORES) == SCORES
+    assert the_file(["/tmp/t/nulls.tsv", "/tmp/t/all.tsv"], SCORES) == "/tmp/t/all.tsv"
+    with pytest.raises(ValueError, match="0 files"):
+        the_file(["results/x.tsv"], SCORES)
+    assert named_as(
+        ["a/validity.json", "b/other.json"], "results/studies/divdist/validity.json"
+    ) == ["a/validity.json"]
+    study = "results/studies/groundtruth/mu0.30"
+    assert paths.is_study_scores(f"{study}.datasets.tsv") and paths.is_study_scores(
+        f"{study}.methods.tsv"
+    )
+    assert not paths.is_study_scores(f"{study}.datasets.robustness.tsv")
+    assert not paths.is_study_scores(f"{study}.outcomes.tsv")
+    assert paths.is_study_halves(f"{study}.robustness.tsv")
+    assert paths.is_study_halves(f"{study}.datasets.robustness.tsv")
+    assert paths.is_study_records(f"{study}.json") and not paths.is_study_records(
+        "results/studies/divdist/validity.json"
+    )

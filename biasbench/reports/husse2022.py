@@ -256,9 +256,8 @@ def table14(ctx: TableContext) -> pd.DataFrame:
     reduced and full target sets, both on the natural contexts (templates for CEAT when no
     corpus is configured): the contextual models, and the models that run p-CEAT only (a
     masked LM whose vectors the configuration does not score)."""
-    corpus_models = {m for m, s, *_ in ctx.settings.lpbs_jobs if s != "templates"}
     models = _transformers(ctx)
-    models += [m for m in ctx.models if m in corpus_models and m not in models]
+    models += [m for m in ctx.models if planned_sources(ctx, m, P_CEAT) and m not in models]
     selectors = []
     for test in TABLE3_TESTS:
         descriptor = _primary_descriptor(ctx, test)

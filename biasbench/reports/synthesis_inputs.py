@@ -107,8 +107,12 @@ def scores_with(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
 
 
 def named_as(inputs: list[str], role: str) -> list[str]:
-    """The inputs named as ``role``, a path the plan declares (a test's files lie elsewhere)."""
-    return [p for p in inputs if Path(p).name == Path(role).name]
+    """The inputs that are ``role``, a path the plan declares; where none is (a caller that
+    lays its files elsewhere), those of its file name. The declared path first, so a null
+    copy's rows of a model named ``all`` are never taken for the tidy scores."""
+    return [p for p in inputs if Path(p) == Path(role)] or [
+        p for p in inputs if Path(p).name == Path(role).name
+    ]
 
 
 def the_file(inputs: list[str], role: str) -> str:
