@@ -339,8 +339,14 @@ def groundtruth_inputs(wildcards):
     }
 
 
-def study_datasets(mu):
-    """The data sets the ground-truth models of one planned mean run."""
+def study_datasets():
+    """The data sets the ground-truth study's models run."""
+    return PLAN.injected_datasets
+
+
+def study_datasets_of_mean(mu):
+    """The data sets the study's models of one planned mean run (another mean, or a study
+    whose models run none, fails naming the field)."""
     PLAN.injected_mean(mu)
     return PLAN.injected_datasets
 

@@ -80,24 +80,33 @@ rule groundtruth_models:
         "../workflow_scripts/groundtruth_models.py"
 
 
+# The study models' scores: by default one job for every mean, so the masked LM's frozen
+# lower layers run once on each input for the whole grid (the same for every study model):
+# ~200 CPU-s less than five jobs that each computed them; a mean added reruns the two jobs
+# (its training, groundtruth_models, alone is new). groundtruth.score_jobs: per_mean runs
+# the per-mean variants below instead (the means in parallel on a cluster).
+
+
 rule injected_scores:
-    """The data-set measures on the ground-truth study's models of one mean that learned the
-    bias (their trained top layers put back into the masked LM): models of known bias for
+    """The data-set measures on the ground-truth study's models that learned the bias (their
+    trained top layers put back into the masked LM), every mean: models of known bias for
     Figure 4 and the league.
     """
     input:
         model=when_asked(PLAN.groundtruth_model_file),
-        records=paths.GROUNDTRUTH_RECORDS,
-        weights=paths.GROUNDTRUTH_WEIGHTS,
+        records=PLAN.of_each_mean(paths.GROUNDTRUTH_RECORDS),
+        weights=PLAN.of_each_mean(paths.GROUNDTRUTH_WEIGHTS),
         files=injected_dataset_files,
     output:
-        scores=paths.INJECTED_DATASETS,
-        robustness=paths.INJECTED_DATASETS_ROBUSTNESS,
-        outcomes=paths.INJECTED_OUTCOMES,
+        scores=PLAN.scored_in_one_job(paths.INJECTED_DATASETS, datasets=True),
+        robustness=PLAN.scored_in_one_job(
+            paths.INJECTED_DATASETS_ROBUSTNESS, datasets=True
+        ),
+        outcomes=PLAN.scored_in_one_job(paths.INJECTED_OUTCOMES, datasets=True),
     log:
-        "results/logs/injected_scores/mu{mu}.log",
+        "results/logs/injected_scores.log",
     benchmark:
-        "results/benchmarks/injected_scores/mu{mu}.tsv"
+        "results/benchmarks/injected_scores.tsv"
     priority: 30
     conda:
         ENV
@@ -105,12 +114,12 @@ rule injected_scores:
     resources:
         gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=6000,
-        runtime=60,
+        runtime=300,
     params:
         inputs_sha256=own_input_digests("injected_scores"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
-        datasets=of_wildcard("mu", study_datasets),
+        datasets=when_asked(study_datasets),
         files=injected_dataset_roles,
         limits=when_asked(study_dataset_limits),
         batch=setting("datasets", "batch"),
@@ -122,23 +131,23 @@ rule injected_scores:
 
 
 rule injected_methods:
-    """Every method on context vectors, and LPBS, on the ground-truth study's models of one
-    mean that learned the bias, on the study's own test (its occupations against its
+    """Every method on context vectors, and LPBS, on the ground-truth study's models that
+    learned the bias, every mean, on the study's own test (its occupations against its
     definitional words): the validity league's truth and robustness for those methods.
     """
     input:
         unpack(groundtruth_inputs),
-        records=paths.GROUNDTRUTH_RECORDS,
-        weights=paths.GROUNDTRUTH_WEIGHTS,
+        records=PLAN.of_each_mean(paths.GROUNDTRUTH_RECORDS),
+        weights=PLAN.of_each_mean(paths.GROUNDTRUTH_WEIGHTS),
         templates=PLAN.template_file,
         external=external_inputs(PLAN.template_file),
     output:
-        scores=paths.INJECTED_METHODS,
-        robustness=paths.INJECTED_METHODS_ROBUSTNESS,
+        scores=PLAN.scored_in_one_job(paths.INJECTED_METHODS),
+        robustness=PLAN.scored_in_one_job(paths.INJECTED_METHODS_ROBUSTNESS),
     log:
-        "results/logs/injected_methods/mu{mu}.log",
+        "results/logs/injected_methods.log",
     benchmark:
-        "results/benchmarks/injected_methods/mu{mu}.tsv"
+        "results/benchmarks/injected_methods.tsv"
     priority: 30
     conda:
         ENV
@@ -146,7 +155,7 @@ rule injected_methods:
     resources:
         gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
-        runtime=60,
+        runtime=300,
     params:
         inputs_sha256=own_input_digests("injected_methods"),
         device=config["compute"]["device"],
@@ -158,3 +167,42 @@ rule injected_methods:
         seed=config["seed"],
     script:
         "../workflow_scripts/injected_methods.py"
+
+
+use rule injected_scores as injected_scores_per_mean with:
+    input:
+        model=when_asked(PLAN.groundtruth_model_file),
+        records=[paths.GROUNDTRUTH_RECORDS],
+        weights=[paths.GROUNDTRUTH_WEIGHTS],
+        files=injected_dataset_files,
+    output:
+        scores=[paths.INJECTED_DATASETS],
+        robustness=[paths.INJECTED_DATASETS_ROBUSTNESS],
+        outcomes=[paths.INJECTED_OUTCOMES],
+    log:
+        "results/logs/injected_scores/mu{mu}.log",
+    benchmark:
+        "results/benchmarks/injected_scores/mu{mu}.tsv"
+    params:
+        # a mean not planned, or a study whose models run no data set: refused, naming the field
+        datasets=of_wildcard("mu", study_datasets_of_mean),
+
+
+use rule injected_methods as injected_methods_per_mean with:
+    input:
+        unpack(groundtruth_inputs),
+        records=[paths.GROUNDTRUTH_RECORDS],
+        weights=[paths.GROUNDTRUTH_WEIGHTS],
+        templates=PLAN.template_file,
+        external=external_inputs(PLAN.template_file),
+    output:
+        scores=[paths.INJECTED_METHODS],
+        robustness=[paths.INJECTED_METHODS_ROBUSTNESS],
+    log:
+        "results/logs/injected_methods/mu{mu}.log",
+    benchmark:
+        "results/benchmarks/injected_methods/mu{mu}.tsv"
+
+
+ruleorder: injected_scores > injected_scores_per_mean
+ruleorder: injected_methods > injected_methods_per_mean

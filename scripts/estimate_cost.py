@@ -25,11 +25,12 @@ from biasbench.config import read_yaml, validate_config
 from biasbench.errors import InputError
 from biasbench.io import read_json
 from biasbench.plan.cost import (
-    PER_MODEL_RULES,
+    EVERY_MEAN_RULES,
     JobMeasure,
     RuleCost,
     estimate_rules,
     groundtruth_models_per_job,
+    is_per_model,
     rule_costs,
     total_cpu_seconds,
     wall_seconds,
@@ -39,7 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 COSTS = ROOT / "benchmarks" / "job_costs.tsv"
 #: a per-model rule's job of mean ``mu`` handles the models its study record lists
 RECORDS = "studies/groundtruth/mu{mu}.json"
-RULE_HEADER = re.compile(r"^rule (\w+):", re.MULTILINE)
+#: a rule, or a rule defined from another (``use rule a as b with:``, the study's variants)
+RULE_HEADER = re.compile(r"^(?:rule|use rule \w+ as) (\w+)(?: with)?:", re.MULTILINE)
 BENCHMARK = re.compile(r'^\s+benchmark:\s*\n\s+"([^"]+)"', re.MULTILINE)
 WILDCARD = re.compile(r"\{(\w+)\}")
 
@@ -70,11 +72,16 @@ def rule_of(path: str, patterns: list[tuple[str, re.Pattern, int]]) -> tuple[str
     return rule, match.groupdict()
 
 
-def study_models(results: Path, mu: str) -> int:
-    record = results / RECORDS.format(mu=mu)
-    if not record.is_file():
-        raise InputError(f"{record}: no study record for the ground-truth job of mu {mu}")
-    models = read_json(record)["models"]
+def study_models(results: Path, mu: str | None) -> int:
+    """The study models a job handled: those of its mean, or of every mean (``mu`` None)."""
+    records = (
+        sorted(results.glob(RECORDS.format(mu="*")))
+        if mu is None
+        else [results / RECORDS.format(mu=mu)]
+    )
+    if not records or not records[0].is_file():
+        raise InputError(f"{records[0] if records else results}: no study record of mu {mu}")
+    models = [m for record in records for m in read_json(record)["models"]]
     return len(models) + sum(bool(m.get("refit")) for m in models)  # a refit is scored whole
 
 
@@ -97,7 +104,7 @@ def measured_jobs(results: Path) -> list[JobMeasure]:
         frame = pd.read_csv(path, sep="\t")
         if not {"s", "cpu_time"} <= set(frame.columns):
             raise InputError(f"{path}: no columns s and cpu_time: not a Snakemake benchmark file")
-        models = study_models(results, wildcards["mu"]) if rule in PER_MODEL_RULES else None
+        models = study_models(results, wildcards.get("mu")) if is_per_model(rule) else None
         jobs.append(JobMeasure(rule, frame["s"].mean(), frame["cpu_time"].mean(), models))
     if not jobs:
         raise InputError(f"{benchmarks}: no benchmark files")
@@ -177,18 +184,21 @@ def estimate(configfiles: list[Path], costs_path: Path, cores: list[int]) -> str
     costs = read_costs(costs_path)
     config = merged_config(configfiles)
     models_per_job = groundtruth_models_per_job(config)
-    estimates = estimate_rules(planned_jobs(configfiles), models_per_job, costs)
+    means = len(set(config["groundtruth"]["mu"])) if config["groundtruth"] else 1
+    estimates = estimate_rules(planned_jobs(configfiles), models_per_job, costs, means)
     measured = sorted((e for e in estimates if e.cpu_s is not None), key=lambda e: -e.cpu_s)
     unmeasured = [e for e in estimates if e.cpu_s is None]
     presets = ", ".join(map(shown, configfiles)) or "nothing"
     lines = [
         f"config.yaml + {presets}; costs: {shown(costs_path)}",
-        f"{'rule':<22}{'jobs':>6}{'models/job':>12}  {'scaling':<10}{'CPU-h':>8}  longest job",
+        f"{'rule':<26}{'jobs':>6}{'models/job':>12}  {'scaling':<10}{'CPU-h':>8}  longest job",
     ]
     for e in measured:
-        models = models_per_job if e.scaling == "per model" else ""
+        models = ""
+        if e.scaling == "per model":
+            models = models_per_job * (means if e.rule in EVERY_MEAN_RULES else 1)
         lines.append(
-            f"{e.rule:<22}{e.jobs:>6}{models:>12}  {e.scaling:<10}{e.cpu_s / 3600:>8.2f}"
+            f"{e.rule:<26}{e.jobs:>6}{models:>12}  {e.scaling:<10}{e.cpu_s / 3600:>8.2f}"
             f"  {duration(e.longest_s)}"
         )
     if unmeasured:

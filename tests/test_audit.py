@@ -248,7 +248,8 @@ def test_an_audited_model_the_calibration_lists_keeps_its_entry_and_static_vecto
 ):
     plan, _config = audit_plan(["minilm-l6"])
     configured = default_config()["null_calibration"]["models"]["minilm-l6"]
-    assert plan.null_seeds == {"minilm-l6": configured}
+    assert plan.null_seeds == {"minilm-l6": configured["seeds"]}
+    assert plan.null_designs == {"minilm-l6": configured["designs"]}
     vectors = word2vec_binary(tmp_path / "v.bin", ["he", "she"])
     entry = {"kind": "static", "source": f"w2v-path:{vectors}", "tests": ["C6", "C9"]}
     plan, config = audit_plan(["my-vectors"], {"my-vectors": entry})

@@ -37,6 +37,29 @@ def test_a_ground_truth_rule_scales_per_model():
     assert estimate.longest_s == pytest.approx(1800)
 
 
+def test_a_rule_that_scores_every_mean_in_one_job_scales_by_the_means():
+    # measured: one job of 5 means x 7 models at 700 s, 20 s per model; planned: 11 means
+    # of 60 models in one job, 13,200 s; a per-mean rule beside it is not multiplied
+    costs = costs_of(
+        JobMeasure("injected_scores", 700.0, 650.0, 35),
+        JobMeasure("groundtruth_models", 180.0, 170.0, 6),
+    )
+    scores, models = estimate_rules(
+        {"injected_scores": 1, "groundtruth_models": 11}, 60, costs, means=11
+    )
+    assert (scores.cpu_s, scores.longest_s) == (pytest.approx(13200), pytest.approx(13200))
+    assert models.cpu_s == pytest.approx(11 * 1800)
+
+
+def test_a_per_mean_variant_is_priced_per_model_from_the_one_job():
+    # measured: one job of every mean, 35 models at 700 s (20 s a model); planned: the
+    # per-mean variant (groundtruth.score_jobs: per_mean), 11 jobs of 60 models
+    costs = costs_of(JobMeasure("injected_scores", 700.0, 650.0, 35))
+    (estimate,) = estimate_rules({"injected_scores_per_mean": 11}, 60, costs, means=11)
+    assert estimate.scaling == "per model"
+    assert (estimate.cpu_s, estimate.longest_s) == (pytest.approx(13200), pytest.approx(1200))
+
+
 def test_another_rule_scales_per_job_by_the_mean():
     costs = costs_of(*(JobMeasure("score", s, s) for s in (10.0, 20.0, 90.0)))
     assert costs["score"].total_s == 120
@@ -91,6 +114,8 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
         "groundtruth/frozen_states.tsv": 80.0,
         "lpbs/smollm2-135m/templates/C6.tsv": 30.0,
         "lpbs/smollm2-135m/natural/C6.tsv": 20.0,
+        "injected_scores.tsv": 300.0,
+        "injected_methods/mu0.40.tsv": 50.0,  # the per-mean variant's file
     }
     for name, seconds in files.items():
         path = results / "benchmarks" / name
@@ -98,6 +123,7 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
         path.write_text(header + f"{seconds}\t0:00:00\t1\t1\t1\t1\t0\t0\t90\t{seconds - 5}\n")
     models = [{"refit": None}] * 3 + [{"refit": "gt-x-refit"}]  # four models, one refit
     write_json(results / "studies/groundtruth/mu0.30.json", {"models": models})
+    write_json(results / "studies/groundtruth/mu0.40.json", {"models": models[:2]})
     out = tmp_path / "job_costs.tsv"
     done = run_script("--from-run", str(results), "--costs", str(out))
     assert done.returncode == 0, done.stderr
@@ -105,6 +131,8 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
     assert rows[0][:3] == ["rule", "jobs", "models_per_job"]
     by_rule = {r[0]: r[1:] for r in rows[1:]}
     assert by_rule["groundtruth_models"][:3] == ["1", "5.00", "120.00"]
+    assert by_rule["injected_scores"][:3] == ["1", "7.00", "300.00"]  # every mean's models
+    assert by_rule["injected_methods_per_mean"][:3] == ["1", "2.00", "50.00"]  # mu 0.40's
     assert by_rule["groundtruth_states"][1] == ""  # per job: no models
     assert by_rule["lpbs_templates"][2] == "30.00"
     assert by_rule["lpbs_corpus"][2] == "20.00"

@@ -173,8 +173,11 @@ def test_the_plan_names_each_designs_copy_and_refuses_those_names_to_a_model():
     from .test_plan_targets import plan_of
 
     plan = plan_of()
-    assert plan.null_designs_of("minilm-l6") == 240 and plan.null_designs_of("smollm2-135m") == 0
-    assert plan.null_bases()["minilm-l6-null-g239"] == "minilm-l6"
+    # config.yaml: MiniLM's own count, GloVe the section's, SmolLM2 none
+    assert plan.null_designs_of("minilm-l6") == 480 and plan.null_designs_of("smollm2-135m") == 0
+    assert plan.null_designs_of("glove-6b-50d") == 240
+    assert plan.null_bases()["minilm-l6-null-g479"] == "minilm-l6"
+    assert "minilm-l6-null-g480" not in plan.null_bases()
     assert "glove-6b-50d-null-g0" in plan.null_copies()
     assert not any(n.startswith("smollm2-135m-null-g") for n in plan.null_copies())
     assert plan.null_pool_files("minilm-l6") == plan.wordset_files()

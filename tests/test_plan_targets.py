@@ -187,9 +187,14 @@ def test_the_null_calibration_plans_one_job_per_model():
     copies = plan.null_copies()
     # the seeded copies and, beside them, one copy per generated design
     designs = sum(plan.null_designs.values())
-    assert len(copies) == sum(plan.null_seeds.values()) + designs == 40 + 480
+    # MiniLM 4 copies and 480 designs, SmolLM2 2 and none, GloVe 34 and the section's 240
+    assert len(copies) == sum(plan.null_seeds.values()) + designs == 40 + 720
     assert copies[0] == "minilm-l6-null-s0" and "minilm-l6-null-g0" in copies
-    assert plan.null_seeds["minilm-l6"] == config["null_calibration"]["models"]["minilm-l6"]
+    minilm = config["null_calibration"]["models"]["minilm-l6"]
+    assert (plan.null_seeds["minilm-l6"], plan.null_designs["minilm-l6"]) == (
+        minilm["seeds"],
+        minilm["designs"],
+    )
     null_models = report_settings(config, plan)["null_models"]
     assert set(copies) <= set(null_models) and "gemma3-270m-null" in null_models
     words = plan.null_test_files("glove-6b-50d")

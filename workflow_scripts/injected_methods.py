@@ -1,5 +1,5 @@
 """Adapter: rule injected_methods -> biasbench.studies.groundtruth.every_method, for every study
-model of one mean (the frozen lower layers computed once for all of them) and the refits of
+model of every mean (the frozen lower layers computed once for all of them) and the refits of
 some (the league's test-retest facet across fine-tuning seeds)."""
 
 from pathlib import Path
@@ -24,17 +24,11 @@ compute = start_model_job(sm)
 i = sm.input
 base, tokenizer = load_study_lm(str(Path(i.model).parent), **compute)
 log_model(base)
-weights = load_tensors(i.weights)
-# every model: the learned-bias filter (Schröder et al.'s R² bar) is the league's sensitivity row
-records = read_json(i.records)["models"]
-names = [r["name"] for r in records]
-refits = {r["refit"]: r["name"] for r in records if r.get("refit")}
+frozen = {}  # the frozen lower layers' states: the same for every model of every mean
 
 
-frozen = {}  # the frozen lower layers' states, computed once for the models and the refits
-
-
-def score(names, splits):
+def score(weights_file, weights, names, splits):
+    """The study models ``names`` of one mean's file, scored (on halves too: ``splits``)."""
     return score_study_models(
         tqdm(study_models(base, weights, names, frozen), total=len(names), desc="study models"),
         tokenizer,
@@ -43,7 +37,7 @@ def score(names, splits):
         settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
         signature=signature_of(
             [
-                i.weights,
+                weights_file,
                 i.model,
                 i.occupations,
                 i.test,
@@ -59,10 +53,22 @@ def score(names, splits):
     )
 
 
-scores, robustness = score(names, sm.params.study["reliability_splits"])
-refit_scores, _ = score(list(refits), 0)  # the refits: whole scores, no halves
-write_tsv(sm.output.scores, scores)
-write_tsv(
-    sm.output.robustness,
-    pd.concat([robustness, refit_facet(pd.concat([scores, refit_scores]), refits)]),
-)
+o = sm.output
+for records_file, weights_file, out_scores, out_robustness in zip(
+    i.records, i.weights, o.scores, o.robustness, strict=True
+):
+    weights = load_tensors(weights_file)
+    # every model: the learned-bias filter (Schröder et al.'s R² bar) is the league's
+    # sensitivity row
+    records = read_json(records_file)["models"]
+    refits = {r["refit"]: r["name"] for r in records if r.get("refit")}
+    scores, robustness = score(
+        weights_file, weights, [r["name"] for r in records], sm.params.study["reliability_splits"]
+    )
+    # the refits: whole scores, no halves
+    refit_scores, _ = score(weights_file, weights, list(refits), 0)
+    write_tsv(out_scores, scores)
+    write_tsv(
+        out_robustness,
+        pd.concat([robustness, refit_facet(pd.concat([scores, refit_scores]), refits)]),
+    )

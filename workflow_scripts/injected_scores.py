@@ -1,7 +1,7 @@
 """Adapter: rule injected_scores -> biasbench.studies.groundtruth.surgery.study_models + the
-data-set scorers on the items of the injected category (gender), for every study model of one
-mean and the refits of some (the test-retest facet; the frozen lower layers computed once for
-all, each data set read and sampled once for all), and again on complementary halves of the
+data-set scorers on the items of the injected category (gender), for every study model of
+every mean and the refits of some (the test-retest facet; the frozen lower layers computed once
+for all, each data set read and sampled once for all), and again on complementary halves of the
 items (the league's split-half reliability; the engine remembers every item)."""
 
 from pathlib import Path
@@ -32,13 +32,7 @@ start_job(sm)
 compute = start_model_job(sm)
 base, tokenizer = load_study_lm(str(Path(sm.input.model).parent), **compute)
 log_model(base)
-weights = load_tensors(sm.input.weights)
-records = read_json(sm.input.records)["models"]
 settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
-signature = signature_of(
-    [sm.input.weights, *sm.input.files, sm.input.model],
-    f"limits:{sorted(sm.params.limits.items())} category:{INJECTED_CATEGORY}",
-)
 items = {
     d: dataset_items(
         d,
@@ -49,44 +43,63 @@ items = {
     )[0]
     for d in sm.params.datasets
 }
-frames, refit_frames, halves, outcomes = [], [], [], []
-names = [r["name"] for r in records]  # every model: the league's filter is a sensitivity row
-refits = {r["refit"]: r["name"] for r in records if r.get("refit")}
-every = names + list(refits)
-for name, model in tqdm(study_models(base, weights, every), total=len(every), desc="study models"):
-    engine = RememberingEngine(Engine(model, tokenizer, True, sm.params.batch))
-    for dataset in sm.params.datasets:
-        found = []  # the items' outcomes of a study model (the paired-comparison check)
-        wanted = dataset in WITH_OUTCOMES and name not in refits
-        (refit_frames if name in refits else frames).append(
-            SCORERS[dataset](
-                engine,
-                items[dataset],
-                model=name,
-                settings=settings,
-                seed=sm.params.seed,
-                signature=signature,
-                **({"outcomes": found} if wanted else {}),
-            )
-        )
-        outcomes += [f.assign(dataset=dataset).assign(model=name) for f in found]
-    if name in refits:  # a refit's whole scores only: the test-retest facet
-        continue
-    halves += dataset_halves(
-        engine,
-        items,
-        {d: SCORERS[d] for d in sm.params.datasets},
-        model=name,
-        settings=settings,
-        seed=sm.params.seed,
-        splits=sm.params.splits,
+frozen = {}  # the frozen lower layers' states: the same for every model of every mean
+
+
+def score_mean(records_file, weights_file, out_scores, out_robustness, out_outcomes):
+    """Every study model of one mean (its files in, its three files out)."""
+    weights = load_tensors(weights_file)
+    records = read_json(records_file)["models"]
+    signature = signature_of(
+        [weights_file, *sm.input.files, sm.input.model],
+        f"limits:{sorted(sm.params.limits.items())} category:{INJECTED_CATEGORY}",
     )
-write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True) if frames else rows.frame([]))
-write_tsv(
-    sm.output.outcomes,
-    pd.concat(outcomes, ignore_index=True)[["model", "dataset", *OUTCOME_COLUMNS]]
-    if outcomes
-    else pd.DataFrame(columns=["model", "dataset", *OUTCOME_COLUMNS]),
-)
-facet = refit_facet(pd.concat(frames + refit_frames), refits) if frames else None
-write_tsv(sm.output.robustness, pd.concat([pd.DataFrame(halves, columns=HALVES_COLUMNS), facet]))
+    frames, refit_frames, halves, outcomes = [], [], [], []
+    names = [r["name"] for r in records]  # every model: the league's filter is a sensitivity row
+    refits = {r["refit"]: r["name"] for r in records if r.get("refit")}
+    every = names + list(refits)
+    models = study_models(base, weights, every, frozen)
+    for name, model in tqdm(models, total=len(every), desc="study models"):
+        engine = RememberingEngine(Engine(model, tokenizer, True, sm.params.batch))
+        for dataset in sm.params.datasets:
+            found = []  # the items' outcomes of a study model (the paired-comparison check)
+            wanted = dataset in WITH_OUTCOMES and name not in refits
+            (refit_frames if name in refits else frames).append(
+                SCORERS[dataset](
+                    engine,
+                    items[dataset],
+                    model=name,
+                    settings=settings,
+                    seed=sm.params.seed,
+                    signature=signature,
+                    **({"outcomes": found} if wanted else {}),
+                )
+            )
+            outcomes += [f.assign(dataset=dataset).assign(model=name) for f in found]
+        if name in refits:  # a refit's whole scores only: the test-retest facet
+            continue
+        halves += dataset_halves(
+            engine,
+            items,
+            {d: SCORERS[d] for d in sm.params.datasets},
+            model=name,
+            settings=settings,
+            seed=sm.params.seed,
+            splits=sm.params.splits,
+        )
+    write_tsv(out_scores, pd.concat(frames, ignore_index=True) if frames else rows.frame([]))
+    write_tsv(
+        out_outcomes,
+        pd.concat(outcomes, ignore_index=True)[["model", "dataset", *OUTCOME_COLUMNS]]
+        if outcomes
+        else pd.DataFrame(columns=["model", "dataset", *OUTCOME_COLUMNS]),
+    )
+    facet = refit_facet(pd.concat(frames + refit_frames), refits) if frames else None
+    write_tsv(out_robustness, pd.concat([pd.DataFrame(halves, columns=HALVES_COLUMNS), facet]))
+
+
+o = sm.output
+for files in zip(
+    sm.input.records, sm.input.weights, o.scores, o.robustness, o.outcomes, strict=True
+):
+    score_mean(*files)

@@ -72,6 +72,7 @@ class Plan(NullPlan, LpbsPlan, DatasetPlan, StudyPlan):
     lpbs_corpus_models: tuple[str, ...] = ()  # the models that run it
     groundtruth: tuple[str, ...] = ()  # the ground-truth study's model files, one per mu
     groundtruth_model: str | None = None  # the masked LM it fine-tunes
+    groundtruth_score_jobs: str = "one"  # its models scored in one job or a job per mean
     dataset_jobs: tuple[tuple[str, str], ...] = ()  # (model, data set id)
     dataset_files: dict[str, dict[str, list[str]]] | None = None  # data set -> role -> files
     template_study: tuple[str, ...] = ()  # its output files (sensitivity and KL per model)
@@ -294,6 +295,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         lpbs_corpus_models=corpus_models,
         groundtruth=groundtruth_files(config, specs),
         groundtruth_model=(config["groundtruth"] or {}).get("model"),
+        groundtruth_score_jobs=(config["groundtruth"] or {}).get("score_jobs", "one"),
         dataset_jobs=datasets,
         dataset_files=files,
         template_study=template_study_files(config, specs),

@@ -4,8 +4,9 @@ larger configuration (config/presets/schroeder-scale.yaml) is priced before a cl
 
 Every rule declares one thread, so a job holds one core for its wall time: its CPU-seconds here
 are its wall seconds (the measured CPU time, the table's cpu_s_per_job, is at most that).
-The ground-truth study's rules handle every study model of one mean in a job, so they scale
-per model, not per job: a grid ten times larger costs ten times more per job.
+The ground-truth study's rules scale per study model, not per job: a job of groundtruth_models
+trains every model of one mean, a job of injected_scores or injected_methods scores every
+model of every mean, so a grid ten times larger costs ten times more per job.
 """
 
 from __future__ import annotations
@@ -18,8 +19,27 @@ from typing import Any
 
 from biasbench.errors import InputError
 
-#: the rules whose job trains or measures every study model of one mean (rules/groundtruth.smk)
+#: the rules whose job trains or measures study models (rules/groundtruth.smk)
 PER_MODEL_RULES = ("groundtruth_models", "injected_scores", "injected_methods")
+#: those whose one job measures the models of every mean (the others': one mean's)
+EVERY_MEAN_RULES = ("injected_scores", "injected_methods")
+#: the suffix of their per-mean variants (groundtruth.score_jobs: per_mean), each priced per
+#: model from its rule's jobs and the other way round
+PER_MEAN = "_per_mean"
+
+
+def measured_cost(rule: str, costs: Mapping[str, RuleCost]) -> RuleCost | None:
+    """A rule's measured cost, or that of its other form (a study rule's one job for every
+    mean and its per-mean variant); None where neither was measured."""
+    for name in (rule, rule.removesuffix(PER_MEAN), rule + PER_MEAN):
+        if name in costs:
+            return costs[name]
+    return None
+
+
+def is_per_model(rule: str) -> bool:
+    """Whether ``rule`` (or the rule it is the per-mean variant of) scales per study model."""
+    return rule.removesuffix(PER_MEAN) in PER_MODEL_RULES
 
 
 @dataclass(frozen=True)
@@ -97,26 +117,29 @@ def estimate_rules(
     planned_jobs: Mapping[str, int],
     models_per_job: int | None,
     costs: Mapping[str, RuleCost],
+    means: int = 1,
 ) -> list[RuleEstimate]:
     """Each planned rule's cost: a per-model rule's measured seconds per job divided by its
-    measured models per job, times the models per job planned, times the jobs planned; any
-    other rule's mean seconds per job times the jobs planned (the mean: a rule's total, which
-    a median would understate where its jobs differ, as a study's tests do). The longest job
-    scales the same way."""
+    measured models per job, times the models per job planned (``models_per_job``, the models
+    of one mean, times ``means`` for a rule whose job scores every mean), times the jobs
+    planned; any other rule's mean seconds per job times the jobs planned (the mean: a rule's
+    total, which a median would understate where its jobs differ, as a study's tests do). The
+    longest job scales the same way."""
     estimates = []
     for rule, jobs in planned_jobs.items():
-        cost = costs.get(rule)
+        cost = measured_cost(rule, costs)
         if cost is None:
             estimates.append(RuleEstimate(rule, jobs, "unmeasured", None, None))
             continue
         scale, scaling = 1.0, "per job"
-        if rule in PER_MODEL_RULES:
+        if is_per_model(rule):
             if models_per_job is None or not cost.models_per_job:
                 raise InputError(
                     f"rule {rule} scales per study model, but its models per job are unknown "
                     f"(planned: {models_per_job}, in the cost table: {cost.models_per_job})"
                 )
-            scale, scaling = models_per_job / cost.models_per_job, "per model"
+            planned = models_per_job * (means if rule in EVERY_MEAN_RULES else 1)
+            scale, scaling = planned / cost.models_per_job, "per model"
         estimates.append(
             RuleEstimate(rule, jobs, scaling, jobs * cost.mean_s * scale, cost.max_s * scale)
         )

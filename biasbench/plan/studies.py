@@ -36,6 +36,25 @@ class StudyPlan:
         out = paths.INJECTED_OUTCOMES.rpartition("}")[2]
         return [f.replace(suffix, out) for f in self.injected_scores if f.endswith(suffix)]
 
+    @property
+    def groundtruth_means(self) -> list[str]:
+        """The planned means as the study's file names spell them (``0.30``)."""
+        return [f.rpartition("/mu")[2].removesuffix(".json") for f in self.groundtruth]
+
+    def of_each_mean(self, template: str) -> list[str]:
+        """``template`` (a per-mean path of :mod:`biasbench.paths`) filled with every planned
+        mean: the files one job writes or reads for the whole grid."""
+        return [template.format(mu=mu) for mu in self.groundtruth_means]
+
+    def scored_in_one_job(self, template: str, *, datasets: bool = False) -> list[str]:
+        """What the one job of rule injected_scores (``datasets``) or injected_methods writes
+        of ``template`` for every mean; none where the study is scored in a job per mean
+        (``groundtruth.score_jobs``: their rules' per-mean variants write the files) or, for
+        the data sets, where the study's models run none."""
+        if self.groundtruth_score_jobs != "one" or (datasets and not self.injected_scores):
+            return []
+        return self.of_each_mean(template)
+
     def groundtruth_model_file(self) -> str:
         """The masked LM the ground-truth study fine-tunes; none when it is not configured."""
         if self.groundtruth_model is None:
@@ -50,10 +69,9 @@ class StudyPlan:
         plans; another is an error naming the field."""
         self.groundtruth_model_file()
         if paths.GROUNDTRUTH_RECORDS.format(mu=mu) not in self.groundtruth:
-            planned = [f.rpartition("/mu")[2].removesuffix(".json") for f in self.groundtruth]
             raise InputError(
                 f"config.yaml: the ground-truth study has no mean mu{mu} (groundtruth.mu; "
-                f"planned: {', '.join(f'mu{m}' for m in planned)})"
+                f"planned: {', '.join(f'mu{m}' for m in self.groundtruth_means)})"
             )
         return float(mu)
 
