@@ -184,3 +184,22 @@ def test_the_plan_names_each_designs_copy_and_refuses_those_names_to_a_model():
     assert plan.null_pool_files("smollm2-135m") == []
     with pytest.raises(InputError, match="seeded null copy"):
         check_model_names(["m", "m-null-g3"])
+
+
+def test_the_preset_for_alpha_001_gives_every_base_with_designs_enough_for_a_verdict():
+    """config/presets/null-designs-0.01.yaml over config.yaml: each base that draws designs
+    (a base's own count in config.yaml included) gets at least the clusters a test calibrated
+    exactly at 0.01 needs for an 80% chance of that verdict; SmolLM2 keeps its none."""
+    from snakemake.utils import update_config
+
+    from biasbench.config import read_yaml
+    from biasbench.studies.calibration import clusters_for_verdict
+
+    from .test_plan_targets import ROOT, plan_of
+
+    preset = read_yaml(ROOT / "config/presets/null-designs-0.01.yaml")
+    plan = plan_of(lambda config: update_config(config, preset))
+    needed = clusters_for_verdict(0.01)
+    assert plan.null_designs_of("minilm-l6") >= needed
+    assert plan.null_designs_of("glove-6b-50d") >= needed
+    assert plan.null_designs_of("smollm2-135m") == 0

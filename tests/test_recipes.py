@@ -6,13 +6,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasbench import rows as rows_
+from biasbench.data import datasets as data_sets
+from biasbench.data.pairsets import iter_lines
 from biasbench.methods import registry
-from biasbench.methods.contract import ContextVectors, Method
+from biasbench.methods.contract import ContextVectors, Method, PairScores
 from biasbench.reports import catalog
 from biasbench.reports.synthesis_inputs import synthesis_table
 from biasbench.reports.tables import ReportSettings, plain_table
 from biasbench.reports.targets import render_table
 from biasbench.rows import COLUMNS, Score
+from biasbench.scoring import datasets as scorers
 from biasbench.scoring.embeddings import score_file
 from biasbench.scoring.settings import ScoreSettings
 
@@ -90,3 +94,84 @@ def test_a_new_analysis_costs_a_module_and_a_catalog_line(monkeypatch, tmp_path)
     )
     assert csv.splitlines()[1:] == ["MAC,0.5", "WEAT,2"]
     assert "Toy analysis" in markdown and "Each method's mean effect size." in markdown
+
+
+def _more_wins(inputs: PairScores, settings, seed) -> Score:
+    """The share of pairs whose more stereotyping sentence scores higher: a toy, no test."""
+    return Score(float(np.mean(inputs.more > inputs.less)), sizes={"X": len(inputs.more)})
+
+
+TOY_PAIRS = Method(
+    "Toy pair share",
+    "nobody (a test)",
+    "probability",
+    PairScores,
+    _more_wins,
+    encodings=("mlm",),
+    roles=(),
+    description="Share of pairs whose more stereotyping sentence the model scores higher.",
+)
+
+
+def _toy_pairs_scorer(engine, pairs, *, model, settings, seed, signature):
+    """Step 3 of "Adding a data set": what its measure asks the engine (each sentence's
+    score) and hands to its method, one row per encoding (``scoring/datasets.py``)."""
+    scored = engine.pll([s for pair in pairs for s in pair], None)
+    inputs = PairScores(scored[0::2], scored[1::2], np.ones(len(pairs), bool), np.array(["x"]))
+    key = rows_.RowKey(model, "dataset", "Toy pairs", "all", "mlm", "full")
+    row = rows_.make_row(
+        TOY_PAIRS,
+        key,
+        TOY_PAIRS(inputs, settings, seed),
+        primary=True,
+        unit="item",
+        seed=seed,
+        signature=signature,
+        settings={},
+    )
+    return rows_.frame([row])
+
+
+class _HandSetEngine:
+    """A masked LM whose pseudo-log-likelihood of a sentence is set by hand."""
+
+    masked = True
+    scores = {"he codes": -1.0, "she codes": -2.0, "he cooks": -3.0, "she cooks": -1.5}
+
+    def pll(self, sentences, _masked_too):
+        return np.array([self.scores[s] for s in sentences])
+
+
+ARGS = {"model": "m", "settings": ScoreSettings(), "seed": 1, "signature": "sig"}
+
+
+def test_a_new_data_set_costs_a_declaration_a_scorer_and_a_method(monkeypatch, tmp_path):
+    """The data-set stage's entry (``score_dataset``) reads, samples and scores a data set
+    declared in three places: its record (files by role, reader, sampling), its scorer and
+    its method's module with the registry line. config/schema.yaml's lists of data-set names
+    then take its name (tests/test_datasets.py fails until they do)."""
+    data = tmp_path / "toy.txt"
+    data.write_text("he codes|she codes\nhe cooks|she cooks\n", encoding="utf-8")
+    # step 1: the declaration (biasbench/data/datasets.py)
+    toy = data_sets.DataSet(
+        "Toy pairs",
+        ("data",),
+        lambda files: [tuple(line.split("|")) for line in iter_lines(files["data"][0])],
+        sampled=True,
+    )
+    monkeypatch.setitem(data_sets.DATASETS, "toy_pairs", toy)
+    # step 2: the method's module and its registry line
+    monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, TOY_PAIRS))
+    # step 3: the scorer and its line in SCORERS
+    monkeypatch.setitem(scorers.SCORERS, "toy_pairs", _toy_pairs_scorer)
+    frame, coverage, outcomes = scorers.score_dataset(
+        _HandSetEngine(), "toy_pairs", {"data": [str(data)]}, None, **ARGS
+    )
+    assert list(frame.columns) == COLUMNS and list(frame["method"]) == ["Toy pair share"]
+    assert frame["effect_size"].iloc[0] == pytest.approx(0.5)  # he codes wins, he cooks not
+    assert outcomes.empty  # it writes no per-item outcomes (not in WITH_OUTCOMES)
+    assert (coverage["items"], coverage["scored"]) == (2, 2)
+    one, sampled, _o = scorers.score_dataset(  # a limit samples its items, seeded
+        _HandSetEngine(), "toy_pairs", {"data": [str(data)]}, 1, **ARGS
+    )
+    assert sampled["scored"] == 1 and one["effect_size"].iloc[0] in (0.0, 1.0)
