@@ -82,7 +82,7 @@ rule groundtruth_models:
 
 # The study models' scores: by default one job for every mean, so the masked LM's frozen
 # lower layers run once on each input for the whole grid (the same for every study model):
-# ~200 CPU-s less than five jobs that each computed them; a mean added reruns the two jobs
+# ~260 CPU-s less than five jobs that each computed them; a mean added reruns the two jobs
 # (its training, groundtruth_models, alone is new). groundtruth.score_jobs: per_mean runs
 # the per-mean variants below instead (the means in parallel on a cluster).
 

@@ -266,6 +266,27 @@ def test_a_model_removed_resamples_no_corpus():
     assert "results/wordsets/WEAT2/terms.json" in after
 
 
+def test_the_study_scored_in_one_job_or_a_job_per_mean_plans_the_same_files_and_inputs(tmp_path):
+    """groundtruth.score_jobs: the default's one job per rule writes what the five per-mean
+    jobs of the variants write, from the same inputs; no other job of the DAG changes."""
+    per_mean = default_config()
+    per_mean["groundtruth"]["score_jobs"] = "per_mean"
+    one = planned_jobs(workdir_for(tmp_path, "one", default_config()))
+    each = planned_jobs(workdir_for(tmp_path, "each", per_mean))
+    for rule in ("injected_scores", "injected_methods"):
+        merged = [key for key, job in one.items() if job["rule"] == rule]
+        split = [key for key, job in each.items() if job["rule"] == f"{rule}_per_mean"]
+        assert len(merged) == 1 and len(split) == 5
+        assert sorted(merged[0].split()[1:]) == sorted(f for k in split for f in k.split()[1:])
+        assert sorted(one[merged[0]]["input"]) == sorted(
+            {f for k in split for f in each[k]["input"]}
+        )
+    # every other job is the same, but the provenance page's, which records the config
+    study = ("injected_scores", "injected_methods", "provenance")
+    rest = {k: j for k, j in one.items() if not j["rule"].startswith(study)}
+    assert rest == {k: j for k, j in each.items() if not j["rule"].startswith(study)}
+
+
 def _dump_jobs(work: str, out: str) -> None:
     """Plan the default target of the workflow in ``work`` and write its jobs to ``out``."""
     from snakemake.api import SnakemakeApi
