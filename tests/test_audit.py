@@ -233,6 +233,21 @@ def test_an_audited_language_model_runs_lpbs_the_data_sets_and_its_null_copies(t
     assert make_plan(config, ROOT).null_seeds == plan.null_seeds  # a second call: the same
 
 
+def test_an_audited_language_models_copies_run_p_ceat_only_where_the_model_does(tmp_path):
+    entry = local_model(tmp_path / "lm", model_type="llama")
+    plan, config = audit_plan(["my-lm"], {"my-lm": entry})
+    # lpbs.corpus_models names the zoo's masked LM alone: the audited model runs no p-CEAT,
+    # and its copies' p-CEAT cells would stand beside no score of its own
+    assert plan.lpbs_corpus_models == () and plan.null_corpora["my-lm"] == ()
+    every = default_config()
+    every["models"]["my-lm"] = entry
+    every["only_models"] = ["my-lm"]
+    every["lpbs"]["corpus_models"] = None  # every LPBS model runs p-CEAT
+    plan = make_plan(validate_config(every), ROOT)
+    assert plan.lpbs_corpus_models == ("my-lm",)
+    assert plan.null_corpora["my-lm"] == tuple(config["null_calibration"]["corpora"])
+
+
 def test_an_audited_encoder_without_a_head_runs_no_probability_on_its_copies(tmp_path):
     entry = local_model(tmp_path / "enc", architectures=["BertModel"], model_type="bert")
     entry["tests"] = {"templates": ["C6"]}

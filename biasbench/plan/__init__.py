@@ -28,7 +28,7 @@ from biasbench.plan.inputs import (
     model_sources,
     resolve_files,
 )
-from biasbench.plan.lpbs import LpbsPlan, lpbs_jobs
+from biasbench.plan.lpbs import LpbsPlan, lpbs_jobs, pceat_models
 from biasbench.plan.null import NullPlan, check_model_names, null_calibration, trained_null
 from biasbench.plan.studies import (
     StudyPlan,
@@ -275,8 +275,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     unknown = sorted(set(lpbs_corpora) - set(corpora))
     if unknown:
         raise InputError(f"config: lpbs.corpora names {unknown}, not under 'corpora'")
-    corpus_models = lpbs.get("corpus_models")
-    corpus_models = tuple(lpbs.get("models", ()) if corpus_models is None else corpus_models)
+    corpus_models = pceat_models(lpbs)
     unknown = sorted(set(corpus_models) - set(lpbs.get("models", ())))
     if unknown:
         raise InputError(f"config: lpbs.corpus_models names {unknown}, not in lpbs.models")

@@ -9,6 +9,7 @@ from biasbench.errors import InputError
 from biasbench.models.load import is_language_model
 from biasbench.models.specs import ModelSpec
 from biasbench.paths import ALL_SCORES
+from biasbench.plan.lpbs import pceat_models
 
 #: the sections that compare models (studies, calibration): run in an audit (``only_models``)
 #: only where they name an audited model, with the other models dropped from them
@@ -89,7 +90,8 @@ def _audit_every_family(config: dict[str, Any], only: list[str]) -> None:
     before any job: :func:`is_language_model`) joins LPBS and every data set where the
     configuration does not list it, and a model with its own weights gets the null-model
     control of its architecture (``null_calibration.audit``, per kind) where
-    ``null_calibration.models`` does not list it."""
+    ``null_calibration.models`` does not list it; its copies run p-CEAT only where the model
+    does (``lpbs.corpus_models``)."""
     models = config["models"]
     lpbs, datasets, null = (
         config.get("lpbs"),
@@ -117,6 +119,8 @@ def _audit_every_family(config: dict[str, Any], only: list[str]) -> None:
             ]
             if not language_model:  # its copies' probabilities would stand beside no score
                 entry |= {"lpbs_tests": [], "datasets": {}}
+            elif lpbs and name not in pceat_models(lpbs):
+                entry.setdefault("corpora", [])  # p-CEAT on its copies only beside its own
             if entry["tests"] or entry.get("lpbs_tests", null["lpbs_tests"]):
                 null["models"] = {**null["models"], name: entry}
 

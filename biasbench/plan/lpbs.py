@@ -47,6 +47,13 @@ class LpbsPlan:
         return read_yaml(self.root / "resources" / "wordsets" / f"{test}.yaml")["lpbs"]
 
 
+def pceat_models(lpbs: dict[str, Any]) -> tuple[str, ...]:
+    """The models that run p-CEAT (an ``lpbs`` section): ``corpus_models``, or every LPBS
+    model where it is unset."""
+    chosen = lpbs.get("corpus_models")
+    return tuple(lpbs.get("models", ()) if chosen is None else chosen)
+
+
 def lpbs_jobs(
     config: dict[str, Any], specs: dict[str, ModelSpec], root: Path
 ) -> tuple[tuple[str, str], ...]:
