@@ -339,6 +339,19 @@ def groundtruth_inputs(wildcards):
     }
 
 
+def each_mean(template):
+    """An input function: ``template`` (a per-mean path) of the job's mean, for a job of one
+    mean (groundtruth.score_jobs: per_mean), or of every planned mean, for the one job.
+    """
+
+    def files(wildcards):
+        if hasattr(wildcards, "mu"):
+            return [template.format(mu=wildcards.mu)]
+        return PLAN.of_each_mean(template)
+
+    return files
+
+
 def study_datasets():
     """The data sets the ground-truth study's models run."""
     return PLAN.injected_datasets

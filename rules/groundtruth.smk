@@ -94,8 +94,8 @@ rule injected_scores:
     """
     input:
         model=when_asked(PLAN.groundtruth_model_file),
-        records=PLAN.of_each_mean(paths.GROUNDTRUTH_RECORDS),
-        weights=PLAN.of_each_mean(paths.GROUNDTRUTH_WEIGHTS),
+        records=each_mean(paths.GROUNDTRUTH_RECORDS),
+        weights=each_mean(paths.GROUNDTRUTH_WEIGHTS),
         files=injected_dataset_files,
     output:
         scores=PLAN.scored_in_one_job(paths.INJECTED_DATASETS, datasets=True),
@@ -137,8 +137,8 @@ rule injected_methods:
     """
     input:
         unpack(groundtruth_inputs),
-        records=PLAN.of_each_mean(paths.GROUNDTRUTH_RECORDS),
-        weights=PLAN.of_each_mean(paths.GROUNDTRUTH_WEIGHTS),
+        records=each_mean(paths.GROUNDTRUTH_RECORDS),
+        weights=each_mean(paths.GROUNDTRUTH_WEIGHTS),
         templates=PLAN.template_file,
         external=external_inputs(PLAN.template_file),
     output:
@@ -170,11 +170,6 @@ rule injected_methods:
 
 
 use rule injected_scores as injected_scores_per_mean with:
-    input:
-        model=when_asked(PLAN.groundtruth_model_file),
-        records=[paths.GROUNDTRUTH_RECORDS],
-        weights=[paths.GROUNDTRUTH_WEIGHTS],
-        files=injected_dataset_files,
     output:
         scores=[paths.INJECTED_DATASETS],
         robustness=[paths.INJECTED_DATASETS_ROBUSTNESS],
@@ -189,12 +184,6 @@ use rule injected_scores as injected_scores_per_mean with:
 
 
 use rule injected_methods as injected_methods_per_mean with:
-    input:
-        unpack(groundtruth_inputs),
-        records=[paths.GROUNDTRUTH_RECORDS],
-        weights=[paths.GROUNDTRUTH_WEIGHTS],
-        templates=PLAN.template_file,
-        external=external_inputs(PLAN.template_file),
     output:
         scores=[paths.INJECTED_METHODS],
         robustness=[paths.INJECTED_METHODS_ROBUSTNESS],

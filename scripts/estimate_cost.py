@@ -25,12 +25,12 @@ from biasbench.config import read_yaml, validate_config
 from biasbench.errors import InputError
 from biasbench.io import read_json
 from biasbench.plan.cost import (
-    EVERY_MEAN_RULES,
     JobMeasure,
     RuleCost,
     estimate_rules,
     groundtruth_models_per_job,
     is_per_model,
+    planned_models,
     rule_costs,
     total_cpu_seconds,
     wall_seconds,
@@ -194,9 +194,7 @@ def estimate(configfiles: list[Path], costs_path: Path, cores: list[int]) -> str
         f"{'rule':<26}{'jobs':>6}{'models/job':>12}  {'scaling':<10}{'CPU-h':>8}  longest job",
     ]
     for e in measured:
-        models = ""
-        if e.scaling == "per model":
-            models = models_per_job * (means if e.rule in EVERY_MEAN_RULES else 1)
+        models = planned_models(e.rule, models_per_job, means) if e.scaling == "per model" else ""
         lines.append(
             f"{e.rule:<26}{e.jobs:>6}{models:>12}  {e.scaling:<10}{e.cpu_s / 3600:>8.2f}"
             f"  {duration(e.longest_s)}"

@@ -25,6 +25,9 @@ i = sm.input
 base, tokenizer = load_study_lm(str(Path(i.model).parent), **compute)
 log_model(base)
 frozen = {}  # the frozen lower layers' states: the same for every model of every mean
+data = read_data(i.occupations, i.train, i.test, i.pairs, i.professions)
+templates = load_templates(i.templates, paths.external)
+settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 
 
 def score(weights_file, weights, names, splits):
@@ -32,9 +35,9 @@ def score(weights_file, weights, names, splits):
     return score_study_models(
         tqdm(study_models(base, weights, names, frozen), total=len(names), desc="study models"),
         tokenizer,
-        read_data(i.occupations, i.train, i.test, i.pairs, i.professions),
-        load_templates(i.templates, paths.external),
-        settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
+        data,
+        templates,
+        settings=settings,
         signature=signature_of(
             [
                 weights_file,

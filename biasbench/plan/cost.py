@@ -37,6 +37,12 @@ def measured_cost(rule: str, costs: Mapping[str, RuleCost]) -> RuleCost | None:
     return None
 
 
+def planned_models(rule: str, models_per_job: int, means: int) -> int:
+    """The study models a planned job of a per-model ``rule`` handles: one mean's
+    (``models_per_job``), or every mean's for a rule whose one job scores them all."""
+    return models_per_job * (means if rule in EVERY_MEAN_RULES else 1)
+
+
 def is_per_model(rule: str) -> bool:
     """Whether ``rule`` (or the rule it is the per-mean variant of) scales per study model."""
     return rule.removesuffix(PER_MEAN) in PER_MODEL_RULES
@@ -138,7 +144,7 @@ def estimate_rules(
                     f"rule {rule} scales per study model, but its models per job are unknown "
                     f"(planned: {models_per_job}, in the cost table: {cost.models_per_job})"
                 )
-            planned = models_per_job * (means if rule in EVERY_MEAN_RULES else 1)
+            planned = planned_models(rule, models_per_job, means)
             scale, scaling = planned / cost.models_per_job, "per model"
         estimates.append(
             RuleEstimate(rule, jobs, scaling, jobs * cost.mean_s * scale, cost.max_s * scale)
