@@ -54,8 +54,8 @@ model, tokenizer, masked = load_language_model(spec, Path("results/models") / na
 files = {r: resolve_files([p], r) for r, p in config["datasets"]["files"]["crows_pairs"].items()}
 frame, coverage, _ = score_dataset(
     Engine(model, tokenizer, masked, batch=config["datasets"]["batch"]), "crows_pairs", files,
-    None, model=name, seed=config["seed"], signature="bench",
-    settings=ScoreSettings(seed=config["seed"], **config["scoring"]).for_source("templates"),
+    None, model=name, signature="bench",
+    settings=ScoreSettings(seed=config["seed"], **config["scoring"]),
 )
 row = frame[(frame["method"] == "CrowS-Pairs") & (frame["encoding"] == "causal-sentence")]
 print(json.dumps({"pairs": coverage["items"], "pct_stereotype": float(row["effect_size"].iloc[0])}))

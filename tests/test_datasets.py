@@ -23,6 +23,7 @@ from biasbench.methods.contract import Settings
 from biasbench.models.logprobs import Engine
 from biasbench.scoring import datasets
 from biasbench.scoring.datasets import SCORERS
+from biasbench.scoring.settings import ScoreSettings
 
 from .tiny_models import tiny_bert, tiny_gpt2
 
@@ -324,9 +325,7 @@ def test_a_remembering_engine_scores_as_the_engine_and_its_halves_call_no_model(
 
     for name in RememberingEngine.PER_ITEM:
         setattr(remembering.engine, name, refuse)
-    halves = dataset_halves(
-        remembering, items, scorers, model="m", settings=ARGS["settings"], seed=3, splits=2
-    )
+    halves = dataset_halves(remembering, items, model="m", settings=ScoreSettings(seed=3), splits=2)
     assert {h["resample"] for h in halves} == {"items"}
     assert {(h["split"], h["half"]) for h in halves} == {(0, 0), (0, 1), (1, 0), (1, 1)}
     assert {h["method"] for h in halves} >= {"CrowS-Pairs", "BEC-Pro", "DisCo"}

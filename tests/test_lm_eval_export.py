@@ -20,10 +20,11 @@ from biasbench.config import validate_config
 from biasbench.data.datasets import dataset_items
 from biasbench.data.pairsets import SentencePair
 from biasbench.io import read_json, read_tsv
-from biasbench.methods.contract import PairScores, Settings
+from biasbench.methods.contract import PairScores
 from biasbench.methods.probability.crows_pairs import likelihood_diff
 from biasbench.reports.lm_eval import ABSENT, LAYOUT_VERSION, lm_eval_results
 from biasbench.scoring import datasets
+from biasbench.scoring.settings import ScoreSettings
 
 from .conftest import ROOT, score_row
 
@@ -229,7 +230,7 @@ def test_the_crows_pairs_coverage_carries_likelihood_diff_and_the_rows_stay(monk
     scores = {"s1": -1.0, "a1": -3.0, "s2": -6.0, "a2": -2.0}
     coverage = {"dataset": "CrowS-Pairs", "items": 2, "scored": 2, "limit": None}
     monkeypatch.setattr(datasets, "dataset_items", lambda *a: (pairs, dict(coverage)))
-    args = {"model": "m", "settings": Settings(), "seed": 1, "signature": "s"}
+    args = {"model": "m", "settings": ScoreSettings(seed=1), "signature": "s"}
     frame, found, outcomes = datasets.score_dataset(
         CausalStub(scores), "crows_pairs", {}, None, **args
     )

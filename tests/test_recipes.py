@@ -113,7 +113,7 @@ TOY_PAIRS = Method(
 )
 
 
-def _toy_pairs_scorer(engine, pairs, *, model, settings, seed, signature):
+def _toy_pairs_scorer(engine, pairs, *, model, settings, seed, signature, se=True):
     """Step 3 of "Adding a data set": what its measure asks the engine (each sentence's
     score) and hands to its method, one row per encoding (``scoring/datasets.py``)."""
     scored = engine.pll([s for pair in pairs for s in pair], None)
@@ -142,7 +142,7 @@ class _HandSetEngine:
         return np.array([self.scores[s] for s in sentences])
 
 
-ARGS = {"model": "m", "settings": ScoreSettings(), "seed": 1, "signature": "sig"}
+ARGS = {"model": "m", "settings": ScoreSettings(seed=1), "signature": "sig"}
 
 
 def test_a_new_data_set_costs_a_declaration_a_scorer_and_a_method(monkeypatch, tmp_path):

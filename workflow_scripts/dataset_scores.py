@@ -17,8 +17,7 @@ frame, coverage, outcomes = score_dataset(
     dict(sm.params.files),
     sm.params.limit,
     model=spec.name,
-    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates"),
-    seed=sm.params.seed,
+    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
     signature=signature_of([*sm.input.files, sm.input.model], f"limit:{sm.params.limit}"),
 )
 write_tsv(sm.output.scores, frame)

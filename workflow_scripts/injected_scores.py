@@ -1,8 +1,9 @@
 """Adapter: rule injected_scores -> biasbench.studies.groundtruth.surgery.study_models + the
-data-set scorers on the items of the injected category (gender), for every study model of
-every mean and the refits of some (the test-retest facet; the frozen lower layers computed once
-for all, each data set read and sampled once for all), and again on complementary halves of the
-items (the league's split-half reliability; the engine remembers every item)."""
+data-set measures (biasbench.scoring.score) on the items of the injected category (gender), for
+every study model of every mean and the refits of some (the test-retest facet; the frozen lower
+layers computed once for all, each data set read and sampled once for all), and again on
+complementary halves of the items (the league's split-half reliability; the engine remembers
+every item)."""
 
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from biasbench.jobs import start_job
 from biasbench.models.device import log_model, start_model_job
 from biasbench.models.logprobs import Engine
 from biasbench.models.logprobs.engine import RememberingEngine
-from biasbench.scoring.datasets import OUTCOME_COLUMNS, SCORERS, WITH_OUTCOMES
+from biasbench.scoring import DatasetItems, score
+from biasbench.scoring.datasets import OUTCOME_COLUMNS, WITH_OUTCOMES
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.groundtruth.every_method import (
     HALVES_COLUMNS,
@@ -32,7 +34,7 @@ start_job(sm)
 compute = start_model_job(sm)
 base, tokenizer = load_study_lm(str(Path(sm.input.model).parent), **compute)
 log_model(base)
-settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
+settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
 items = {
     d: dataset_items(
         d,
@@ -65,14 +67,16 @@ def score_mean(records_file, weights_file, out_scores, out_robustness, out_outco
             found = []  # the items' outcomes of a study model (the paired-comparison check)
             wanted = dataset in WITH_OUTCOMES and name not in refits
             (refit_frames if name in refits else frames).append(
-                SCORERS[dataset](
-                    engine,
-                    items[dataset],
+                score(
+                    DatasetItems(
+                        dataset=dataset,
+                        engine=engine,
+                        items=items[dataset],
+                        outcomes=found if wanted else None,
+                    ),
                     model=name,
                     settings=settings,
-                    seed=sm.params.seed,
                     signature=signature,
-                    **({"outcomes": found} if wanted else {}),
                 )
             )
             outcomes += [f.assign(dataset=dataset).assign(model=name) for f in found]
@@ -80,11 +84,9 @@ def score_mean(records_file, weights_file, out_scores, out_robustness, out_outco
             continue
         halves += dataset_halves(
             engine,
-            items,
-            {d: SCORERS[d] for d in sm.params.datasets},
+            {d: items[d] for d in sm.params.datasets},
             model=name,
             settings=settings,
-            seed=sm.params.seed,
             splits=sm.params.splits,
         )
     write_tsv(out_scores, pd.concat(frames, ignore_index=True) if frames else rows.frame([]))

@@ -1,4 +1,4 @@
-"""Adapter: rule lpbs_corpus -> biasbench.models.logprobs + biasbench.scoring.corpus."""
+"""Adapter: rule lpbs_corpus -> biasbench.models.logprobs + biasbench.scoring.score."""
 
 from functools import partial
 
@@ -13,7 +13,8 @@ from biasbench.models.load import (
 )
 from biasbench.models.logprobs.causal import causal_context_log_probs
 from biasbench.models.logprobs.masked import mlm_context_log_probs
-from biasbench.scoring.corpus import pair_contexts, probability_ceat_rows, with_log_probs
+from biasbench.scoring import PairContextProbabilities, score
+from biasbench.scoring.corpus import pair_contexts, with_log_probs
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
@@ -29,22 +30,25 @@ for ws in wordsets.values():  # stimuli the model cannot tell apart fail before 
 probe = mlm_context_log_probs if masked else causal_context_log_probs
 contexts = with_log_probs(contexts, partial(probe, model, tokenizer))
 print(f"{len(contexts)} contexts of {contexts.groupby(['target', 'attribute']).ngroups} pairs")
-scoring = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
-rows, sweep, samples = probability_ceat_rows(
-    contexts,
-    wordsets,
-    tokenizer_vocabulary_test(tokenizer),
-    model=spec.name,
+probabilities = PairContextProbabilities(
+    contexts=contexts,
+    wordsets=wordsets,
+    in_vocabulary=tokenizer_vocabulary_test(tokenizer),
     corpus=sm.wildcards.corpus,
     test=sm.wildcards.test,
     encoding="mlm" if masked else "causal",
     max_gap=lpbs["max_gap"],
     windows=lpbs["window_sweep"],
     primary_descriptor="names" if "names" in wordsets else next(iter(wordsets)),
-    settings=scoring.for_source(sm.wildcards.corpus),
-    seed=sm.params.seed,
+)
+rows = score(
+    probabilities,
+    model=spec.name,
+    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
     signature=signature_of([sm.input.pairs, *sm.input.wordsets, sm.input.model]),
 )
+(sweep,) = probabilities.sweep
+samples = probabilities.samples
 write_tsv(sm.output.scores, rows)
 write_tsv(sm.output.sweep, sweep)
 write_npz(sm.output.samples, samples)

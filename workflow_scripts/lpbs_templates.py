@@ -1,4 +1,4 @@
-"""Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.templates."""
+"""Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.score."""
 
 from functools import partial
 
@@ -15,8 +15,8 @@ from biasbench.models.load import (
 )
 from biasbench.models.logprobs.causal import causal_log_probs
 from biasbench.models.logprobs.masked import mlm_log_probs
+from biasbench.scoring import TemplateProbabilities, score
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.scoring.templates import lpbs_rows
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -30,17 +30,18 @@ for ws in wordsets.values():  # stimuli the model cannot tell apart fail before 
     check_distinct_after(
         ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"
     )
-settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring).for_source("templates")
-frame = lpbs_rows(
-    log_probs,
-    tokenizer_vocabulary_test(tokenizer),
-    wordsets,
-    LpbsSpec.from_json(read_sealed(sm.input.spec)),
-    load_double_templates(sm.input.templates, paths.external),
-    model=spec.name,
+probabilities = TemplateProbabilities(
+    log_probs=log_probs,
+    in_vocabulary=tokenizer_vocabulary_test(tokenizer),
+    wordsets=wordsets,
+    spec=LpbsSpec.from_json(read_sealed(sm.input.spec)),
+    templates=load_double_templates(sm.input.templates, paths.external),
     encoding="mlm" if masked else "causal",
-    settings=settings,
-    seed=sm.params.seed,
+)
+frame = score(
+    probabilities,
+    model=spec.name,
+    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
     signature=signature_of(
         [sm.input.spec, *sm.input.wordsets, sm.input.templates, *sm.input.external, sm.input.model]
     ),

@@ -1,4 +1,4 @@
-"""Adapter: rule score -> biasbench.scoring.embeddings.score_file, per descriptor of the file."""
+"""Adapter: rule score -> biasbench.scoring.score, per descriptor of the embeddings file."""
 
 import json
 
@@ -9,7 +9,7 @@ from biasbench.io import read_sealed, read_tsv, signature_of, write_npz, write_t
 from biasbench.jobs import start_job
 from biasbench.models.extract import read_embeddings, stimulus_notes_of
 from biasbench.models.specs import ModelSpec
-from biasbench.scoring.embeddings import score_file
+from biasbench.scoring import EncodedContexts, score
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
@@ -26,28 +26,23 @@ for descriptor, contexts, wordset in zip(
     single_token = None
     if spec.kind != "static":  # the reduced variants keep the targets that are one token
         single_token = set(json.loads(attrs["single_token_stimuli"]))
-    frames.append(
-        score_file(
-            read_tsv(contexts),
-            arrays,
-            model=spec.name,
-            kind=spec.kind,
-            is_decoder=bool(attrs["is_decoder"]),
-            source=sm.wildcards.source,
-            test=sm.wildcards.test,
-            descriptor=descriptor,
-            settings=settings,
-            signature=signature_of([contexts], checksum),
-            expected=words.sets,
-            single_token=single_token,
-            samples=samples,
-            pairs=list(zip(words.sets["A"], words.sets["B"], strict=True))
-            if words.paired
-            else None,
-            # what is suspect in a stimulus's vector (static vectors: a word listed twice,
-            # an all-zero vector), where the embeddings file records any
-            stimulus_notes=stimulus_notes_of(attrs),
-        )
+    encoded = EncodedContexts(
+        contexts=read_tsv(contexts),
+        arrays=arrays,
+        kind=spec.kind,
+        is_decoder=bool(attrs["is_decoder"]),
+        source=sm.wildcards.source,
+        test=sm.wildcards.test,
+        descriptor=descriptor,
+        expected=words.sets,
+        pairs=list(zip(words.sets["A"], words.sets["B"], strict=True)) if words.paired else None,
+        single_token=single_token,
+        # what is suspect in a stimulus's vector (static vectors: a word listed twice, an
+        # all-zero vector), where the embeddings file records any
+        stimulus_notes=stimulus_notes_of(attrs),
+        samples=samples,
     )
+    signature = signature_of([contexts], checksum)
+    frames.append(score(encoded, model=spec.name, settings=settings, signature=signature))
 write_tsv(sm.output.scores, pd.concat(frames, ignore_index=True))
 write_npz(sm.output.samples, samples)

@@ -675,17 +675,22 @@ SCORERS = {
 WITH_OUTCOMES = {"crows_pairs", "stereoset"}
 
 
-def score_dataset(engine, dataset: str, files, limit, *, model, settings, seed, signature):
-    """(score rows, coverage, per-item outcomes) of one data set on one model; the coverage
-    holds, under ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores
-    (CrowS-Pairs on a causal LM: likelihood_diff and its stderr,
-    :func:`crows_pairs.likelihood_diff`); the outcomes are empty where the data set's scorer
-    writes none (:data:`WITH_OUTCOMES`)."""
-    items, coverage = dataset_items(dataset, files, limit, seed)
+def score_dataset(engine, dataset: str, files, limit, *, model, settings, signature):
+    """(score rows, coverage, per-item outcomes) of one data set on one model (``settings``:
+    the config's :class:`~biasbench.scoring.settings.ScoreSettings`); the coverage holds,
+    under ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores (CrowS-Pairs
+    on a causal LM: likelihood_diff and its stderr, :func:`crows_pairs.likelihood_diff`); the
+    outcomes are empty where the data set's scorer writes none (:data:`WITH_OUTCOMES`)."""
+    from biasbench.scoring import DatasetItems, score
+
+    items, coverage = dataset_items(dataset, files, limit, settings.seed)
     outcomes: list[pd.DataFrame] = []
-    extra = {"outcomes": outcomes} if dataset in WITH_OUTCOMES else {}
-    frame = SCORERS[dataset](
-        engine, items, model=model, settings=settings, seed=seed, signature=signature, **extra
+    found = outcomes if dataset in WITH_OUTCOMES else None
+    frame = score(
+        DatasetItems(dataset=dataset, engine=engine, items=items, outcomes=found),
+        model=model,
+        settings=settings,
+        signature=signature,
     )
     if LM_EVAL in frame.attrs:
         coverage[LM_EVAL] = frame.attrs.pop(LM_EVAL)

@@ -10,11 +10,10 @@ two; nothing is written but score rows):
 * a transformer's copies (:class:`biasbench.models.null.Architecture`: its configuration and
   tokenizer, weights as ``from_config`` draws them) encode the configured tests' template
   contexts once per copy and score them with every method on context vectors
-  (:func:`biasbench.scoring.embeddings.score_file`, each method's primary encoding), LPBS on
-  the double-slot templates (:func:`biasbench.scoring.templates.lpbs_rows`) and the data-set
-  measures (:data:`biasbench.scoring.datasets.SCORERS`) on the configured item samples, and
-  probability-based CEAT on a corpus' pair contexts of the LPBS tests
-  (:func:`biasbench.scoring.corpus.probability_ceat_rows`);
+  (each method's primary encoding), LPBS on the double-slot templates and the data-set
+  measures on the configured item samples, and probability-based CEAT on a corpus' pair
+  contexts of the LPBS tests, each through :func:`biasbench.scoring.score` as the zoo's
+  models are scored;
 * a static model's copies (:func:`random_static`) give each stimulus a seeded random direction
   of the base vector's norm, scored on the words alone as the static models are.
 
@@ -47,6 +46,7 @@ if TYPE_CHECKING:  # the report modules import this one while the DAG is planned
     from biasbench.data.wordsets import LpbsSpec, WordSet
     from biasbench.models.load import StaticVectors
     from biasbench.models.specs import ModelSpec
+    from biasbench.scoring import EncodedContexts
     from biasbench.scoring.settings import ScoreSettings
     from biasbench.studies.generated import Design
 
@@ -97,8 +97,22 @@ class DatasetInputs:
     signature: str
 
 
-def _pairs(words: WordSet):
-    return list(zip(words.sets["A"], words.sets["B"], strict=True)) if words.paired else None
+def null_cell(contexts: pd.DataFrame, arrays, words: WordSet, **where) -> EncodedContexts:
+    """A null cell's vectors as the scoring entry reads them (``where``: kind, is_decoder,
+    source, test, descriptor): each method's primary encoding, the word set's sets and pairs,
+    and an "n/a" row where a method is undefined on a degenerate draw."""
+    from biasbench.scoring import EncodedContexts
+
+    pairs = list(zip(words.sets["A"], words.sets["B"], strict=True)) if words.paired else None
+    return EncodedContexts(
+        contexts=contexts,
+        arrays=arrays,
+        expected=words.sets,
+        pairs=pairs,
+        primary_only=True,
+        undefined_as_na=True,
+        **where,
+    )
 
 
 def score_tests(
@@ -115,7 +129,7 @@ def score_tests(
     """Every method on context vectors, primary encodings, on every descriptor of ``tests``:
     all contexts encoded in one call of ``arrays_of`` (identical sentences once)."""
     from biasbench.io import signature_of
-    from biasbench.scoring.embeddings import score_file
+    from biasbench.scoring import score
 
     frames = [(t, d, c) for t, inputs in tests.items() for d, c in inputs.contexts.items()]
     if not frames:
@@ -125,24 +139,18 @@ def score_tests(
     for test, descriptor, contexts in frames:
         stop = start + len(contexts)
         words = tests[test].wordsets[descriptor]
-        out.append(
-            score_file(
-                contexts,
-                {k: v[start:stop] for k, v in arrays.items()},
-                model=name,
-                kind=kind,
-                is_decoder=is_decoder,
-                source=source,
-                test=test,
-                descriptor=descriptor,
-                settings=settings,
-                signature=signature_of([], tests[test].signature, str(seed)),
-                expected=words.sets,
-                pairs=_pairs(words),
-                primary_only=True,
-                undefined_as_na=True,
-            )
+        encoded = null_cell(
+            contexts,
+            {k: v[start:stop] for k, v in arrays.items()},
+            words,
+            kind=kind,
+            is_decoder=is_decoder,
+            source=source,
+            test=test,
+            descriptor=descriptor,
         )
+        signature = signature_of([], tests[test].signature, str(seed))
+        out.append(score(encoded, model=name, settings=settings, signature=signature))
         start = stop
     return out
 
@@ -307,9 +315,13 @@ def transformer_null_rows(
     from biasbench.models.logprobs import Engine
     from biasbench.models.logprobs.causal import causal_context_log_probs, causal_log_probs
     from biasbench.models.logprobs.masked import mlm_context_log_probs, mlm_log_probs
-    from biasbench.scoring.corpus import probability_ceat_rows, with_log_probs
-    from biasbench.scoring.datasets import SCORERS
-    from biasbench.scoring.templates import lpbs_rows
+    from biasbench.scoring import (
+        DatasetItems,
+        PairContextProbabilities,
+        TemplateProbabilities,
+        score,
+    )
+    from biasbench.scoring.corpus import with_log_probs
 
     tokenizer, masked = architecture.tokenizer, architecture.masked
     normalise = stimulus_normaliser(base, tokenizer)
@@ -353,51 +365,35 @@ def transformer_null_rows(
         encoding = "mlm" if masked else "causal"
         for test, inputs in (lpbs or {}).items():
             signature = signature_of([], inputs.signature, str(weights_seed))
-            out.append(
-                lpbs_rows(
-                    log_probs,
-                    in_vocabulary,
-                    inputs.wordsets,
-                    inputs.spec,
-                    inputs.templates,
-                    model=name,
-                    encoding=encoding,
-                    settings=settings.for_source("templates"),
-                    seed=seed,
-                    signature=signature,
-                )
+            probabilities = TemplateProbabilities(
+                log_probs=log_probs,
+                in_vocabulary=in_vocabulary,
+                wordsets=inputs.wordsets,
+                spec=inputs.spec,
+                templates=inputs.templates,
+                encoding=encoding,
             )
+            out.append(score(probabilities, model=name, settings=settings, signature=signature))
             if inputs.contexts and max_gap is None:
                 raise ValueError("p-CEAT on pair contexts needs lpbs.max_gap")
             for corpus, contexts in inputs.contexts.items():
-                pceat, _sweep, _samples = probability_ceat_rows(
-                    with_log_probs(contexts, context_probe),
-                    inputs.wordsets,
-                    in_vocabulary,
-                    model=name,
+                pairs = PairContextProbabilities(
+                    contexts=with_log_probs(contexts, context_probe),
+                    wordsets=inputs.wordsets,
+                    in_vocabulary=in_vocabulary,
                     corpus=corpus,
                     test=test,
                     encoding=encoding,
                     max_gap=max_gap,
-                    windows=[],
-                    primary_descriptor=next(iter(inputs.wordsets)),  # no window sweep
-                    settings=settings.for_source(corpus),
-                    seed=seed,
-                    signature=signature,
+                    windows=[],  # no window sweep
+                    primary_descriptor=next(iter(inputs.wordsets)),
                 )
-                out.append(pceat)
+                out.append(score(pairs, model=name, settings=settings, signature=signature))
         engine = Engine(model, tokenizer, masked, batch=batch)
         for dataset, inputs in (datasets or {}).items():
-            out.append(
-                SCORERS[dataset](
-                    engine,
-                    inputs.items,
-                    model=name,
-                    settings=settings.for_source("templates"),
-                    seed=seed,
-                    signature=signature_of([], inputs.signature, str(weights_seed)),
-                )
-            )
+            items = DatasetItems(dataset=dataset, engine=engine, items=inputs.items)
+            signature = signature_of([], inputs.signature, str(weights_seed))
+            out.append(score(items, model=name, settings=settings, signature=signature))
         log(f"{name}: scored ({architecture.weights(weights_seed)}; {describe(model)})")
 
     def encoder(copy: int, _inputs: TestInputs):
@@ -482,31 +478,25 @@ def trained_null_rows(
     alone."""
     from biasbench import rows
     from biasbench.io import signature_of
-    from biasbench.scoring.embeddings import score_file
+    from biasbench.scoring import score
 
     out = []
     for name in draw_names(spec.name, draws):
         for descriptor, contexts in inputs.contexts.items():
             rng = np.random.default_rng(derived_seed(seed, "reassigned", name, test, descriptor))
             moved, words = reassign(contexts, inputs.wordsets[descriptor], rng)
-            out.append(
-                score_file(
-                    moved,
-                    inputs.arrays[descriptor],
-                    model=name,
-                    kind=spec.kind,
-                    is_decoder=inputs.is_decoder,
-                    source=source,
-                    test=test,
-                    descriptor=descriptor,
-                    settings=settings,
-                    signature=signature_of([], inputs.signature, name),
-                    expected=words.sets,
-                    pairs=_pairs(words),
-                    primary_only=True,
-                    undefined_as_na=True,
-                )
+            encoded = null_cell(
+                moved,
+                inputs.arrays[descriptor],
+                words,
+                kind=spec.kind,
+                is_decoder=inputs.is_decoder,
+                source=source,
+                test=test,
+                descriptor=descriptor,
             )
+            signature = signature_of([], inputs.signature, name)
+            out.append(score(encoded, model=name, settings=settings, signature=signature))
     return pd.concat(out, ignore_index=True) if out else rows.frame([])
 
 

@@ -259,8 +259,8 @@ def score_study_models(
     from biasbench.models.extract import encode_transformer
     from biasbench.models.load import tokenizer_vocabulary_test
     from biasbench.models.logprobs.masked import mlm_log_probs
-    from biasbench.scoring.embeddings import score_file
-    from biasbench.scoring.templates import lpbs_rows, template_log_probs
+    from biasbench.scoring import EncodedContexts, TemplateProbabilities, score
+    from biasbench.scoring.templates import template_log_probs
     from biasbench.stats import derived_seed
 
     wordset, lpbs_words, double = study_wordset(data), lpbs_wordset(data), lpbs_templates(data)
@@ -277,22 +277,20 @@ def score_study_models(
         divdist = divdist_row(
             name, contexts, arrays, negative=negative, seed=seed, signature=signature
         )
-        rows = score_file(
-            contexts,
-            arrays,
-            model=name,
+        encoded = EncodedContexts(
+            contexts=contexts,
+            arrays=arrays,
             kind="transformer",
             is_decoder=False,
             source="templates",
             test=TEST,
             descriptor=DESCRIPTOR,
-            settings=with_settings,
-            signature=signature,
             expected=expected,
-            single_token=single,
             pairs=[(a, b) for a, b in pairs if a in expected["A"] and b in expected["B"]],
+            single_token=single,
             primary_only=True,
         )
+        rows = score(encoded, model=name, settings=with_settings, signature=signature)
         return pd.concat([rows, rows_frame([divdist])], ignore_index=True)
 
     def lpbs(name, log_probs, words, category, with_settings):
@@ -311,18 +309,15 @@ def score_study_models(
             seed=derived_seed(settings.seed, name, TEST, "p-CEAT"),
             signature=signature,
         )
-        rows = lpbs_rows(
-            log_probs,
-            in_vocabulary,
-            {DESCRIPTOR: words},
-            spec,
-            kept,
-            model=name,
+        probabilities = TemplateProbabilities(
+            log_probs=log_probs,
+            in_vocabulary=in_vocabulary,
+            wordsets={DESCRIPTOR: words},
+            spec=spec,
+            templates=kept,
             encoding="mlm",
-            settings=with_settings.for_source("templates"),
-            seed=settings.seed,
-            signature=signature,
         )
+        rows = score(probabilities, model=name, settings=with_settings, signature=signature)
         return pd.concat([rows, rows_frame([pceat])], ignore_index=True)
 
     frames, spread = [], []
@@ -411,24 +406,27 @@ def item_halves(items, rng: np.random.Generator):
     )
 
 
-def dataset_halves(
-    engine, items: dict, scorers: dict, *, model: str, settings, seed: int, splits: int
-) -> list[dict]:
+def dataset_halves(engine, items: dict, *, model: str, settings, splits: int) -> list[dict]:
     """Each data-set measure's primary effect size on both halves of ``splits`` random splits
-    of each data set's items (resample ``items``): the league's split-half reliability of the
-    data-set measures. ``engine`` should remember the items it has scored
-    (``RememberingEngine``): the halves then cost no model call. The effect sizes alone are
-    kept, so the halves skip the bootstrap standard error and test on few partitions."""
+    of each data set's items (data set -> its items; ``settings``: the config's scoring
+    settings): the league's split-half reliability of the data-set measures. ``engine``
+    should remember the items it has scored (``RememberingEngine``): the halves then cost no
+    model call. The effect sizes alone are kept, so the halves skip the bootstrap standard
+    error and test on few partitions."""
+    from biasbench.scoring import DatasetItems, score
     from biasbench.stats import derived_seed
 
     quick = few_partitions(settings)
-    rng = np.random.default_rng(derived_seed(seed, model, "item halves"))
+    rng = np.random.default_rng(derived_seed(settings.seed, model, "item halves"))
     out = []
     for split in range(splits):
-        for dataset, scorer in scorers.items():
-            for half, part in enumerate(item_halves(items[dataset], rng)):
-                rows = scorer(
-                    engine, part, model=model, settings=quick, seed=seed, signature="", se=False
+        for dataset, its_items in items.items():
+            for half, part in enumerate(item_halves(its_items, rng)):
+                rows = score(
+                    DatasetItems(dataset=dataset, engine=engine, items=part, se=False),
+                    model=model,
+                    settings=quick,
+                    signature="",
                 )
                 rows = rows[rows["primary"].astype(bool) & (rows["descriptor"] == "all")]
                 out += [
