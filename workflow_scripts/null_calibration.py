@@ -34,6 +34,7 @@ stimuli = [
     s for ws in read_wordset_files(sm.input.pool) for words in ws.sets.values() for s in words
 ]
 design_seed = derived_seed(sm.params.seed, "generated designs", spec.name)
+shared = {"settings": settings, "seed": sm.params.seed, "log": log}  # every kind of base
 if spec.kind == "static":
     vectors = load_static(prepared, spec)
     pool = word_pool(
@@ -42,16 +43,7 @@ if spec.kind == "static":
         stimulus_normaliser(spec),
     )
     designs = [draw_design(pool, i, design_seed) for i in range(sm.params.designs)]
-    frame = nc.static_null_rows(
-        spec,
-        vectors,
-        sm.params.seeds,
-        tests,
-        settings=settings,
-        seed=sm.params.seed,
-        designs=designs,
-        log=log,
-    )
+    frame = nc.static_null_rows(spec, vectors, sm.params.seeds, tests, designs=designs, **shared)
 else:
     from biasbench.models.null import Architecture
     from biasbench.models.word_pieces import word_pieces
@@ -90,8 +82,6 @@ else:
         architecture,
         sm.params.seeds,
         tests,
-        settings=settings,
-        seed=sm.params.seed,
         extraction=dict(sm.params.extraction),
         lpbs=lpbs,
         datasets=datasets,
@@ -100,6 +90,6 @@ else:
         max_gap=sm.params.max_gap,
         **compute,
         designs=designs,
-        log=log,
+        **shared,
     )
 write_tsv(sm.output[0], sort_rows(frame))

@@ -343,3 +343,23 @@ def embed_tests(
         on = "".join(f"; {k} {v}" for k, v in encoder.compute.items())
         log(f"{t.test}: encoded ({entry}{on})")
     return {t.test: entries[t.test] for t in tests}
+
+
+def embed_job_tests(job, tests: Sequence[ContextsOfTest]) -> dict[str, tuple[str, Path]]:
+    """:func:`embed_tests` with a workflow job's model, settings, cache and threads (rules
+    ``embed_group`` and ``embed``), its progress on the job's log."""
+    import sys
+
+    return embed_tests(
+        ModelSpec.from_config(job.wildcards.model, dict(job.params.spec)),
+        dict(job.params.spec),
+        job.wildcards.source,
+        tests,
+        job.input.model,
+        dict(job.params.extraction),
+        job.params.cache,
+        threads=job.threads,
+        log=lambda line: print(line, file=sys.stderr),
+        device=job.params.device,
+        dtype=job.params.dtype,
+    )
