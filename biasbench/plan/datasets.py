@@ -3,17 +3,23 @@ runs which data set and the files of each role (rules/datasets.smk)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec, check_known_model
+from biasbench.plan.core import ZooPlan
 from biasbench.plan.inputs import resolve_files
 
 
-class DatasetPlan:
-    """The data sets' files (a part of :class:`biasbench.plan.Plan`)."""
+@dataclass(frozen=True, kw_only=True)
+class DatasetPlan(ZooPlan):
+    """The data sets' jobs and files (a part of :class:`biasbench.plan.Plan`)."""
+
+    dataset_jobs: tuple[tuple[str, str], ...] = ()  # (model, data set id)
+    dataset_files: dict[str, dict[str, list[str]]] | None = None  # data set -> role -> files
 
     def dataset_score_files(self) -> list[str]:
         return [paths.DATASET.format(model=m, dataset=d) for m, d in self.dataset_jobs]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +11,22 @@ from biasbench import paths
 from biasbench.config import read_yaml
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
+from biasbench.plan.core import ZooPlan
 
 
-class LpbsPlan:
-    """LPBS's files (a part of :class:`biasbench.plan.Plan`)."""
+@dataclass(frozen=True, kw_only=True)
+class LpbsPlan(ZooPlan):
+    """LPBS's jobs and files (a part of :class:`biasbench.plan.Plan`)."""
+
+    lpbs_jobs: tuple[tuple[str, str], ...] = ()  # (model, test) of LPBS
+    lpbs_corpora: tuple[str, ...] = ()  # corpora of probability-based CEAT
+    lpbs_corpus_models: tuple[str, ...] = ()  # the models that run it
+    lpbs_templates: str | None = None  # LPBS's double-slot templates' set (``lpbs.templates``)
+
+    @property
+    def lpbs_template_file(self) -> str:
+        """LPBS's double-slot templates (no file when ``lpbs`` is null: no LPBS job reads it)."""
+        return f"resources/templates/{self.lpbs_templates}.yaml"
 
     def pairs_file(self, model: str, corpus: str) -> str:
         """The LPBS contexts of a corpus under the model's case policy."""

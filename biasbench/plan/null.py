@@ -5,16 +5,33 @@ base tokenizer (rules/null_calibration.smk, rules/tokenization.smk)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec, check_known_model
+from biasbench.plan.datasets import DatasetPlan
 from biasbench.plan.inputs import model_jobs
+from biasbench.plan.lpbs import LpbsPlan
 
 
-class NullPlan:
-    """The null-model control's files and inputs (a part of :class:`biasbench.plan.Plan`)."""
+@dataclass(frozen=True, kw_only=True)
+class NullPlan(LpbsPlan, DatasetPlan):
+    """The null-model control's files and inputs (a part of :class:`biasbench.plan.Plan`);
+    its copies run LPBS tests, probability-based CEAT on their pairs and data sets."""
+
+    #: the null-model calibration (``null_calibration``), per base model: its seeded copies,
+    #: the (test, descriptor) pairs each copy scores, the tests it runs LPBS on (templates),
+    #: the data sets it scores (data set -> item limit), p-CEAT's corpora, generated designs
+    null_seeds: dict[str, int] = field(default_factory=dict)
+    null_tests: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    null_lpbs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    null_datasets: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    null_corpora: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    null_designs: dict[str, int] = field(default_factory=dict)
+    #: the trained-weight null (``null_calibration.trained``): model -> its reassigned draws
+    trained_draws: dict[str, int] = field(default_factory=dict)
 
     def null_files(self) -> list[str]:
         """The score rows of the null-model calibration, one file per base model."""
@@ -227,9 +244,10 @@ def trained_null(config: dict[str, Any], specs: dict[str, ModelSpec], jobs) -> d
 def null_calibration(
     config: dict[str, Any], specs: dict[str, ModelSpec], available: dict[str, list[str]]
 ) -> dict[str, dict[str, Any]]:
-    """The null-model calibration per base model: its seeds, (test, descriptor) pairs, LPBS
-    tests, the corpora of their probability-based CEAT and data sets with their limits (a
-    model's own entries, else the section's), checked; {} when the section is null."""
+    """The null-model calibration per base model, as :class:`NullPlan`'s fields by name: its
+    seeds, (test, descriptor) pairs, LPBS tests, the corpora of their probability-based CEAT,
+    data sets with their limits (a model's own entries, else the section's) and generated
+    designs, checked; {} when the section is null."""
     from biasbench.data.datasets import DATASETS
 
     section = config.get("null_calibration")
@@ -237,7 +255,7 @@ def null_calibration(
         return {}
     lpbs_tests = (config["lpbs"] or {}).get("tests", ())
     keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora", "designs")
-    out: dict[str, dict[str, Any]] = {k: {} for k in keys}
+    seeds, tests, lpbs, datasets, corpora, designs = ({} for _ in keys)
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
         spec = specs.get(model)
@@ -248,8 +266,8 @@ def null_calibration(
         own = entry if isinstance(entry, dict) else {"seeds": entry}
         chosen = {k: own.get(k, section[k]) for k in keys[1:]}
         where = {k: f"null_calibration{'.models.' + model if k in own else ''}.{k}" for k in chosen}
-        out["seeds"][model] = own["seeds"]
-        out["tests"][model] = tuple(model_jobs("", chosen["tests"], available, where["tests"]))
+        seeds[model] = own["seeds"]
+        tests[model] = tuple(model_jobs("", chosen["tests"], available, where["tests"]))
         for test in chosen["lpbs_tests"]:
             if test not in lpbs_tests:
                 raise InputError(f"config: {where['lpbs_tests']} names {test!r}, not in lpbs.tests")
@@ -266,9 +284,16 @@ def null_calibration(
                     f"config: {where['datasets']}.{dataset}: this data set is not sampled (null)"
                 )
         static = spec.kind == "static"  # reads no LPBS templates, runs no data set
-        out["lpbs_tests"][model] = () if static else tuple(chosen["lpbs_tests"])
-        out["datasets"][model] = {} if static else dict(chosen["datasets"])
-        has_lpbs = out["lpbs_tests"][model]  # p-CEAT reads the LPBS tests' pairs
-        out["corpora"][model] = tuple(chosen["corpora"]) if has_lpbs else ()
-        out["designs"][model] = chosen["designs"]
-    return out
+        lpbs[model] = () if static else tuple(chosen["lpbs_tests"])
+        datasets[model] = {} if static else dict(chosen["datasets"])
+        has_lpbs = lpbs[model]  # p-CEAT reads the LPBS tests' pairs
+        corpora[model] = tuple(chosen["corpora"]) if has_lpbs else ()
+        designs[model] = chosen["designs"]
+    return {
+        "null_seeds": seeds,
+        "null_tests": tests,
+        "null_lpbs": lpbs,
+        "null_datasets": datasets,
+        "null_corpora": corpora,
+        "null_designs": designs,
+    }

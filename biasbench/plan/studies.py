@@ -4,19 +4,30 @@ its models run, Delobelle et al.'s template study, Bommasani & Liang's DivDist
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
+from biasbench.plan.datasets import DatasetPlan
 
 DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
 #: what rule injected_methods writes per mean of the ground-truth study
 INJECTED_METHOD_FILES = (".methods.tsv", ".robustness.tsv")
 
 
-class StudyPlan:
-    """The studies' files (a part of :class:`biasbench.plan.Plan`)."""
+@dataclass(frozen=True, kw_only=True)
+class StudyPlan(DatasetPlan):
+    """The studies' files (a part of :class:`biasbench.plan.Plan`); the ground-truth study's
+    models run the data sets of its masked LM."""
+
+    groundtruth: tuple[str, ...] = ()  # the ground-truth study's model files, one per mu
+    groundtruth_model: str | None = None  # the masked LM it fine-tunes
+    groundtruth_score_jobs: str = "one"  # its models scored in one job or a job per mean
+    template_study: tuple[str, ...] = ()  # its output files (sensitivity and KL per model)
+    injected_scores: tuple[str, ...] = ()  # data-set scores of the ground-truth study's models
+    divdist: tuple[str, ...] = ()  # the DivDist study's outputs (Bommasani & Liang)
 
     @property
     def injected_datasets(self) -> list[str]:

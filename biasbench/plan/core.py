@@ -1,0 +1,147 @@
+"""The zoo's plan, which every stage's plan reads: the (model, source, test, descriptor) jobs,
+the models' specs, the corpora and word sets, and the files they name (rules/contexts.smk,
+rules/embeddings.smk, rules/scores.smk)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from biasbench import paths
+from biasbench.errors import InputError
+from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec, check_known_model
+from biasbench.plan.inputs import LOCAL_SCHEMES
+
+
+@dataclass(frozen=True)
+class Job:
+    model: str
+    source: str
+    test: str
+    descriptor: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ZooPlan:
+    """The zoo's jobs and files; built by name only (``kw_only``: two fields of one type
+    swapped in a positional call would go unnoticed)."""
+
+    root: Path
+    jobs: tuple[Job, ...]
+    specs: dict[str, ModelSpec]
+    corpus_parts: dict[str, list[tuple[dict, list[str]]]]  # corpus -> (reader config, files)
+    natural: str | None = None  # the corpus the paper tables show as natural contexts
+    #: every configured test's descriptors (what the corpus samplers match, whatever the models)
+    tests: dict[str, list[str]] = field(default_factory=dict)
+    template_set: str | None = None  # the single-slot templates' set (``template_set``)
+    #: model -> the files its preparation reads, resolved when planning (:func:`model_sources`)
+    model_sources: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def template_file(self) -> str:
+        """The templates every transformer's template contexts are built from."""
+        return f"resources/templates/{self.template_set}.yaml"
+
+    @property
+    def elmo_models(self) -> list[str]:
+        """ELMo models: their embeddings come from rules/elmo.smk (AllenNLP in its own
+        environment)."""
+        return [m for m, s in self.specs.items() if s.kind == "elmo"]
+
+    @property
+    def head_models(self) -> list[str]:
+        """Models whose masked-LM head is trained here: rules/mlm_head.smk prepares them."""
+        return [m for m, s in self.specs.items() if s.scheme == "mlm-head"]
+
+    @property
+    def random_models(self) -> list[str]:
+        """Null models (random weights): rules/models.smk builds them."""
+        return [m for m, s in self.specs.items() if s.scheme == "random"]
+
+    def source_files(self, model: str) -> list[str]:
+        """The files preparing a model reads: its rule's inputs, resolved when planning, so
+        the input function cannot fail (Snakemake drops a job whose input function raises and,
+        in a finished directory, keeps the old outputs)."""
+        check_known_model(model, self.specs)
+        return self.model_sources[model]
+
+    def source_digests(self, model: str) -> dict[str, str]:
+        """File -> sha256 of a model's local files (``path:``, ``w2v-path:``): a param of its
+        preparation. A file replaced with its modification time kept (``cp -p``, ``rsync -a``)
+        passes Snakemake's mtime trigger; a changed param reruns the job. Package files are
+        pinned and checked by every job; a hub snapshot is fixed by its revision."""
+        from biasbench.io import content_digests
+
+        files = self.source_files(model)
+        return content_digests(files) if self.specs[model].scheme in LOCAL_SCHEMES else {}
+
+    def corpus_files(self, corpus: str) -> list[str]:
+        return [f for _cfg, files in self.corpus_parts[corpus] for f in files]
+
+    def wordset_files(self) -> list[str]:
+        """Every descriptor of every configured test: the corpus sampler matches all at once.
+        Not only those some model runs: adding or removing a model then resamples no corpus
+        (nor reruns every other model's natural contexts after it)."""
+        return [
+            paths.WORDSET.format(test=t, descriptor=d) for t, ds in self.tests.items() for d in ds
+        ]
+
+    def descriptors_of(self, model: str, source: str, test: str) -> list[str]:
+        """Descriptors a model runs for a test on a source (those its embedding file holds); a
+        file the configuration does not plan (a target typed by hand) is an error naming why."""
+        found = [
+            j.descriptor for j in self.jobs if (j.model, j.source, j.test) == (model, source, test)
+        ]
+        if not found:
+            check_known_model(model, self.specs)
+            planned = sorted({j.test for j in self.jobs if (j.model, j.source) == (model, source)})
+            raise InputError(
+                f"config.yaml: model {model!r} has no test {test!r} on source {source!r} "
+                f"(models.{model}.tests; planned there: {', '.join(planned) or 'none'})"
+            )
+        return found
+
+    def tests_of(self, model: str, source: str) -> list[str]:
+        """The tests a model runs on a source (one embeddings file each, in config order):
+        what one job encodes with the model loaded once. None planned is an error naming the
+        field, as for :meth:`descriptors_of`."""
+        found = [j.test for j in self.jobs if (j.model, j.source) == (model, source)]
+        if not found:
+            check_known_model(model, self.specs)
+            sources = sorted({j.source for j in self.jobs if j.model == model})
+            raise InputError(
+                f"config.yaml: model {model!r} runs no test on source {source!r} "
+                f"(models.{model}.tests; its sources: {', '.join(sources) or 'none'})"
+            )
+        return list(dict.fromkeys(found))
+
+    def group_contexts(self, model: str, source: str) -> dict[str, dict[str, str]]:
+        """Test -> descriptor -> contexts file, of every test a model runs on a source."""
+        return {
+            test: {
+                d: self.contexts_file(model, source, test, d)
+                for d in self.descriptors_of(model, source, test)
+            }
+            for test in self.tests_of(model, source)
+        }
+
+    def contexts_file(self, model: str, source: str, test: str, descriptor: str) -> str:
+        """The contexts a model embeds: a corpus' under the model's case policy."""
+        if source in BUILTIN_SOURCES:
+            return paths.CONTEXTS.format(source=source, test=test, descriptor=descriptor)
+        case = self.specs[model].case
+        return paths.CORPUS_CONTEXTS.format(
+            corpus=source, case=case, test=test, descriptor=descriptor
+        )
+
+    def contexts_files(self, model: str, source: str, test: str) -> list[str]:
+        """The contexts of every descriptor of a (model, source, test): one embeddings file."""
+        return [
+            self.contexts_file(model, source, test, d)
+            for d in self.descriptors_of(model, source, test)
+        ]
+
+    def score_files(self) -> list[str]:
+        """One score file per embeddings file (all descriptors of a model, source and test)."""
+        keys = dict.fromkeys((job.model, job.source, job.test) for job in self.jobs)
+        return [paths.SCORES.format(model=m, source=s, test=t) for m, s, t in keys]
