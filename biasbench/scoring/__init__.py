@@ -156,21 +156,9 @@ def _pair_context_probabilities(inputs: PairContextProbabilities, *, model, sett
 
 
 def _dataset_items(inputs: DatasetItems, *, model, settings, signature):
-    from biasbench.scoring.datasets import SCORERS, WITH_OUTCOMES
+    from biasbench.scoring.datasets import score_items
 
-    extra = {"outcomes": inputs.outcomes} if inputs.outcomes is not None else {}
-    if extra and inputs.dataset not in WITH_OUTCOMES:
-        raise ValueError(f"data set {inputs.dataset!r} writes no item outcomes")
-    return SCORERS[inputs.dataset](
-        inputs.engine,
-        inputs.items,
-        model=model,
-        settings=settings.for_source("templates"),
-        seed=settings.seed,
-        signature=signature,
-        se=inputs.se,
-        **extra,
-    )
+    return score_items(**_keywords(inputs), model=model, settings=settings, signature=signature)
 
 
 #: each kind of extracted input -> the family scorer that reads it

@@ -675,22 +675,45 @@ SCORERS = {
 WITH_OUTCOMES = {"crows_pairs", "stereoset"}
 
 
+def score_items(
+    dataset: str, engine, items, *, model, settings, signature, se=True, outcomes=None
+) -> pd.DataFrame:
+    """Every measure of a data set on its items (``settings``: the config's
+    :class:`~biasbench.scoring.settings.ScoreSettings`; the measures read those of
+    templates, and its seed); ``outcomes``, where given, receives the items' outcomes (the
+    data sets of :data:`WITH_OUTCOMES`). What :func:`biasbench.scoring.score` runs on a
+    ``DatasetItems`` record."""
+    if outcomes is not None and dataset not in WITH_OUTCOMES:
+        raise ValueError(f"data set {dataset!r} writes no item outcomes")
+    return SCORERS[dataset](
+        engine,
+        items,
+        model=model,
+        settings=settings.for_source("templates"),
+        seed=settings.seed,
+        signature=signature,
+        se=se,
+        **({} if outcomes is None else {"outcomes": outcomes}),
+    )
+
+
 def score_dataset(engine, dataset: str, files, limit, *, model, settings, signature):
     """(score rows, coverage, per-item outcomes) of one data set on one model (``settings``:
     the config's :class:`~biasbench.scoring.settings.ScoreSettings`); the coverage holds,
     under ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores (CrowS-Pairs
     on a causal LM: likelihood_diff and its stderr, :func:`crows_pairs.likelihood_diff`); the
     outcomes are empty where the data set's scorer writes none (:data:`WITH_OUTCOMES`)."""
-    from biasbench.scoring import DatasetItems, score
-
     items, coverage = dataset_items(dataset, files, limit, settings.seed)
     outcomes: list[pd.DataFrame] = []
     found = outcomes if dataset in WITH_OUTCOMES else None
-    frame = score(
-        DatasetItems(dataset=dataset, engine=engine, items=items, outcomes=found),
+    frame = score_items(
+        dataset,
+        engine,
+        items,
         model=model,
         settings=settings,
         signature=signature,
+        outcomes=found,
     )
     if LM_EVAL in frame.attrs:
         coverage[LM_EVAL] = frame.attrs.pop(LM_EVAL)
