@@ -43,10 +43,10 @@ ELMO_LAYERS = "results/elmo/{model}/{source}/{test}.layers.npz"
 ALL_SCORES = "results/scores/all.tsv"
 #: the word pieces of the stimuli a base transformer's null copies encode
 TOKENIZATION = "results/tokenization/{model}.tsv"
-#: the null-model calibration's rows: a base model's random-weight copies, a model's
-#: reassigned draws
+#: the null-model calibration's rows: a base model's random-weight copies, a model's draws
+#: of a trained-weight null kind (``kind``: its key; the reassigned words': ``trained``)
 NULL_SCORES = "results/scores/null/{model}.tsv"
-TRAINED_NULL_SCORES = "results/scores/null/trained/{model}.tsv"
+TRAINED_NULL_SCORES = "results/scores/null/{kind}/{model}.tsv"
 #: the ground-truth study: the frozen lower layers, then per mean (``mu``, two decimals) its
 #: models' records and weights, their data-set scores and every method on them
 GROUNDTRUTH_STATES = "results/studies/groundtruth/frozen_states.safetensors"
@@ -90,10 +90,11 @@ def is_null_file(path: str | Path) -> bool:
     return Path(path).parent.as_posix().endswith("scores/null")
 
 
-def is_trained_null_file(path: str | Path) -> bool:
-    """Whether ``path`` holds the score rows of a trained model's reassigned draws
-    (:data:`TRAINED_NULL_SCORES`)."""
-    return Path(path).parent.as_posix().endswith("scores/null/trained")
+def is_trained_null_file(path: str | Path, key: str | None = None) -> bool:
+    """Whether ``path`` holds the score rows of a trained model's draws of a trained-weight
+    null kind (:data:`TRAINED_NULL_SCORES`), of the kind ``key`` where given."""
+    where = Path(path).parent
+    return where.parent.as_posix().endswith("scores/null") and key in (None, where.name)
 
 
 def _of_a_mean(path: str | Path, *templates: str) -> bool:

@@ -20,6 +20,7 @@ from biasbench.reports.cards import slug
 from biasbench.reports.catalog import MODELS, PROVENANCE, report_section
 from biasbench.reports.model_cards import COMPARISON
 from biasbench.reports.tables import report_settings as plan_report_settings
+from biasbench.nulls import TRAINED_NULLS
 
 ENV = "../envs/biasbench.yaml"
 MANIFEST = load_manifest("resources/external.yaml")
@@ -593,13 +594,33 @@ def null_dataset_batch(model):
 
 
 # null_trained.smk
+#: the trained-weight null kinds' keys (their sections and results/scores/null/<key>/)
+TRAINED_NULL_KEYS = names_only([kind.key for kind in TRAINED_NULLS])
+
+
+def trained_draws(wildcards):
+    """A params function: a trained model's draws of the job's trained-weight null kind."""
+    return PLAN.trained_draws_of(wildcards.kind, wildcards.model)
+
+
+def trained_source(wildcards):
+    """A params function: where the job's trained model's draws read its vectors."""
+    return PLAN.trained_source(wildcards.model, wildcards.kind)
+
+
+def trained_tests(wildcards):
+    """A params function: the tests (descriptor -> contexts and word-set files) of the job's
+    trained model's draws."""
+    return PLAN.trained_tests(wildcards.model, wildcards.kind)
+
+
 def null_trained_inputs(wildcards):
-    """What a trained model's reassigned draws read: its embeddings file of each test on its
-    source, each descriptor's contexts and word set. A model the section does not name fails
-    naming it."""
+    """What a trained model's draws of a trained-weight null kind read: its embeddings file of
+    each test on its source, each descriptor's contexts and word set. A model the kind's
+    section does not name fails naming it."""
     model = wildcards.model
-    source = PLAN.trained_source(model)
-    tests = PLAN.trained_tests(model)
+    source = trained_source(wildcards)
+    tests = trained_tests(wildcards)
     return {
         "embeddings": [
             paths.EMBEDDINGS.format(model=model, source=source, test=t) for t in tests

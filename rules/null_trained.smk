@@ -1,24 +1,27 @@
 rule null_trained:
-    """The trained-weight null of one model: its own vectors of every test it runs (words
-    alone or templates), each test's words reassigned to its sets at random, draws times,
-    every method scored on each draw (each method's primary encoding), in one job."""
+    """A trained-weight null kind on one model (biasbench.nulls; the reassigned
+    words: kind "trained"): its own vectors of every test it runs (words alone or templates),
+    drawn anew draws times (each test's words reassigned to its sets at random), every method
+    scored on each draw (each method's primary encoding), in one job."""
     input:
         unpack(null_trained_inputs),
     output:
         paths.TRAINED_NULL_SCORES,
     log:
-        "results/logs/null_trained/{model}.log",
+        "results/logs/null_{kind}/{model}.log",
     benchmark:
-        "results/benchmarks/null_trained/{model}.tsv"
+        "results/benchmarks/null_{kind}/{model}.tsv"
+    wildcard_constraints:
+        kind=TRAINED_NULL_KEYS,
     conda:
         ENV
     resources:
         mem_mb=3000,
         runtime=30,
     params:
-        draws=of_wildcard("model", PLAN.trained_draws.__getitem__),
-        source=of_wildcard("model", PLAN.trained_source),
-        tests=of_wildcard("model", PLAN.trained_tests),
+        draws=trained_draws,
+        source=trained_source,
+        tests=trained_tests,
         spec=model_settings,
         scoring=config["scoring"],
         partitions=setting("null_calibration", "partitions"),

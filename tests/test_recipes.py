@@ -175,3 +175,85 @@ def test_a_new_data_set_costs_a_declaration_a_scorer_and_a_method(monkeypatch, t
         _HandSetEngine(), "toy_pairs", {"data": [str(data)]}, 1, **ARGS
     )
     assert sampled["scored"] == 1 and one["effect_size"].iloc[0] in (0.0, 1.0)
+
+
+def _swap_by_coin(contexts, words, rng):
+    """Step 1 of "Adding a null kind": a toy draw that swaps X and Y wholesale on a coin."""
+    import dataclasses
+
+    if rng.random() < 0.5:
+        return contexts, words
+    roles = contexts["role"].map({"X": "Y", "Y": "X"}).fillna(contexts["role"])
+    sets = {**words.sets, "X": words.sets["Y"], "Y": words.sets["X"]}
+    return contexts.assign(role=roles), dataclasses.replace(words, sets=sets)
+
+
+def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypatch, tmp_path):
+    from biasbench import nulls
+    from biasbench.config import model_entry, validate_config
+    from biasbench.errors import InputError
+    from biasbench.io import write_tsv
+    from biasbench.models.null import draw_names, trained_null_file
+    from biasbench.models.specs import ModelSpec
+    from biasbench.plan import make_plan
+    from biasbench.plan.null import check_model_names
+    from biasbench.reports.calibration import trained_tables
+    from biasbench.studies import null_calibration as nc
+
+    from .test_plan_isolation import ROOT, default_config
+    from .test_trained_null import _geometry, _words
+
+    # step 1: the kind's record (and its draw) in biasbench/nulls.py's TRAINED_NULLS
+    coin = nulls.TrainedNull(
+        key="coin",
+        infix="coin",
+        label="swapped on a coin",
+        randomizes=None,
+        draw=_swap_by_coin,
+        table="synthesis_null_coin",
+        title="Coin null",
+        heading="false-positive shares with X and Y swapped on a coin",
+        summary="Significant results with X and Y swapped on a coin.",
+        describes="The trained models {models} with X and Y swapped on a coin.",
+    )
+    monkeypatch.setattr(nulls, "TRAINED_NULLS", (*nulls.TRAINED_NULLS, coin))
+
+    # its draws: every method on each, the draw's words in their new sets
+    frame, arrays = _geometry()
+    inputs = nc.TrainedInputs({"names": frame}, {"names": arrays}, {"names": _words()}, False, "s")
+    spec = ModelSpec.from_config("m", model_entry(kind="transformer", source="hf:org/m"))
+    settings = ScoreSettings(seed=1, exact_max=1000, n_samples=200, ceat_samples=100)
+    rows = nc.trained_null_rows(
+        spec, "T", inputs, 6, source="templates", settings=settings, seed=1, kind=coin
+    )
+    assert sorted(set(rows["model"])) == draw_names("m", 6, "coin")
+    seat = rows[rows["method"] == "s-SEAT"].set_index("model")["effect_size"]
+    assert np.allclose(seat.abs(), abs(seat.iloc[0]))  # a swap negates s-SEAT's d, no more
+    assert (seat > 0).any() and (seat < 0).any()  # both faces of the coin among 6 draws
+
+    # step 2: its section in config/schema.yaml (here: added after validation) plans its jobs
+    config = validate_config(default_config())
+    config["null_calibration"]["coin"] = {"models": ["glove-6b-50d"], "draws": 3}
+    plan = make_plan(config, ROOT)
+    assert plan.trained_files("coin") == [trained_null_file("glove-6b-50d", "coin")]
+    assert plan.trained_bases()["glove-6b-50d-coin-r2"] == "glove-6b-50d"
+    with pytest.raises(InputError, match="a coin draw of 'glove-6b-50d'"):
+        check_model_names(["glove-6b-50d", "glove-6b-50d-coin-r1"])
+
+    # its calibration table comes with it, reading its draws' rows alone
+    (table,) = [t for t in trained_tables() if t.name == "synthesis_null_coin"]
+    assert table.reads(plan)[1:] == [trained_null_file("glove-6b-50d", "coin")]
+    drawn = rows.assign(test=rows["test"] + rows["model"].str[-1])  # a cluster per draw
+    path = tmp_path / trained_null_file("m", "coin")
+    path.parent.mkdir(parents=True)
+    write_tsv(path, drawn)
+    write_tsv(tmp_path / "all.tsv", rows.iloc[:0])
+    report = ReportSettings(
+        models={},
+        alpha=0.05,
+        trained_bases=plan.trained_bases() | {n: "m" for n in draw_names("m", 6, "coin")},
+    )
+    csv, md, _ = render_table(table, [str(tmp_path / "all.tsv"), str(path)], report)
+    shares = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
+    assert shares.loc[("s-SEAT", "paper"), "cells_null"] == 6
+    assert "X and Y swapped on a coin" in md

@@ -12,6 +12,7 @@ from biasbench.config import model_entry
 from biasbench.data.wordsets import WordSet
 from biasbench.models.null import draw_names, trained_null_file
 from biasbench.models.specs import ModelSpec
+from biasbench.nulls import POOLS, reassign
 from biasbench.paths import is_null_file, is_trained_null_file
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import calibration as cal
@@ -41,8 +42,8 @@ def _frame(n_ctx=4, sets=SETS):
 
 def test_a_reassignment_moves_every_context_with_its_word_and_keeps_the_sizes():
     frame = _frame()
-    moved, words = nc.reassign(frame, _words(), np.random.default_rng(1))
-    for first, second in nc.POOLS:
+    moved, words = reassign(frame, _words(), np.random.default_rng(1))
+    for first, second in POOLS:
         assert len(words.sets[first]) == len(words.sets[second]) == 6
         pool = set(SETS[first]) | set(SETS[second])
         assert set(words.sets[first]) | set(words.sets[second]) == pool
@@ -51,18 +52,18 @@ def test_a_reassignment_moves_every_context_with_its_word_and_keeps_the_sizes():
         rows = moved[moved["stimulus"].isin(members) & frame["role"].isin(_pool_of(role))]
         assert (rows["role"] == role).all() and len(rows) == 4 * len(members)
     assert (moved["stimulus"] == frame["stimulus"]).all()  # vectors stay with their rows
-    again, same = nc.reassign(frame, _words(), np.random.default_rng(1))
+    again, same = reassign(frame, _words(), np.random.default_rng(1))
     assert same == words and again.equals(moved)  # seeded
 
 
 def _pool_of(role):
-    return next((p for p in nc.POOLS if role in p), (role,))
+    return next((p for p in POOLS if role in p), (role,))
 
 
 def test_a_reassignment_mixes_targets_between_sets():
     seen = set()
     for seed in range(50):
-        _moved, words = nc.reassign(_frame(1), _words(), np.random.default_rng(seed))
+        _moved, words = reassign(_frame(1), _words(), np.random.default_rng(seed))
         seen.add(sum(w.startswith("x") for w in words.sets["X"]))
     assert len(seen) >= 4  # hypergeometric: 0..6 of X's words stay in X
 
@@ -70,7 +71,7 @@ def test_a_reassignment_mixes_targets_between_sets():
 def test_definitional_pairs_stay_pairs_each_flipped_by_a_coin():
     flipped = np.zeros(6)
     for seed in range(200):
-        _moved, words = nc.reassign(_frame(1), _words(paired=True), np.random.default_rng(seed))
+        _moved, words = reassign(_frame(1), _words(paired=True), np.random.default_rng(seed))
         pairs = list(zip(words.sets["A"], words.sets["B"], strict=True))
         assert {frozenset(p) for p in pairs} == {
             frozenset(p) for p in zip(SETS["A"], SETS["B"], strict=True)
@@ -82,7 +83,7 @@ def test_definitional_pairs_stay_pairs_each_flipped_by_a_coin():
 def test_a_word_in_both_sets_of_a_pool_is_an_error():
     sets = dict(SETS) | {"Y": ("x1", "y2", "y3", "y4", "y5", "y6")}
     with pytest.raises(ValueError, match="X and Y share a word"):
-        nc.reassign(_frame(1, sets), _words(sets=sets), np.random.default_rng(0))
+        reassign(_frame(1, sets), _words(sets=sets), np.random.default_rng(0))
 
 
 def _geometry(n_ctx=6, dim=8, seed=0):

@@ -1,4 +1,5 @@
-"""Adapter: rule null_trained -> biasbench.studies.null_calibration.trained_null_rows."""
+"""Adapter: rule null_trained -> biasbench.studies.null_calibration.trained_null_rows, of the
+job's trained-weight null kind (biasbench.nulls)."""
 
 import sys
 
@@ -8,6 +9,7 @@ from biasbench.io import signature_of, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.extract import read_embeddings
 from biasbench.models.specs import ModelSpec
+from biasbench.nulls import trained_null_kind
 from biasbench.rows import sort_rows
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import null_calibration as nc
@@ -43,6 +45,7 @@ for (test, descriptors), embeddings in zip(
             source=sm.params.source,
             settings=settings,
             seed=sm.params.seed,
+            kind=trained_null_kind(sm.wildcards.kind),
         )
     )
     print(f"{test}: {sm.params.draws} draws scored", file=sys.stderr)

@@ -89,12 +89,13 @@ def null_file(base: str) -> str:
     return NULL_SCORES.format(model=base)
 
 
-def draw_names(model: str, draws: int) -> list[str]:
-    """The model names of a trained model's reassigned draws (the trained-weight null), in
-    order: the model's own vectors, its tests' words reassigned at random."""
-    return [f"{model}-reassigned-r{i}" for i in range(draws)]
+def draw_names(model: str, draws: int, infix: str = "reassigned") -> list[str]:
+    """The model names of a trained model's draws of a trained-weight null kind (its
+    ``infix``; the default that of the reassigned words), in order."""
+    return [f"{model}-{infix}-r{i}" for i in range(draws)]
 
 
-def trained_null_file(model: str) -> str:
-    """The score rows of a trained model's reassigned draws."""
-    return TRAINED_NULL_SCORES.format(model=model)
+def trained_null_file(model: str, key: str = "trained") -> str:
+    """The score rows of a trained model's draws of the trained-weight null kind ``key`` (the
+    default that of the reassigned words)."""
+    return TRAINED_NULL_SCORES.format(kind=key, model=model)

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from biasbench import paths
+from biasbench import nulls, paths
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec, check_known_model
 from biasbench.plan.datasets import DatasetPlan
@@ -30,8 +30,9 @@ class NullPlan(LpbsPlan, DatasetPlan):
     null_datasets: dict[str, dict[str, int | None]] = field(default_factory=dict)
     null_corpora: dict[str, tuple[str, ...]] = field(default_factory=dict)
     null_designs: dict[str, int] = field(default_factory=dict)
-    #: the trained-weight null (``null_calibration.trained``): model -> its reassigned draws
-    trained_draws: dict[str, int] = field(default_factory=dict)
+    #: the trained-weight null, per kind (its key, ``null_calibration.<key>``): model -> its
+    #: draws (:mod:`biasbench.nulls`)
+    trained_draws: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def null_files(self) -> list[str]:
         """The score rows of the null-model calibration, one file per base model."""
@@ -137,34 +138,51 @@ class NullPlan(LpbsPlan, DatasetPlan):
             )
         return out
 
-    def trained_files(self) -> list[str]:
-        """The score rows of the trained-weight null, one file per trained model."""
+    def trained_files(self, key: str | None = None) -> list[str]:
+        """The score rows of the trained-weight null, one file per (kind, trained model); of
+        the kind ``key`` alone where given."""
         from biasbench.models.null import trained_null_file
 
-        return [trained_null_file(m) for m in self.trained_draws]
+        return [
+            trained_null_file(m, k)
+            for k, models in self.trained_draws.items()
+            if key in (None, k)
+            for m in models
+        ]
 
     def trained_bases(self) -> dict[str, str]:
-        """Each reassigned draw of the trained-weight null -> the model whose vectors it reads."""
+        """Each draw of every trained-weight null kind -> the model whose vectors it reads."""
         from biasbench.models.null import draw_names
 
-        return {n: m for m, draws in self.trained_draws.items() for n in draw_names(m, draws)}
+        return {
+            n: m
+            for k, models in self.trained_draws.items()
+            for m, draws in models.items()
+            for n in draw_names(m, draws, nulls.trained_null_kind(k).infix)
+        }
 
-    def trained_source(self, model: str) -> str:
-        """Where a trained model's reassigned draws read its vectors: the source its tests
-        run on by default (words alone for static vectors, templates for a transformer)."""
-        if model not in self.trained_draws:
+    def trained_draws_of(self, key: str, model: str) -> int:
+        """The draws of a trained model of the trained-weight null kind ``key``; a model the
+        kind's section does not name is an error naming the field."""
+        models = self.trained_draws.get(key, {})
+        if model not in models:
             check_known_model(model, self.specs)
             raise InputError(
                 f"config.yaml: the trained-weight null has no model {model!r} "
-                f"(null_calibration.trained.models; planned: "
-                f"{', '.join(self.trained_draws) or 'none'})"
+                f"(null_calibration.{key}.models; planned: {', '.join(models) or 'none'})"
             )
+        return models[model]
+
+    def trained_source(self, model: str, key: str = "trained") -> str:
+        """Where a trained model's draws read its vectors: the source its tests run on by
+        default (words alone for static vectors, templates for a transformer)."""
+        self.trained_draws_of(key, model)
         return self.specs[model].default_source
 
-    def trained_tests(self, model: str) -> dict[str, dict[str, list[str]]]:
+    def trained_tests(self, model: str, key: str = "trained") -> dict[str, dict[str, list[str]]]:
         """Test -> descriptor -> [contexts file, word-set file] of a trained model's draws:
         every test the model runs on its source (the embeddings files it has)."""
-        source = self.trained_source(model)
+        source = self.trained_source(model, key)
         mine = [(j.test, j.descriptor) for j in self.jobs if (j.model, j.source) == (model, source)]
         return self._test_files(model, source, mine)
 
@@ -198,20 +216,28 @@ RESERVED_NAMES = {
 
 def check_model_names(names) -> None:
     """A configured model's name is none of :data:`RESERVED_NAMES` and not the name of a
-    configured model's null copy (``<model>-null-s<i>``) or reassigned draw
-    (``<model>-reassigned-r<i>``): its rows would be read as the copy's (the null control's
-    tables pick those by name), or its files would be written where the copies' are."""
+    configured model's null copy (``<model>-null-s<i>``) or draw of a trained-weight null
+    (``<model>-reassigned-r<i>``, :mod:`biasbench.nulls`): its rows would be
+    read as the copy's (the null control's tables pick those by name), or its files would be
+    written where the copies' are."""
     names = list(names)
+    copies = [
+        (r"(.+)-null-[sg]\d+", "a seeded null copy of {} (null_calibration)"),
+        *(  # each trained-weight null kind's draws
+            (
+                rf"(.+)-{re.escape(k.infix)}-r\d+",
+                f"a {k.infix} draw of {{}} (null_calibration.{k.key})",
+            )
+            for k in nulls.TRAINED_NULLS
+        ),
+    ]
     for name in names:
         field = f"config: models.{name}"
         if name in RESERVED_NAMES:
             raise InputError(
                 f"{field}: the name {name!r} is reserved ({RESERVED_NAMES[name]}): rename the model"
             )
-        for pattern, what in (
-            (r"(.+)-null-[sg]\d+", "a seeded null copy of {} (null_calibration)"),
-            (r"(.+)-reassigned-r\d+", "a reassigned draw of {} (null_calibration.trained)"),
-        ):
+        for pattern, what in copies:
             match = re.fullmatch(pattern, name)
             if match and match.group(1) in names:
                 raise InputError(
@@ -220,24 +246,33 @@ def check_model_names(names) -> None:
                 )
 
 
-def trained_null(config: dict[str, Any], specs: dict[str, ModelSpec], jobs) -> dict[str, int]:
-    """The trained-weight null: model -> its reassigned draws, each model checked to have
-    its own weights and tests on its default source; {} when not configured."""
-    section = (config.get("null_calibration") or {}).get("trained")
-    if not section:
-        return {}
-    out = {}
-    for model in section["models"]:
-        field = f"config: null_calibration.trained.models names {model!r}"
-        spec = specs.get(model)
-        if spec is None or spec.kind not in ("static", "transformer") or spec.scheme == "random":
-            raise InputError(
-                f"{field}: not a configured static or transformer model with its own weights"
-            )
-        source = spec.default_source
-        if not any((j.model, j.source) == (model, source) for j in jobs):
-            raise InputError(f"{field}: it runs no test on {source} (models.{model}.tests)")
-        out[model] = section["draws"]
+def trained_null(
+    config: dict[str, Any], specs: dict[str, ModelSpec], jobs
+) -> dict[str, dict[str, int]]:
+    """The trained-weight null, per kind configured (its key: its section
+    ``null_calibration.<key>``): model -> its draws, each model checked to have its own
+    weights and tests on its default source; {} when none is configured."""
+    out: dict[str, dict[str, int]] = {}
+    for kind in nulls.TRAINED_NULLS:
+        section = (config.get("null_calibration") or {}).get(kind.key)
+        if not section:
+            continue
+        out[kind.key] = {}
+        for model in section["models"]:
+            field = f"config: null_calibration.{kind.key}.models names {model!r}"
+            spec = specs.get(model)
+            if (
+                spec is None
+                or spec.kind not in ("static", "transformer")
+                or spec.scheme == "random"
+            ):
+                raise InputError(
+                    f"{field}: not a configured static or transformer model with its own weights"
+                )
+            source = spec.default_source
+            if not any((j.model, j.source) == (model, source) for j in jobs):
+                raise InputError(f"{field}: it runs no test on {source} (models.{model}.tests)")
+            out[kind.key][model] = section["draws"]
     return out
 
 

@@ -8,11 +8,13 @@ league's calibration columns (:mod:`biasbench.studies.calibration`,
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from biasbench import nulls
 from biasbench.io import read_tsv
 from biasbench.paths import is_trained_null_file
 from biasbench.reports.figures import no_data, pyplot
@@ -150,35 +152,47 @@ def null_table(inputs, settings):
     return plain_table(table, title, note)
 
 
-def trained_table(inputs, settings):
-    title = "Trained-weight null: false-positive shares on real vectors, words reassigned"
-    cells = primary_cells(scores_with(inputs, is_trained_null_file), method_sources(settings))
-    cells = cells[~null_mask(cells, settings)]  # the random-weight copies are another null
-    draws = sorted(set(cells["model"]) & set(settings.trained_bases))
-    alphas = _alphas(settings)
-    table = cal.calibration(
-        cells, draws, settings.trained_bases, alphas, randomizes=cal.RANDOMIZES["trained weights"]
+def trained_table(kind: nulls.TrainedNull):
+    """The calibration table of a trained-weight null kind (:mod:`biasbench.nulls`):
+    its draws' cells, each (model, test, descriptor) a cluster, a test exact under the kind by
+    construction counted apart."""
+
+    def render(inputs, settings):
+        cells = primary_cells(
+            scores_with(inputs, lambda path: is_trained_null_file(path, kind.key)),
+            method_sources(settings),
+        )
+        cells = cells[~null_mask(cells, settings)]  # the random-weight copies are another null
+        drawn = re.compile(rf".+-{re.escape(kind.infix)}-r\d+")
+        bases = {m: b for m, b in settings.trained_bases.items() if drawn.fullmatch(m)}
+        draws = sorted(set(cells["model"]) & set(bases))
+        alphas = _alphas(settings)
+        table = cal.calibration(cells, draws, bases, alphas, randomizes=kind.randomizes)
+        models = ", ".join(sorted(set(bases.values()))) or "(none configured)"
+        note = (
+            kind.describes.format(models=models, by_construction=cal.BY_CONSTRUCTION)
+            + " Clusters: one (model, test, descriptor), its draws sharing words and vectors. "
+            f"Columns, floors and verdicts as in synthesis_null; {_verdict_rule(alphas)}. "
+            "cells_real / real_<alpha>: the real models' own cells."
+        )
+        return plain_table(table, f"{kind.title}: {kind.heading}", note)
+
+    return render
+
+
+def trained_tables() -> tuple:
+    """The calibration table of every trained-weight null kind (:data:`nulls.TRAINED_NULLS`),
+    each reading its own files."""
+    return tuple(
+        synthesis_table(
+            kind.table,
+            kind.title,
+            trained_table(kind),
+            kind.summary,
+            reads=lambda plan, key=kind.key: [SCORES, *plan.trained_files(key)],
+        )
+        for kind in nulls.TRAINED_NULLS
     )
-    models = sorted(set(settings.trained_bases.values()))
-    note = (
-        f"The trained models {', '.join(models) or '(none configured)'} scored again on their "
-        "own vectors with each test's words reassigned to its sets at random: the targets "
-        "shuffled between X and Y, the attributes between A and B (definitional pairs flipped "
-        "by a coin), sizes kept; each draw a model <model>-reassigned-r<i>. No word's set then "
-        "has anything to do with its vector, while the vectors keep all a trained model has "
-        "(frequency, anisotropy, word pieces): the null every test of the family states, on "
-        "the geometry real results come from. A test that exchanges the words this null "
-        "reassigns (the word-level tests, and the paper's test where every item is a word, as "
-        "on static vectors) has a p uniform under it whatever the method: its cells "
-        "(by_construction) are left out of the shares, and where no other cell is left its "
-        f"verdict is '{cal.BY_CONSTRUCTION}' (a check of the machinery, which cannot "
-        "fail as a test), never 'calibrated'; the paper tests over contexts or sampled "
-        "contexts measure what their units add, and can fail. Clusters: one (model, test, "
-        "descriptor), its draws sharing words and vectors. Columns, floors and verdicts as in "
-        f"synthesis_null; {_verdict_rule(alphas)}. cells_real / real_<alpha>: the real models' "
-        "own cells."
-    )
-    return plain_table(table, title, note)
 
 
 def floors_table(inputs, settings):
@@ -475,13 +489,7 @@ TABLES = (
         "Significant results on random weights over generated word sets, by balance.",
         reads=null_inputs,
     ),
-    synthesis_table(
-        "synthesis_null_trained",
-        "Trained-weight null",
-        trained_table,
-        "Significant results on real vectors with each test's words reassigned at random.",
-        reads=lambda plan: [SCORES, *plan.trained_files()],
-    ),
+    *trained_tables(),
     synthesis_table(
         "synthesis_null_floors",
         "Null-model cells that cannot reject",

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from biasbench.nulls import TRAINED_NULLS
 from biasbench.rows import TEST_DESIGNS
 
 #: the test designs of a cell by name, each its p column (:data:`biasbench.rows.TEST_DESIGNS`)
@@ -38,9 +39,10 @@ POWER = 0.8
 
 
 #: what each null kind randomizes, declared with the kind: the random-weight copies hold no
-#: association at all but randomize no unit a test exchanges (None); the trained-weight
-#: null's draws reassign the words of every role at random (``null_calibration.reassign``)
-RANDOMIZES = {"random weights": None, "trained weights": "words"}
+#: association at all but randomize no unit a test exchanges (None); each trained-weight null
+#: kind declares its own (:mod:`biasbench.nulls`: the reassigned draws, the words
+#: of every role)
+RANDOMIZES = {"random weights": None, **{k.label: k.randomizes for k in TRAINED_NULLS}}
 #: the verdict of a test that exchanges exactly what its null randomizes: its p is uniform
 #: under that null whatever the method computes, so its share checks the machinery and
 #: cannot fail as a test; never "calibrated"

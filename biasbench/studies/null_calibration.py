@@ -20,8 +20,10 @@ two; nothing is written but score rows):
 Random weights lack what trained ones have (anisotropy, frequency, the geometry every real
 vector shares), so beside them stands a **trained-weight null** (:func:`trained_null_rows`): a
 real model's own vectors, each test's words reassigned to its sets at random
-(:func:`reassign`), so that no word's set has anything to do with its vector; a draw is a model
-``<model>-reassigned-r<i>`` (:func:`biasbench.models.null.draw_names`).
+(:func:`biasbench.nulls.reassign`), so that no word's set has anything to do with
+its vector; a draw is a model ``<model>-reassigned-r<i>``
+(:func:`biasbench.models.null.draw_names`). Each kind of such draws is one record of
+:data:`biasbench.nulls.TRAINED_NULLS`.
 
 Every row keeps the one row schema (``biasbench.rows``); the model column names the copy,
 ``<base>-null-s<i>`` (:func:`copy_names`).
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench.models.null import copy_names, draw_names
+from biasbench.nulls import REASSIGNED, TrainedNull
 from biasbench.stats import derived_seed
 
 if TYPE_CHECKING:  # the report modules import this one while the DAG is planned: kept light
@@ -412,44 +415,6 @@ def transformer_null_rows(
     return pd.concat(out, ignore_index=True) if out else rows.frame([])
 
 
-#: the sets a reassignment shuffles together: the targets, the attributes
-POOLS = (("X", "Y"), ("A", "B"))
-
-
-def reassign(
-    contexts: pd.DataFrame, words: WordSet, rng: np.random.Generator
-) -> tuple[pd.DataFrame, WordSet]:
-    """One draw of the trained-weight null: the target words (X and Y) shuffled into two sets
-    of their sizes, the attribute words (A and B) likewise (definitional pairs: each pair's
-    order flipped by a fair coin, so the pairs stay pairs); every context keeps its vector and
-    takes its stimulus' new set. Other roles are kept. The groups then carry no association
-    but what the model's geometry gives any random split of these words, which is the null
-    hypothesis every test of the family states."""
-    sets = dict(words.sets)
-    new_role: dict[tuple[str, str], str] = {}  # (role, stimulus) -> its role in this draw
-    for first, second in POOLS:
-        if first not in sets or second not in sets:
-            continue
-        a, b = list(sets[first]), list(sets[second])
-        if len(set(a + b)) < len(a) + len(b):
-            raise ValueError(f"{words.test}/{words.descriptor}: {first} and {second} share a word")
-        if words.paired and first == "A":
-            flip = rng.random(len(a)) < 0.5
-            new_a = [y if f else x for x, y, f in zip(a, b, flip, strict=True)]
-            new_b = [x if f else y for x, y, f in zip(a, b, flip, strict=True)]
-        else:
-            pool = a + b
-            shuffled = [pool[i] for i in rng.permutation(len(pool))]
-            new_a, new_b = shuffled[: len(a)], shuffled[len(a) :]
-        was = dict.fromkeys(a, first) | dict.fromkeys(b, second)
-        for role, members in ((first, new_a), (second, new_b)):
-            new_role |= {(was[s], s): role for s in members}
-        sets[first], sets[second] = tuple(new_a), tuple(new_b)
-    keys = zip(contexts["role"].astype(str), contexts["stimulus"].astype(str), strict=True)
-    roles = [new_role.get(key, key[0]) for key in keys]
-    return contexts.assign(role=roles), dataclasses.replace(words, sets=sets)
-
-
 @dataclass(frozen=True)
 class TrainedInputs:
     """One test of a trained model: per descriptor its contexts, their vectors (the
@@ -471,20 +436,22 @@ def trained_null_rows(
     source: str,
     settings: ScoreSettings,
     seed: int,
+    kind: TrainedNull = REASSIGNED,
 ) -> pd.DataFrame:
-    """Score rows of ``draws`` reassigned draws (:func:`reassign`) of one test on a trained
+    """Score rows of ``draws`` draws of a trained-weight null ``kind`` (:mod:`biasbench.nulls`;
+    the default reassigns the words, :func:`~biasbench.nulls.reassign`) of one test on a trained
     model's own vectors: every method on context vectors, each method's primary encoding;
-    draw ``i`` of every (test, descriptor) is seeded by its name, so a draw is reproducible
-    alone."""
+    draw ``i`` of every (test, descriptor) is seeded by its name and the kind, so a draw is
+    reproducible alone."""
     from biasbench import rows
     from biasbench.io import signature_of
     from biasbench.scoring import score
 
     out = []
-    for name in draw_names(spec.name, draws):
+    for name in draw_names(spec.name, draws, kind.infix):
         for descriptor, contexts in inputs.contexts.items():
-            rng = np.random.default_rng(derived_seed(seed, "reassigned", name, test, descriptor))
-            moved, words = reassign(contexts, inputs.wordsets[descriptor], rng)
+            rng = np.random.default_rng(derived_seed(seed, kind.infix, name, test, descriptor))
+            moved, words = kind.draw(contexts, inputs.wordsets[descriptor], rng)
             encoded = null_cell(
                 moved,
                 inputs.arrays[descriptor],
