@@ -39,8 +39,12 @@ TABLE = "results/tables/{table}.csv"
 TABLE_CHECKSUM = "results/tables/{table}.csv.sha256"
 ELMO_TOKENS = "results/elmo/{model}/{source}/{test}.tokens.json"
 ELMO_LAYERS = "results/elmo/{model}/{source}/{test}.layers.npz"
-#: every run's score rows collected (an audit's are its own: ``biasbench.plan.audit``)
+#: every run's score rows collected, and its provenance page; an audit's are its own, named
+#: by the models it measures (``biasbench.plan.audit.run_files``)
 ALL_SCORES = "results/scores/all.tsv"
+PROVENANCE_PAGE = "results/report/provenance.html"
+AUDIT_SCORES = "results/scores/audit/{name}.tsv"
+AUDIT_PROVENANCE_PAGE = "results/report/audit/{name}.html"
 #: the word pieces of the stimuli a base transformer's null copies encode
 TOKENIZATION = "results/tokenization/{model}.tsv"
 #: the null-model calibration's rows: a base model's random-weight copies, a model's draws

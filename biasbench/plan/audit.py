@@ -8,7 +8,7 @@ from typing import Any
 from biasbench.errors import InputError
 from biasbench.models.load import is_language_model
 from biasbench.models.specs import ModelSpec
-from biasbench.paths import ALL_SCORES
+from biasbench.paths import ALL_SCORES, AUDIT_PROVENANCE_PAGE, AUDIT_SCORES, PROVENANCE_PAGE
 from biasbench.plan.lpbs import pceat_models
 
 #: the sections that compare models (studies, calibration): run in an audit (``only_models``)
@@ -139,6 +139,6 @@ def run_files(only: list[str] | None) -> tuple[str, str]:
     the models it measures, so audits in one checkout accumulate beside each other and beside
     a default run, and each model's card points to its own."""
     if only is None:
-        return ALL_SCORES, "results/report/provenance.html"
+        return ALL_SCORES, PROVENANCE_PAGE
     name = ",".join(only)
-    return f"results/scores/audit/{name}.tsv", f"results/report/audit/{name}.html"
+    return AUDIT_SCORES.format(name=name), AUDIT_PROVENANCE_PAGE.format(name=name)
