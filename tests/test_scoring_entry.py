@@ -37,29 +37,21 @@ SETTINGS = ScoreSettings(seed=7, exact_max=100, n_samples=200)
 
 def test_encoded_contexts_give_the_rows_of_every_method_on_context_vectors():
     frame, arrays = frame_and_arrays()
+    # the record's fields, which are score_file's keywords
+    where = {"kind": "static", "is_decoder": False, "source": "words", "test": "T"}
     encoded = EncodedContexts(
-        contexts=frame,
-        arrays=arrays,
-        kind="static",
-        is_decoder=False,
-        source="words",
-        test="T",
-        descriptor="names",
-        expected=STIMULI,
+        contexts=frame, arrays=arrays, descriptor="names", expected=STIMULI, **where
     )
     rows = score(encoded, model="m", settings=SETTINGS, signature="sig")
     direct = score_file(
         frame,
         arrays,
         model="m",
-        kind="static",
-        is_decoder=False,
-        source="words",
-        test="T",
-        descriptor="names",
         settings=SETTINGS,
         signature="sig",
+        descriptor="names",
         expected=STIMULI,
+        **where,
     )
     pd.testing.assert_frame_equal(rows, direct)
     # the hand-built geometry (X and A one way, Y and B another): WEAT finds X with A
