@@ -119,3 +119,22 @@ def test_the_packed_pass_equals_the_padded_one_at_the_real_tokens(base):
     assert got.keys() == expected.keys() and any("layer.0." in n for n in got)
     for name, grad in expected.items():
         torch.testing.assert_close(got[name], grad, atol=1e-5, rtol=1e-4, msg=name)
+
+
+def test_the_report_is_the_same_from_any_checkout(base, tmp_path):
+    """The base read from two places (two checkouts' environments) gives the same report and
+    files when the report names it by its configured source: the report enters every score's
+    signature, so a resolved path there would tell two identical runs apart."""
+    import shutil
+
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(base, elsewhere)
+    settings = HeadSettings(train_sentences=60, heldout_sentences=20, epochs=1)
+    source = "pkg:tiny/model"
+    one = train_mlm_head(str(base), SENTENCES, tmp_path / "a", settings, base_source=source)
+    two = train_mlm_head(str(elsewhere), SENTENCES, tmp_path / "b", settings, base_source=source)
+    assert one == two and one["base"] == source
+    for name in ("mlm_head_report.json", "model.safetensors"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    # named by its path, the two reports differ: what the configured source avoids
+    assert train_mlm_head(str(elsewhere), SENTENCES, tmp_path / "c", settings)["base"] != source

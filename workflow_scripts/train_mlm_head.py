@@ -31,6 +31,7 @@ report = train_mlm_head(
     out,
     settings,
     **compute,
+    base_source=sm.params.base["source"],
 )
 print(json.dumps(report, indent=1))
 layers = settings.trainable_layers

@@ -244,11 +244,14 @@ def train_mlm_head(
     *,
     device: str = "cpu",
     dtype: str = "float32",
+    base_source: str | None = None,
 ) -> dict[str, Any]:
     """Train the head on ``sentences`` (a seeded split into training and held-out sentences),
     save the masked LM to ``out`` and return its report: held-out masked-token accuracy, and
     the accuracy of always predicting the most frequent training token (the unigram baseline).
-    The model trains on ``device`` (a ``compute.device`` setting, resolved) in ``dtype``."""
+    The model trains on ``device`` (a ``compute.device`` setting, resolved) in ``dtype``. The
+    report names the base by ``base_source`` (its configured source) where given: the
+    resolved path differs between checkouts, and the report enters every score's signature."""
     import torch
     from transformers import AutoModel, AutoTokenizer, BertForMaskedLM
 
@@ -291,7 +294,7 @@ def train_mlm_head(
     y_held = masked_labels(tokenizer, held, settings, settings.seed + 2, device=dev)
     counts = torch.bincount(y_train, minlength=tokenizer.vocab_size)
     report = {
-        "base": str(base),
+        "base": base_source or str(base),
         "settings": asdict(settings),
         "masked_tokens": {"train": int(len(y_train)), "heldout": int(len(y_held))},
         "train_loss_per_epoch": [round(v, 4) for v in losses],
