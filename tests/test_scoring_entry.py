@@ -104,32 +104,23 @@ def _pair_contexts(rng) -> pd.DataFrame:
 def test_pair_context_probabilities_give_p_ceat_its_sweep_and_samples(data_seed, corpus):
     contexts = _pair_contexts(np.random.default_rng(data_seed))
     words = {"d": wordset(*(tuple(STIMULI[r]) for r in "XY"))}
+    known = lambda w: True  # noqa: E731
+    # the record's fields, which are probability_ceat_rows' keywords
+    where = {"corpus": corpus, "test": "T", "encoding": "mlm", "max_gap": 10, "windows": [5, 18]}
     probabilities = PairContextProbabilities(
-        contexts=contexts,
-        wordsets=words,
-        in_vocabulary=lambda w: True,
-        corpus=corpus,
-        test="T",
-        encoding="mlm",
-        max_gap=10,
-        windows=[5, 18],
-        primary_descriptor="d",
+        contexts=contexts, wordsets=words, in_vocabulary=known, primary_descriptor="d", **where
     )
     rows = score(probabilities, model="m", settings=SETTINGS, signature="sig")
     direct, sweep, samples = probability_ceat_rows(
         contexts,
         words,
-        lambda w: True,
+        known,
         model="m",
-        corpus=corpus,
-        test="T",
-        encoding="mlm",
-        max_gap=10,
-        windows=[5, 18],
         primary_descriptor="d",
         settings=SETTINGS.for_source(corpus),
         seed=SETTINGS.seed,
         signature="sig",
+        **where,
     )
     pd.testing.assert_frame_equal(rows, direct)
     (got_sweep,) = probabilities.sweep
