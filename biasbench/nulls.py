@@ -13,9 +13,12 @@ draws, and ``biasbench.reports.calibration`` gives each kind its table.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from biasbench.paths import TRAINED_NULL_SCORES
 
 if TYPE_CHECKING:  # every layer reads the kinds (the plan while the DAG is planned): light
     import numpy as np
@@ -80,6 +83,19 @@ class TrainedNull:
     heading: str
     summary: str
     describes: str
+
+    def draw_names(self, model: str, draws: int) -> list[str]:
+        """The model names of a trained model's draws, in order."""
+        return [f"{model}-{self.infix}-r{i}" for i in range(draws)]
+
+    @property
+    def draw_pattern(self) -> re.Pattern:
+        """A draw's model name, its model the first group: what :meth:`draw_names` gives."""
+        return re.compile(rf"(.+)-{re.escape(self.infix)}-r\d+")
+
+    def scores_file(self, model: str) -> str:
+        """The score rows of a trained model's draws."""
+        return TRAINED_NULL_SCORES.format(kind=self.key, model=model)
 
 
 REASSIGNED = TrainedNull(

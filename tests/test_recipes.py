@@ -193,7 +193,6 @@ def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypa
     from biasbench.config import model_entry, validate_config
     from biasbench.errors import InputError
     from biasbench.io import write_tsv
-    from biasbench.models.null import draw_names, trained_null_file
     from biasbench.models.specs import ModelSpec
     from biasbench.plan import make_plan
     from biasbench.plan.null import check_model_names
@@ -226,7 +225,7 @@ def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypa
     rows = nc.trained_null_rows(
         spec, "T", inputs, 6, source="templates", settings=settings, seed=1, kind=coin
     )
-    assert sorted(set(rows["model"])) == draw_names("m", 6, "coin")
+    assert sorted(set(rows["model"])) == coin.draw_names("m", 6)
     seat = rows[rows["method"] == "s-SEAT"].set_index("model")["effect_size"]
     assert np.allclose(seat.abs(), abs(seat.iloc[0]))  # a swap negates s-SEAT's d, no more
     assert (seat > 0).any() and (seat < 0).any()  # both faces of the coin among 6 draws
@@ -235,23 +234,23 @@ def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypa
     config = validate_config(default_config())
     config["null_calibration"]["coin"] = {"models": ["glove-6b-50d"], "draws": 3}
     plan = make_plan(config, ROOT)
-    assert plan.trained_files("coin") == [trained_null_file("glove-6b-50d", "coin")]
+    assert plan.trained_files("coin") == [coin.scores_file("glove-6b-50d")]
     assert plan.trained_bases()["glove-6b-50d-coin-r2"] == "glove-6b-50d"
     with pytest.raises(InputError, match="a coin draw of 'glove-6b-50d'"):
         check_model_names(["glove-6b-50d", "glove-6b-50d-coin-r1"])
 
     # its calibration table comes with it, reading its draws' rows alone
     (table,) = [t for t in trained_tables() if t.name == "synthesis_null_coin"]
-    assert table.reads(plan)[1:] == [trained_null_file("glove-6b-50d", "coin")]
+    assert table.reads(plan)[1:] == [coin.scores_file("glove-6b-50d")]
     drawn = rows.assign(test=rows["test"] + rows["model"].str[-1])  # a cluster per draw
-    path = tmp_path / trained_null_file("m", "coin")
+    path = tmp_path / coin.scores_file("m")
     path.parent.mkdir(parents=True)
     write_tsv(path, drawn)
     write_tsv(tmp_path / "all.tsv", rows.iloc[:0])
     report = ReportSettings(
         models={},
         alpha=0.05,
-        trained_bases=plan.trained_bases() | {n: "m" for n in draw_names("m", 6, "coin")},
+        trained_bases=plan.trained_bases() | {n: "m" for n in coin.draw_names("m", 6)},
     )
     csv, md, _ = render_table(table, [str(tmp_path / "all.tsv"), str(path)], report)
     shares = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])

@@ -10,9 +10,8 @@ import pytest
 
 from biasbench.config import model_entry
 from biasbench.data.wordsets import WordSet
-from biasbench.models.null import draw_names, trained_null_file
 from biasbench.models.specs import ModelSpec
-from biasbench.nulls import POOLS, reassign
+from biasbench.nulls import POOLS, REASSIGNED, reassign
 from biasbench.paths import is_null_file, is_trained_null_file
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import calibration as cal
@@ -111,7 +110,7 @@ def test_over_reassignments_the_word_test_holds_alpha_and_the_context_tests_do_n
     rows = nc.trained_null_rows(
         spec, "T", inputs, draws, source="templates", settings=settings, seed=1
     )
-    assert set(rows["model"]) == set(draw_names("m", draws))
+    assert set(rows["model"]) == set(REASSIGNED.draw_names("m", draws))
     s_seat = rows[(rows["method"] == "s-SEAT") & rows["primary"]]
     assert len(s_seat) == draws
     word = float((s_seat["p_word"] < 0.05).mean())
@@ -123,10 +122,10 @@ def test_over_reassignments_the_word_test_holds_alpha_and_the_context_tests_do_n
 
 
 def test_draw_names_and_files():
-    assert draw_names("glove", 2) == ["glove-reassigned-r0", "glove-reassigned-r1"]
-    assert trained_null_file("glove") == "results/scores/null/trained/glove.tsv"
-    assert not is_null_file(trained_null_file("glove"))  # not read as random-weight copies
-    assert is_trained_null_file(trained_null_file("glove"))
+    assert REASSIGNED.draw_names("glove", 2) == ["glove-reassigned-r0", "glove-reassigned-r1"]
+    assert REASSIGNED.scores_file("glove") == "results/scores/null/trained/glove.tsv"
+    assert not is_null_file(REASSIGNED.scores_file("glove"))  # not read as random-weight copies
+    assert is_trained_null_file(REASSIGNED.scores_file("glove"))
 
 
 def test_the_trained_null_table_counts_the_draws_alone_one_cluster_per_test(tmp_path):
@@ -152,10 +151,10 @@ def test_the_trained_null_table_counts_the_draws_alone_one_cluster_per_test(tmp_
             p_word=0.5,
         )
 
-    draws = draw_names("m", 4)
+    draws = REASSIGNED.draw_names("m", 4)
     real = [row("m", "T0", 0.001), row("m", "T1", 0.001), row("m-null", "T0", 0.001)]
     write_tsv(tmp_path / "all.tsv", pd.DataFrame(real))
-    path = tmp_path / trained_null_file("m")
+    path = tmp_path / REASSIGNED.scores_file("m")
     path.parent.mkdir(parents=True)
     drawn = [row(d, "T0", 0.01) for d in draws] + [row(d, "T1", 0.5) for d in draws]
     write_tsv(path, pd.DataFrame(drawn))

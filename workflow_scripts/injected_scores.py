@@ -84,7 +84,7 @@ def score_mean(records_file, weights_file, out_scores, out_robustness, out_outco
             continue
         halves += dataset_halves(
             engine,
-            {d: items[d] for d in sm.params.datasets},
+            items,
             model=name,
             settings=settings,
             splits=sm.params.splits,

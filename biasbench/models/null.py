@@ -13,7 +13,7 @@ from typing import Any
 
 from biasbench.models.load import is_decoder_type, transformer_location
 from biasbench.models.specs import ModelSpec
-from biasbench.paths import NULL_SCORES, TRAINED_NULL_SCORES
+from biasbench.paths import NULL_SCORES
 
 
 @dataclass
@@ -87,15 +87,3 @@ def design_copy_names(base: str, designs: int) -> list[str]:
 def null_file(base: str) -> str:
     """The score rows of a base model's null copies."""
     return NULL_SCORES.format(model=base)
-
-
-def draw_names(model: str, draws: int, infix: str = "reassigned") -> list[str]:
-    """The model names of a trained model's draws of a trained-weight null kind (its
-    ``infix``; the default that of the reassigned words), in order."""
-    return [f"{model}-{infix}-r{i}" for i in range(draws)]
-
-
-def trained_null_file(model: str, key: str = "trained") -> str:
-    """The score rows of a trained model's draws of the trained-weight null kind ``key`` (the
-    default that of the reassigned words)."""
-    return TRAINED_NULL_SCORES.format(kind=key, model=model)

@@ -118,6 +118,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     if unknown:
         raise InputError(f"config: lpbs.corpus_models names {unknown}, not in lpbs.models")
     null = null_calibration(config, specs, available)
+    groundtruth = config["groundtruth"] or {}
     datasets, files = dataset_jobs(
         config, specs, root, extra=[d for ds in null.get("null_datasets", {}).values() for d in ds]
     )
@@ -137,8 +138,8 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         dataset_jobs=datasets,
         dataset_files=files,
         groundtruth=groundtruth_files(config, specs),
-        groundtruth_model=(config["groundtruth"] or {}).get("model"),
-        groundtruth_score_jobs=(config["groundtruth"] or {}).get("score_jobs", "one"),
+        groundtruth_model=groundtruth.get("model"),
+        groundtruth_score_jobs=groundtruth.get("score_jobs", "one"),
         template_study=template_study_files(config, specs),
         injected_scores=injected_files(config),
         divdist=divdist_files(config, specs),

@@ -141,10 +141,8 @@ class NullPlan(LpbsPlan, DatasetPlan):
     def trained_files(self, key: str | None = None) -> list[str]:
         """The score rows of the trained-weight null, one file per (kind, trained model); of
         the kind ``key`` alone where given."""
-        from biasbench.models.null import trained_null_file
-
         return [
-            trained_null_file(m, k)
+            nulls.trained_null_kind(k).scores_file(m)
             for k, models in self.trained_draws.items()
             if key in (None, k)
             for m in models
@@ -152,13 +150,11 @@ class NullPlan(LpbsPlan, DatasetPlan):
 
     def trained_bases(self) -> dict[str, str]:
         """Each draw of every trained-weight null kind -> the model whose vectors it reads."""
-        from biasbench.models.null import draw_names
-
         return {
             n: m
             for k, models in self.trained_draws.items()
             for m, draws in models.items()
-            for n in draw_names(m, draws, nulls.trained_null_kind(k).infix)
+            for n in nulls.trained_null_kind(k).draw_names(m, draws)
         }
 
     def trained_draws_of(self, key: str, model: str) -> int:
@@ -173,13 +169,15 @@ class NullPlan(LpbsPlan, DatasetPlan):
             )
         return models[model]
 
-    def trained_source(self, model: str, key: str = "trained") -> str:
+    def trained_source(self, model: str, key: str = nulls.REASSIGNED.key) -> str:
         """Where a trained model's draws read its vectors: the source its tests run on by
         default (words alone for static vectors, templates for a transformer)."""
         self.trained_draws_of(key, model)
         return self.specs[model].default_source
 
-    def trained_tests(self, model: str, key: str = "trained") -> dict[str, dict[str, list[str]]]:
+    def trained_tests(
+        self, model: str, key: str = nulls.REASSIGNED.key
+    ) -> dict[str, dict[str, list[str]]]:
         """Test -> descriptor -> [contexts file, word-set file] of a trained model's draws:
         every test the model runs on its source (the embeddings files it has)."""
         source = self.trained_source(model, key)
@@ -224,10 +222,7 @@ def check_model_names(names) -> None:
     copies = [
         (r"(.+)-null-[sg]\d+", "a seeded null copy of {} (null_calibration)"),
         *(  # each trained-weight null kind's draws
-            (
-                rf"(.+)-{re.escape(k.infix)}-r\d+",
-                f"a {k.infix} draw of {{}} (null_calibration.{k.key})",
-            )
+            (k.draw_pattern, f"a {k.infix} draw of {{}} (null_calibration.{k.key})")
             for k in nulls.TRAINED_NULLS
         ),
     ]
@@ -246,6 +241,17 @@ def check_model_names(names) -> None:
                 )
 
 
+def with_own_weights(specs: dict[str, ModelSpec], model: str, field: str) -> ModelSpec:
+    """The spec of a model the null control builds from: a configured static or transformer
+    model with its own weights (not a ``random:`` one), else an error naming ``field``."""
+    spec = specs.get(model)
+    if spec is None or spec.kind not in ("static", "transformer") or spec.scheme == "random":
+        raise InputError(
+            f"{field}: not a configured static or transformer model with its own weights"
+        )
+    return spec
+
+
 def trained_null(
     config: dict[str, Any], specs: dict[str, ModelSpec], jobs
 ) -> dict[str, dict[str, int]]:
@@ -260,15 +266,7 @@ def trained_null(
         out[kind.key] = {}
         for model in section["models"]:
             field = f"config: null_calibration.{kind.key}.models names {model!r}"
-            spec = specs.get(model)
-            if (
-                spec is None
-                or spec.kind not in ("static", "transformer")
-                or spec.scheme == "random"
-            ):
-                raise InputError(
-                    f"{field}: not a configured static or transformer model with its own weights"
-                )
+            spec = with_own_weights(specs, model, field)
             source = spec.default_source
             if not any((j.model, j.source) == (model, source) for j in jobs):
                 raise InputError(f"{field}: it runs no test on {source} (models.{model}.tests)")
@@ -293,11 +291,7 @@ def null_calibration(
     seeds, tests, lpbs, datasets, corpora, designs = ({} for _ in keys)
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
-        spec = specs.get(model)
-        if spec is None or spec.kind not in ("static", "transformer") or spec.scheme == "random":
-            raise InputError(
-                f"{field}: not a configured static or transformer model with its own weights"
-            )
+        spec = with_own_weights(specs, model, field)
         own = entry if isinstance(entry, dict) else {"seeds": entry}
         chosen = {k: own.get(k, section[k]) for k in keys[1:]}
         where = {k: f"null_calibration{'.models.' + model if k in own else ''}.{k}" for k in chosen}

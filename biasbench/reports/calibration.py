@@ -8,7 +8,6 @@ league's calibration columns (:mod:`biasbench.studies.calibration`,
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -163,8 +162,7 @@ def trained_table(kind: nulls.TrainedNull):
             method_sources(settings),
         )
         cells = cells[~null_mask(cells, settings)]  # the random-weight copies are another null
-        drawn = re.compile(rf".+-{re.escape(kind.infix)}-r\d+")
-        bases = {m: b for m, b in settings.trained_bases.items() if drawn.fullmatch(m)}
+        bases = {m: b for m, b in settings.trained_bases.items() if kind.draw_pattern.fullmatch(m)}
         draws = sorted(set(cells["model"]) & set(bases))
         alphas = _alphas(settings)
         table = cal.calibration(cells, draws, bases, alphas, randomizes=kind.randomizes)

@@ -22,7 +22,7 @@ vector shares), so beside them stands a **trained-weight null** (:func:`trained_
 real model's own vectors, each test's words reassigned to its sets at random
 (:func:`biasbench.nulls.reassign`), so that no word's set has anything to do with
 its vector; a draw is a model ``<model>-reassigned-r<i>``
-(:func:`biasbench.models.null.draw_names`). Each kind of such draws is one record of
+(:meth:`biasbench.nulls.TrainedNull.draw_names`). Each kind of such draws is one record of
 :data:`biasbench.nulls.TRAINED_NULLS`.
 
 Every row keeps the one row schema (``biasbench.rows``); the model column names the copy,
@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from biasbench.models.null import copy_names, draw_names
+from biasbench.models.null import copy_names
 from biasbench.nulls import REASSIGNED, TrainedNull
 from biasbench.stats import derived_seed
 
@@ -448,7 +448,7 @@ def trained_null_rows(
     from biasbench.scoring import score
 
     out = []
-    for name in draw_names(spec.name, draws, kind.infix):
+    for name in kind.draw_names(spec.name, draws):
         for descriptor, contexts in inputs.contexts.items():
             rng = np.random.default_rng(derived_seed(seed, kind.infix, name, test, descriptor))
             moved, words = kind.draw(contexts, inputs.wordsets[descriptor], rng)
