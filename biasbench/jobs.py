@@ -11,3 +11,11 @@ def start_job(sm) -> None:
     that is pinned (upstream files, package data and weights) against its digest."""
     log_to(sm.log[0])
     verify_inputs(sm.input)
+
+
+def inputs_by_role(sm) -> dict[str, list[str]]:
+    """A job's named inputs as role -> its files: what a table or figure reads
+    (:data:`biasbench.reports.targets.Inputs`)."""
+    return {
+        role: [files] if isinstance(files, str) else list(files) for role, files in sm.input.items()
+    }

@@ -310,7 +310,7 @@ def embedding_cache(wildcards):
 
 # figures.smk
 def figure_inputs(figure):
-    """The files one figure draws from."""
+    """The files one figure draws from, by role."""
     return FIGURES[figure].inputs(PLAN)
 
 
@@ -637,7 +637,7 @@ def external_entry(file_id):
 
 # tables.smk
 def table_inputs(table):
-    """The files one table is computed from."""
+    """The files one table is computed from, by role."""
     return TABLES[table].inputs(PLAN)
 
 

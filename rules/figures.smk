@@ -1,7 +1,7 @@
 rule figure:
     """One paper figure as PNG and PDF, from only the files it shows."""
     input:
-        of_wildcard("figure", figure_inputs),
+        unpack(of_wildcard("figure", figure_inputs)),
     output:
         png=report(
             "results/figures/{figure}.png",

@@ -1,7 +1,7 @@
 rule table:
     """One paper table as CSV (long, with p-values) and Markdown (wide, as printed)."""
     input:
-        of_wildcard("table", table_inputs),
+        unpack(of_wildcard("table", table_inputs)),
     output:
         csv=paths.TABLE,
         # the CSV's checksum, which its readers check (biasbench.io.write_table_csv)

@@ -70,7 +70,7 @@ def score_row(**values):
     return row
 
 
-def method_cards(inputs: list[str], settings, folder: Path) -> dict[str, str]:
+def method_cards(inputs: dict[str, list[str]], settings, folder: Path) -> dict[str, str]:
     """The method cards as the workflow makes them: from the league's and the agreement's
     tables written to ``folder`` with their checksums and read back as the rule reads them."""
     from biasbench.io import write_table_csv

@@ -159,10 +159,11 @@ def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
     write_tsv(out["bias.tsv"], bias)
     doc = {k: v.to_dict(orient="records") for k, v in validity.items()}
     write_json(out["validity.json"], doc | {"probe_accuracy": accuracy}, default=float)
-    inputs_ = [str(p) for p in out.values()]
+    inputs_ = {"divdist": [str(p) for p in out.values()]}
     settings = ReportSettings(models={}, alpha=0.01, natural=None)
     for table in report.TABLES:
-        reads = [str(ROOT / report.CRITERIA)] if table.name.endswith("criteria") else inputs_
+        criteria = {"published": [str(ROOT / report.CRITERIA)]}
+        reads = criteria if table.name.endswith("criteria") else inputs_
         first = render_table(table, reads, settings)
         assert first == render_table(table, reads, settings)
         assert "not run" not in first[1]
@@ -171,7 +172,7 @@ def test_the_protocol_end_to_end_and_the_report(data, tmp_path):
             save(figure.draw(inputs_, settings), tmp_path / f"{k}.png", tmp_path / f"{k}.pdf")
         assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()
     # without the study, every target says so
-    assert "not run" in render_table(report.TABLES[0], [], settings)[1]
+    assert "not run" in render_table(report.TABLES[0], {"divdist": []}, settings)[1]
 
 
 def test_the_claims_table_says_what_an_empty_study_lacks(tmp_path):
@@ -179,7 +180,7 @@ def test_the_claims_table_says_what_an_empty_study_lacks(tmp_path):
     write_tsv(tmp_path / "bias.tsv", pd.DataFrame(columns=columns))
     empty = {k: [] for k in ("face", "predictive", "mitigation", "amplification", "sensitivity")}
     write_json(tmp_path / "validity.json", empty | {"probe_accuracy": {}})
-    inputs = [str(tmp_path / "bias.tsv"), str(tmp_path / "validity.json")]
+    inputs = {"divdist": [str(tmp_path / "bias.tsv"), str(tmp_path / "validity.json")]}
     settings = ReportSettings(models={}, alpha=0.01, natural=None)
     md = report.claims(inputs, settings)[1]
     assert "no profession covered" in md and "n/a: no human annotations" in md

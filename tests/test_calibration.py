@@ -230,7 +230,7 @@ def test_copies_of_one_test_are_one_cluster_and_cells_that_cannot_reject_are_apa
 
 def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
     write_tsv(tmp_path / "all.tsv", _null_frame())
-    inputs = [str(tmp_path / "all.tsv")]
+    inputs = {"scores": [str(tmp_path / "all.tsv")]}
     csv, md, _ = render_table(TABLES["synthesis_null"], inputs, SETTINGS)
     null = pd.read_csv(pd.io.common.StringIO(csv))
     assert list(null["design"]) == ["paper", "word", "strata"] * 2  # CEAT, s-SEAT
@@ -281,7 +281,7 @@ def test_survival_by_hand(tmp_path):
     # every s-SEAT cell, the null model's too: 6 tested, 5 significant, 4 with p_word, 2 stay
     assert by_method.loc["s-SEAT"].tolist() == [6, 0, 5, 0, 4, 2, 2, 2, 0.5]
     write_tsv(tmp_path / "all.tsv", frame)
-    table = survival_report.survival([str(tmp_path / "all.tsv")], SETTINGS)
+    table = survival_report.survival({"scores": [str(tmp_path / "all.tsv")]}, SETTINGS)
     husse = table[table["cells"].str.startswith("Table 3")].set_index("method")
     assert husse.loc["s-SEAT", survival_report.SURVIVAL].tolist() == [4, 0, 3, 0, 2, 1, 2, 2]
     assert husse.loc["s-SEAT", "survival_share"] == pytest.approx(0.5)
@@ -313,7 +313,7 @@ def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
     # LPBS: real-model cells only (left out of the figure, the title says why)
     frame = pd.concat([frame, pd.DataFrame(_cells("LPBS", "m", [0.01], [NAN]))])
     write_tsv(tmp_path / "all.tsv", frame)
-    inputs = [str(tmp_path / "all.tsv")]
+    inputs = {"scores": [str(tmp_path / "all.tsv")]}
     figure = FIGURES["synthesis_calibration"]
     fig = figure.draw(inputs, SETTINGS)
     at_01, at_05, qq = fig.axes
@@ -395,7 +395,7 @@ def test_the_calibration_copies_are_null_cells_of_the_null_table(tmp_path):
     path.parent.mkdir(parents=True)
     write_tsv(path, pd.DataFrame([r for c in copies for r in _cells("s-SEAT", c, [0.5], [0.04])]))
     settings = ReportSettings(models={}, alpha=0.05, null_models=(NULL, *copies))
-    inputs = [str(tmp_path / "all.tsv"), str(path)]
+    inputs = {"scores": [str(tmp_path / "all.tsv")], "nulls": [str(path)]}
     csv, md, _ = render_table(TABLES["synthesis_null"], inputs, settings)
     null = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
     assert null.loc[("s-SEAT", "paper"), "cells_null"] == 100 + 3
@@ -405,7 +405,9 @@ def test_the_calibration_copies_are_null_cells_of_the_null_table(tmp_path):
     assert league.loc["s-SEAT", "significant_null_word"] == pytest.approx(1.0)
     # without the file (another table's inputs) the copies are not there
     alone = pd.read_csv(
-        pd.io.common.StringIO(render_table(TABLES["synthesis_null"], inputs[:1], settings)[0])
+        pd.io.common.StringIO(
+            render_table(TABLES["synthesis_null"], {"scores": inputs["scores"]}, settings)[0]
+        )
     ).set_index(["method", "design"])
     assert alone.loc[("s-SEAT", "paper"), "cells_null"] == 100
 
@@ -463,7 +465,10 @@ def _render_with_pieces(tmp_path, table: str) -> tuple[str, str]:
     write_tsv(tmp_path / "all.tsv", _piece_cells())
     (tmp_path / "tokenization").mkdir()
     write_tsv(tmp_path / "tokenization" / "m.tsv", PIECES)
-    inputs = [str(tmp_path / "all.tsv"), str(tmp_path / "tokenization" / "m.tsv")]
+    inputs = {
+        "scores": [str(tmp_path / "all.tsv")],
+        "tokenization": [str(tmp_path / "tokenization" / "m.tsv")],
+    }
     csv, md, _ = render_table(TABLES[table], inputs, PIECE_SETTINGS)
     return csv, md
 
@@ -494,7 +499,7 @@ def test_the_null_shares_split_by_word_piece_balance_by_hand(tmp_path):
     assert "at each threshold of 0.25, 0.5, 1 pieces" in md
     # without the tokenization table no cell is in either group
     alone = render_table(
-        TABLES["synthesis_null_pieces"], [str(tmp_path / "all.tsv")], PIECE_SETTINGS
+        TABLES["synthesis_null_pieces"], {"scores": [str(tmp_path / "all.tsv")]}, PIECE_SETTINGS
     )
     assert pd.read_csv(pd.io.common.StringIO(alone[0])).empty
 
@@ -550,7 +555,7 @@ def test_the_null_tables_without_null_models_are_empty(tmp_path, table):
     no null cell (synthesis_null keeps its rows of the real models' shares)."""
     write_tsv(tmp_path / "all.tsv", _piece_cells())
     off = ReportSettings(models={}, alpha=0.05, null_models=(), null_bases={})
-    csv, _md, _ = render_table(TABLES[table], [str(tmp_path / "all.tsv")], off)
+    csv, _md, _ = render_table(TABLES[table], {"scores": [str(tmp_path / "all.tsv")]}, off)
     frame = pd.read_csv(pd.io.common.StringIO(csv))
     if table == "synthesis_null":
         assert (frame["cells_null"] == 0).all() and (frame["cells_real"] > 0).any()

@@ -43,11 +43,13 @@ def sensitivity_file(path, rng):
 
 def test_template_heat_maps_put_the_authors_first_and_one_panel_per_model(tmp_path):
     rng = np.random.default_rng(0)
-    inputs = [
-        authors_file(tmp_path / "delobelle_fig2a_cls", rng),
-        sensitivity_file(tmp_path / "m1/sensitivity.tsv", rng),
-        sensitivity_file(tmp_path / "m2/sensitivity.tsv", rng),
-    ]
+    inputs = {
+        "authors": [authors_file(tmp_path / "delobelle_fig2a_cls", rng)],
+        "sensitivity": [
+            sensitivity_file(tmp_path / "m1/sensitivity.tsv", rng),
+            sensitivity_file(tmp_path / "m2/sensitivity.tsv", rng),
+        ],
+    }
     fig = report.FIGURES[0].draw(inputs, SETTINGS)
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert titles == [report.AUTHORS, "m1", "m2"]
@@ -99,19 +101,21 @@ def test_figure4_correlates_each_intrinsic_measure_with_winobias_across_models(t
     write_tsv(tmp_path / "s.tsv", pd.DataFrame(rows))
     wide = report.measure_table([str(tmp_path / "s.tsv")])
     assert wide["DisCo (names)"].corr(wide["WinoBias F1 gap (type1)"]) == 1.0
-    fig = report.figure4([str(tmp_path / "s.tsv")], SETTINGS)
+    fig = report.figure4(
+        {"dataset_scores": [str(tmp_path / "s.tsv")], "study_datasets": []}, SETTINGS
+    )
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "1.00\n(n=4)" in texts
 
 
 def test_findings_and_table2_read_every_source(tmp_path):
     rng = np.random.default_rng(1)
-    inputs = []
+    authors = []
     for rep in study.REPRESENTATIONS:
         name = report.AUTHORS_FILES[f"fig3:{rep}"].split("/")[-1]
         shared = None if rep in study.IN_TEMPLATE else rng.normal(1, 0.3, 20)
-        inputs.append(authors_file(tmp_path / name, rng, shared))
-    inputs.append(sensitivity_file(tmp_path / "m1/sensitivity.tsv", rng))
+        authors.append(authors_file(tmp_path / name, rng, shared))
+    sensitivity = [sensitivity_file(tmp_path / "m1/sensitivity.tsv", rng)]
     kl = pd.DataFrame(
         {
             "template": TEMPLATES,
@@ -123,9 +127,16 @@ def test_findings_and_table2_read_every_source(tmp_path):
     )
     (tmp_path / "m2").mkdir()
     write_tsv(tmp_path / "m2/kl.tsv", kl)
-    _csv, md, _html = report.findings(inputs + [str(tmp_path / "m2/kl.tsv")], SETTINGS)
+    inputs = {
+        "authors": authors,
+        "sensitivity": sensitivity,
+        "kl": [str(tmp_path / "m2/kl.tsv")],
+        "dataset_scores": [],
+        "study_datasets": [],
+    }
+    _csv, md, _html = report.findings(inputs, SETTINGS)
     assert "BERT-base-uncased" in md and "| m1 " in md
     assert "0.100 vs 0.850 | yes" in md  # bleached T2-T8 vs T10-T11
-    _csv, md, _html = report.table2([str(tmp_path / "m2/kl.tsv")], SETTINGS)
+    _csv, md, _html = report.table2({"kl": [str(tmp_path / "m2/kl.tsv")]}, SETTINGS)
     lines = [line for line in md.splitlines() if line.startswith("| T")]
     assert [line.split("|")[1].strip() for line in lines] == TEMPLATES  # T10 after T9

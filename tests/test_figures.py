@@ -50,7 +50,7 @@ def test_method_table_takes_primary_scores_on_paper_sources():
 
 def test_figure1_plots_every_primary_score_and_fades_the_insignificant(tmp_path):
     write_tsv(tmp_path / "s.tsv", scores())
-    fig = figure1([str(tmp_path / "s.tsv")], SETTINGS)
+    fig = figure1({"scores": [str(tmp_path / "s.tsv")]}, SETTINGS)
     top = fig.axes[0]  # by target description: names (significant, then faint)
     plotted = np.concatenate([c.get_offsets()[:, 1] for c in top.collections])
     assert sorted(plotted) == sorted(scores()["effect_size"])
@@ -93,11 +93,11 @@ def test_figure2_bars_are_the_share_of_targets_kept(tmp_path):
         ]
     )
     write_tsv(tmp_path / "l.tsv", frame)
-    fig = figure2([str(tmp_path / "l.tsv")], SETTINGS)
+    fig = figure2({"lpbs": [str(tmp_path / "l.tsv")]}, SETTINGS)
     bars = [p.get_height() for p in fig.axes[0].patches]
     assert bars == [0.5, 1.0]  # 4 of 8, 16 of 16
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["C1/names", "C6/terms"]
-    assert "No data" in texts(figure2([], SETTINGS))
+    assert "No data" in texts(figure2({"lpbs": []}, SETTINGS))
 
 
 def test_figure3_histograms_per_target_set(tmp_path):
@@ -112,10 +112,12 @@ def test_figure3_histograms_per_target_set(tmp_path):
         },
     )
     write_npz(pceat, {"p-CEAT|names|causal|full": rng.normal(size=50)})
-    fig = figure3([str(ceat), str(pceat)], SETTINGS)
+    fig = figure3({"samples": [str(ceat), str(pceat)]}, SETTINGS)
     labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
     assert labels == [["full (names)", "reduced (names)"], ["full (names)"]]
-    assert "no samples" in texts(figure3([str(ceat)], SETTINGS))  # the p-CEAT panel says so
+    assert "no samples" in texts(
+        figure3({"samples": [str(ceat)]}, SETTINGS)
+    )  # the p-CEAT panel says so
 
 
 def test_figure4_lines_follow_the_window(tmp_path):
@@ -134,16 +136,16 @@ def test_figure4_lines_follow_the_window(tmp_path):
         ]
     )
     write_tsv(tmp_path / "w.tsv", sweep)
-    fig = figure4([str(tmp_path / "w.tsv")], SETTINGS)
+    fig = figure4({"sweeps": [str(tmp_path / "w.tsv")]}, SETTINGS)
     line = fig.axes[0].get_lines()[0]
     assert list(line.get_xdata()) == [2, 8, 18]
     np.testing.assert_allclose(line.get_ydata(), [0.2, 0.8, 1.8])
-    assert "No data" in texts(figure4([], SETTINGS))
+    assert "No data" in texts(figure4({"sweeps": []}, SETTINGS))
 
 
 def test_figure5_scatters_one_method_against_another(tmp_path):
     write_tsv(tmp_path / "s.tsv", scores())
-    fig = figure5([str(tmp_path / "s.tsv")], SETTINGS)
+    fig = figure5({"scores": [str(tmp_path / "s.tsv")]}, SETTINGS)
     assert len(fig.axes) == 9  # s-SEAT, w-SEAT, CEAT (no LPBS rows)
     s_vs_w = fig.axes[1]  # row s-SEAT (y), column w-SEAT (x)
     np.testing.assert_allclose(
@@ -159,11 +161,9 @@ def test_every_score_figure_saves_png_and_pdf_byte_stable(tmp_path, name):
     """The figures drawn from score tables; the study figures of the other papers are drawn
     from their own inputs in their report tests."""
     write_tsv(tmp_path / "s.tsv", scores())
-    inputs = (
-        []
-        if name in ("figure2_vocabulary", "figure4_window", "figure3_distributions")
-        else [str(tmp_path / "s.tsv")]
-    )
+    empty = {"figure2_vocabulary": "lpbs", "figure4_window": "sweeps"}
+    empty["figure3_distributions"] = "samples"
+    inputs = {empty[name]: []} if name in empty else {"scores": [str(tmp_path / "s.tsv")]}
     for k in (1, 2):
         save(FIGURES[name].draw(inputs, SETTINGS), tmp_path / f"{k}.png", tmp_path / f"{k}.pdf")
     assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()

@@ -157,7 +157,10 @@ def test_the_generated_table_shows_the_designs_alone_by_balance(tmp_path):
     write_tsv(tmp_path / "scores" / "null" / "m.tsv", pd.DataFrame(rows))
     names = ("m-null-s0", *design_copy_names("m", 8))
     settings = ReportSettings(alpha=0.05, null_models=names, null_bases=dict.fromkeys(names, "m"))
-    inputs = [str(tmp_path / "all.tsv"), str(tmp_path / "scores" / "null" / "m.tsv")]
+    inputs = {
+        "scores": [str(tmp_path / "all.tsv")],
+        "nulls": [str(tmp_path / "scores" / "null" / "m.tsv")],
+    }
     csv, markdown, _ = render_table(TABLES["synthesis_null_generated"], inputs, settings)
     table = pd.read_csv(io.StringIO(csv))
     paper = table[table["design"] == "paper"].set_index("designs")

@@ -221,7 +221,11 @@ def test_the_study_tables_and_figures_render_byte_stable(masked_lm, tmp_path):
     write_json(study, {"settings": {"representation": "alone"}, "models": records})
     model = tmp_path / "biasbench_model.json"
     write_json(model, {"mlm_head": {"heldout_accuracy": 0.1}})
-    inputs = [str(ROOT / schroeder.PUBLISHED), str(model), str(study)]
+    inputs = {
+        "published": [str(ROOT / schroeder.PUBLISHED)],
+        "study_model": [str(model)],
+        "study_records": [str(study)],
+    }
     report = ReportSettings(models={}, alpha=0.01, natural=None)
     for table in schroeder.TABLES:
         if table.reads is schroeder._study_reads:

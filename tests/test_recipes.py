@@ -14,7 +14,7 @@ from biasbench.methods.contract import ContextVectors, Method, PairScores
 from biasbench.reports import catalog
 from biasbench.reports.synthesis_inputs import synthesis_table
 from biasbench.reports.tables import ReportSettings, plain_table
-from biasbench.reports.targets import render_table
+from biasbench.reports.targets import render_table, scores_only
 from biasbench.rows import COLUMNS, Score
 from biasbench.scoring import datasets as scorers
 from biasbench.scoring.embeddings import score_file
@@ -79,18 +79,18 @@ def test_a_new_analysis_costs_a_module_and_a_catalog_line(monkeypatch, tmp_path)
     )
 
     def mean_per_method(inputs, settings):
-        frame = pd.read_csv(inputs[0], sep="\t").groupby("method", as_index=False).mean()
+        frame = pd.read_csv(inputs["scores"][0], sep="\t").groupby("method", as_index=False).mean()
         return plain_table(frame, "Toy analysis", "Each method's mean effect size.")
 
     module = type("toy_analysis", (), {})()  # the analysis' module: its tables, no figure
     module.TABLES = (
-        synthesis_table("toy_means", "Toy means", mean_per_method, "", reads=lambda plan: []),
+        synthesis_table("toy_means", "Toy means", mean_per_method, "", reads=scores_only),
     )
     module.FIGURES = ()
     papers = (*catalog.PAPERS, module)
     monkeypatch.setattr(catalog, "TABLES", {t.name: t for p in papers for t in p.TABLES})
     csv, markdown, _html = render_table(
-        catalog.TABLES["toy_means"], [str(scores)], ReportSettings()
+        catalog.TABLES["toy_means"], {"scores": [str(scores)]}, ReportSettings()
     )
     assert csv.splitlines()[1:] == ["MAC,0.5", "WEAT,2"]
     assert "Toy analysis" in markdown and "Each method's mean effect size." in markdown
@@ -241,7 +241,7 @@ def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypa
 
     # its calibration table comes with it, reading its draws' rows alone
     (table,) = [t for t in trained_tables() if t.name == "synthesis_null_coin"]
-    assert table.reads(plan)[1:] == [coin.scores_file("glove-6b-50d")]
+    assert table.reads(plan)["trained"] == [coin.scores_file("glove-6b-50d")]
     drawn = rows.assign(test=rows["test"] + rows["model"].str[-1])  # a cluster per draw
     path = tmp_path / coin.scores_file("m")
     path.parent.mkdir(parents=True)
@@ -252,7 +252,8 @@ def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypa
         alpha=0.05,
         trained_bases=plan.trained_bases() | {n: "m" for n in coin.draw_names("m", 6)},
     )
-    csv, md, _ = render_table(table, [str(tmp_path / "all.tsv"), str(path)], report)
+    inputs = {"scores": [str(tmp_path / "all.tsv")], "trained": [str(path)]}
+    csv, md, _ = render_table(table, inputs, report)
     shares = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
     assert shares.loc[("s-SEAT", "paper"), "cells_null"] == 6
     assert "X and Y swapped on a coin" in md

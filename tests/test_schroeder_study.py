@@ -30,18 +30,19 @@ VECTORS = {  # A = male along e1, B = female along e2; occupations in between
 
 
 def test_s31_word_scores_and_effect_sizes(tmp_path):
-    inputs = [str(ROOT / "resources/published/schroeder2021.yaml")]
+    published = str(ROOT / "resources/published/schroeder2021.yaml")
+    contexts = []
     parts = {}
     for d, (x, y) in SETS.items():
         sets = {"X": tuple(x), "Y": tuple(y), "A": ("man",), "B": ("woman",)}
         frame = word_contexts(WordSet("S", d, "s", "person", "basic", sets, {}))
         write_tsv(tmp_path / f"{d}.tsv", frame)
-        inputs.append(str(tmp_path / f"{d}.tsv"))
+        contexts.append(str(tmp_path / f"{d}.tsv"))
         vectors = np.array([VECTORS[w] for w in frame["stimulus"]], np.float32)
         parts[d] = (frame, {"word/mean": vectors, "valid": np.ones(len(frame), bool)})
     h5 = tmp_path / "results/embeddings/toy/words/S.h5"
     write_embeddings(h5, {d: p for d, p in parts.items()}, {"model": "toy"})
-    cells = pd.DataFrame(s31_cells([*inputs, str(h5)]))
+    cells = pd.DataFrame(s31_cells(published, contexts, [str(h5)]))
     words = cells[cells["method"] == WORD_SCORE].set_index("test")["effect_size"]
     unit = {w: np.array(v) / np.linalg.norm(v) for w, v in VECTORS.items()}
     assert words["nurse"] == pytest.approx(unit["nurse"] @ (unit["man"] - unit["woman"]))

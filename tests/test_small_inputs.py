@@ -47,7 +47,8 @@ def workdir(tmp_path: Path, config: str) -> Path:
 def test_the_table_of_a_study_the_configuration_leaves_out_is_a_csv_that_says_so():
     plan = make_plan(validate_config(configs.load("cluster")), ROOT)
     for name in NULL_STUDY_TABLES:
-        inputs = [str(ROOT / p) for p in TABLES[name].inputs(plan)]
+        reads = TABLES[name].inputs(plan)
+        inputs = {role: [str(ROOT / p) for p in files] for role, files in reads.items()}
         csv, md, _html = render_table(TABLES[name], inputs, ReportSettings())
         frame = pd.read_csv(StringIO(csv))  # was an empty file: EmptyDataError
         assert list(frame.columns) == ["note"] and len(frame) == 1, name
@@ -92,7 +93,7 @@ def test_the_scatter_figure_of_static_vectors_alone_says_no_data(tmp_path):
     """cluster.yaml's whole DAG: figure5_scatter failed (no method of the figure on GloVe)."""
     scores = tmp_path / "all.tsv"
     write_tsv(scores, static_rows(8).reset_index())
-    figure = husse2022.figure5([str(scores)], ReportSettings(kinds={"m": "static"}))
+    figure = husse2022.figure5({"scores": [str(scores)]}, ReportSettings(kinds={"m": "static"}))
     texts = [t.get_text() for ax in figure.axes for t in ax.texts]
     assert texts and texts[0].startswith("No data: no method of the figure"), texts
 

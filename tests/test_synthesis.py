@@ -103,7 +103,7 @@ def test_targets_and_cards_render_byte_stable(tmp_path):
     write_tsv(tmp_path / "all.tsv", _rows())
     costs = tmp_path / "method_costs.tsv"
     pd.DataFrame({"method": ["CEAT"], "seconds": [0.5]}).to_csv(costs, sep="\t", index=False)
-    inputs = [str(tmp_path / "all.tsv"), str(costs)]
+    inputs = {"scores": [str(tmp_path / "all.tsv")], "costs": [str(costs)]}
     for table in report.TABLES:
         assert render_table(table, inputs, SETTINGS) == render_table(table, inputs, SETTINGS)
     league = league_report.league(inputs, SETTINGS).set_index("method")
@@ -188,7 +188,13 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     write_tsv(study / "mu0.50.methods.tsv", frame[frame["test"] == "groundtruth"])
     write_tsv(study / "mu0.50.datasets.tsv", frame[frame["test"] != "groundtruth"])
     write_tsv(study / "mu0.50.robustness.tsv", pd.DataFrame(halves))
-    inputs = [str(p) for p in (tmp_path / "all.tsv", *sorted(study.iterdir()))]
+    inputs = {
+        "scores": [str(tmp_path / "all.tsv")],
+        "study_datasets": [str(study / "mu0.50.datasets.tsv")],
+        "study_methods": [str(study / "mu0.50.methods.tsv")],
+        "study_halves": [str(study / "mu0.50.robustness.tsv")],
+        "study_records": [str(study / "mu0.50.json")],
+    }
     league = league_report.league(inputs, SETTINGS).set_index("method")
     with_truth = [m.name for m in runs if TRUTH[m.name].quantity]
     assert league.loc[with_truth, "truth_spearman"].tolist() == pytest.approx(
@@ -216,28 +222,29 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
 
 
 def test_the_analyses_read_their_files_by_role_not_place():
-    """The tidy scores are the declared path wherever it stands in the list, never a null
-    copy's rows of a model named ``all``; a caller's own layout is read by file name; the
-    study's files by their per-mean templates, not by a suffix another file shares."""
+    """The tidy scores are the file declared as such, never a null copy's rows of a model
+    named ``all``; the study's files come by role from the plan, each per mean, the data sets'
+    halves never taken for scores nor its outcomes for either."""
     from biasbench import paths
-    from biasbench.reports.synthesis_inputs import SCORES, named_as, the_file
+    from biasbench.reports.synthesis_inputs import SCORES
+    from biasbench.reports.targets import the_file
+
+    from .test_plan_targets import plan_of
 
     null_of_all = paths.NULL_SCORES.format(model="all")
-    assert the_file([null_of_all, "results/x.tsv", SCORES], SCORES) == SCORES
-    assert the_file(["/tmp/t/nulls.tsv", "/tmp/t/all.tsv"], SCORES) == "/tmp/t/all.tsv"
+    assert the_file({"nulls": [null_of_all], "scores": [SCORES]}, "scores") == SCORES
+    assert the_file({"scores": ["/tmp/t/all.tsv"]}, "scores") == "/tmp/t/all.tsv"
     with pytest.raises(ValueError, match="0 files"):
-        the_file(["results/x.tsv"], SCORES)
-    assert named_as(
-        ["a/validity.json", "b/other.json"], "results/studies/divdist/validity.json"
-    ) == ["a/validity.json"]
-    study = "results/studies/groundtruth/mu0.30"
-    assert paths.is_study_scores(f"{study}.datasets.tsv") and paths.is_study_scores(
-        f"{study}.methods.tsv"
-    )
-    assert not paths.is_study_scores(f"{study}.datasets.robustness.tsv")
-    assert not paths.is_study_scores(f"{study}.outcomes.tsv")
-    assert paths.is_study_halves(f"{study}.robustness.tsv")
-    assert paths.is_study_halves(f"{study}.datasets.robustness.tsv")
-    assert paths.is_study_records(f"{study}.json") and not paths.is_study_records(
-        "results/studies/divdist/validity.json"
-    )
+        the_file({"nulls": [null_of_all]}, "scores")
+    plan = plan_of()
+    study = plan.study_files()
+    means = plan.groundtruth_means
+    assert means and study["study_records"] == list(plan.groundtruth)
+    assert study["study_datasets"] == [paths.INJECTED_DATASETS.format(mu=m) for m in means]
+    assert study["study_methods"] == [paths.INJECTED_METHODS.format(mu=m) for m in means]
+    assert study["study_halves"] == [
+        *(paths.INJECTED_DATASETS_ROBUSTNESS.format(mu=m) for m in means),
+        *(paths.INJECTED_METHODS_ROBUSTNESS.format(mu=m) for m in means),
+    ]
+    outcomes = {paths.INJECTED_OUTCOMES.format(mu=m) for m in means}
+    assert not outcomes & {f for files in study.values() for f in files}

@@ -114,7 +114,8 @@ def test_every_score_table_builds_on_empty_scores(tmp_path):
 
     write_tsv(tmp_path / "all.tsv", pd.DataFrame([score_row()]).iloc[:0])
     for table in (t for t in TABLES.values() if t.make is None and t.render is None):
-        csv, md, html = render_table(table, [str(tmp_path / "all.tsv")], ReportSettings({}))
+        inputs = {"scores": [str(tmp_path / "all.tsv")]}
+        csv, md, html = render_table(table, inputs, ReportSettings({}))
         assert md.startswith(f"# {table.title}") and csv.startswith("method,test,column")
         assert "No scores" in html
 

@@ -12,7 +12,6 @@ from biasbench.config import model_entry
 from biasbench.data.wordsets import WordSet
 from biasbench.models.specs import ModelSpec
 from biasbench.nulls import POOLS, REASSIGNED, reassign
-from biasbench.paths import is_null_file, is_trained_null_file
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import calibration as cal
 from biasbench.studies import null_calibration as nc
@@ -124,8 +123,15 @@ def test_over_reassignments_the_word_test_holds_alpha_and_the_context_tests_do_n
 def test_draw_names_and_files():
     assert REASSIGNED.draw_names("glove", 2) == ["glove-reassigned-r0", "glove-reassigned-r1"]
     assert REASSIGNED.scores_file("glove") == "results/scores/null/trained/glove.tsv"
-    assert not is_null_file(REASSIGNED.scores_file("glove"))  # not read as random-weight copies
-    assert is_trained_null_file(REASSIGNED.scores_file("glove"))
+
+    from biasbench.reports.catalog import TABLES
+
+    from .test_plan_targets import plan_of
+
+    plan = plan_of()  # the draws' rows are read as the kind's, never as random-weight copies
+    drawn = plan.trained_files(REASSIGNED.key)
+    assert drawn and TABLES[REASSIGNED.table].inputs(plan)["trained"] == drawn
+    assert not set(drawn) & set(TABLES["synthesis_null"].inputs(plan)["nulls"])
 
 
 def test_the_trained_null_table_counts_the_draws_alone_one_cluster_per_test(tmp_path):
@@ -162,7 +168,9 @@ def test_the_trained_null_table_counts_the_draws_alone_one_cluster_per_test(tmp_
         models={}, alpha=0.05, null_models=("m-null",), trained_bases=dict.fromkeys(draws, "m")
     )
     csv, md, _ = render_table(
-        TABLES["synthesis_null_trained"], [str(tmp_path / "all.tsv"), str(path)], settings
+        TABLES["synthesis_null_trained"],
+        {"scores": [str(tmp_path / "all.tsv")], "trained": [str(path)]},
+        settings,
     )
     table = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
     paper = table.loc[("s-SEAT", "paper")]

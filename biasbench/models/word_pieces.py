@@ -9,7 +9,6 @@ null cells by this gap (``synthesis_null``, ``synthesis_tokenization``)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pandas as pd
@@ -23,10 +22,6 @@ COLUMNS = ["test", "descriptor", "role", "word", "pieces"]
 def tokenization_file(base: str) -> str:
     """The piece counts of the stimuli a base model's null copies encode."""
     return TOKENIZATION.format(model=base)
-
-
-def is_tokenization_file(path: str | os.PathLike) -> bool:
-    return os.path.basename(os.path.dirname(os.fspath(path))) == "tokenization"
 
 
 def word_pieces(tokenizer: Any, sentence: str, start: int, end: int) -> int:

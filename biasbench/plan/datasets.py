@@ -24,6 +24,10 @@ class DatasetPlan(ZooPlan):
     def dataset_score_files(self) -> list[str]:
         return [paths.DATASET.format(model=m, dataset=d) for m, d in self.dataset_jobs]
 
+    def dataset_coverage_files(self) -> list[str]:
+        """What each data-set job read and scored, in :meth:`dataset_score_files`' order."""
+        return [paths.DATASET_COVERAGE.format(model=m, dataset=d) for m, d in self.dataset_jobs]
+
     def dataset_file_list(self, dataset: str) -> list[str]:
         """Every file of a data set, its roles' in order (what a job of it reads)."""
         return [f for files in self.dataset_files[dataset].values() for f in files]

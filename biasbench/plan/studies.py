@@ -5,6 +5,7 @@ its models run, Delobelle et al.'s template study, Bommasani & Liang's DivDist
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from biasbench import paths
@@ -46,6 +47,26 @@ class StudyPlan(DatasetPlan):
         suffix = paths.INJECTED_DATASETS.rpartition("}")[2]
         out = paths.INJECTED_OUTCOMES.rpartition("}")[2]
         return [f.replace(suffix, out) for f in self.injected_scores if f.endswith(suffix)]
+
+    def template_study_tables(self, kind: str) -> list[str]:
+        """The template study's tables of one kind (``sensitivity`` or ``kl``), one per model
+        (the ``name`` of :data:`paths.TEMPLATE_STUDY`)."""
+        return [f for f in self.template_study if PurePosixPath(f).stem == kind]
+
+    def study_files(self) -> dict[str, list[str]]:
+        """The ground-truth study's files by role, each per mean: its models' scores on the
+        data sets (where they run any) and on every method, their scores on halves (the
+        reliability's input, the data sets' first) and their records."""
+        datasets = bool(self.injected_scores)
+        return {
+            "study_datasets": self.of_each_mean(paths.INJECTED_DATASETS) if datasets else [],
+            "study_methods": self.of_each_mean(paths.INJECTED_METHODS),
+            "study_halves": [
+                *(self.of_each_mean(paths.INJECTED_DATASETS_ROBUSTNESS) if datasets else []),
+                *self.of_each_mean(paths.INJECTED_METHODS_ROBUSTNESS),
+            ],
+            "study_records": list(self.groundtruth),
+        }
 
     @property
     def groundtruth_means(self) -> list[str]:

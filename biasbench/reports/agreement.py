@@ -18,7 +18,7 @@ from biasbench.reports.synthesis_inputs import (
     synthesis_table,
 )
 from biasbench.reports.tables import plain_table
-from biasbench.reports.targets import SCORES, FigureTarget
+from biasbench.reports.targets import SCORES, FigureTarget, Inputs
 from biasbench.studies import reliability as rel
 from biasbench.studies.agreement import (
     MIN_LEVELS,
@@ -40,7 +40,7 @@ def _scales() -> dict[str, dict]:
     }
 
 
-def _agreement(cells: pd.DataFrame, inputs, settings) -> pd.DataFrame:
+def _agreement(cells: pd.DataFrame, inputs: Inputs, settings) -> pd.DataFrame:
     by_method = rel.by_method(reliability(inputs)).set_index("method")["reliability"]
     return agreement(
         cells,
@@ -50,17 +50,17 @@ def _agreement(cells: pd.DataFrame, inputs, settings) -> pd.DataFrame:
     )
 
 
-def agreement_pairs(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def agreement_pairs(inputs: Inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     cells = comparison_cells(inputs, settings)
     real = cells[~null_mask(cells, settings)]
     return real, _agreement(real, inputs, settings)
 
 
-def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def model_agreement(inputs: Inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Agreement across models (the zoo and the ground-truth study's injected-bias models):
     every method's mean score per model."""
     cells = comparison_cells(inputs, settings)
-    injected = [p for p in inputs if p.endswith(".datasets.tsv")]
+    injected = inputs.get("study_datasets", ())
     if injected:
         frames = pd.concat([read_tsv(p) for p in injected], ignore_index=True)
         cells = pd.concat(
@@ -74,7 +74,7 @@ def model_agreement(inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
 AGREEMENT_OVER_CELLS = "(model, test) cells"
 
 
-def agreement_table(inputs, settings):
+def agreement_table(inputs: Inputs, settings):
     title = "Agreement between methods over the cells both score, on one scale"
     _, pairs = agreement_pairs(inputs, settings)
     _, across = model_agreement(inputs, settings)
@@ -127,7 +127,7 @@ def _heat(ax, cells, pairs, title):
     return image
 
 
-def figure_agreement(inputs, settings):
+def figure_agreement(inputs: Inputs, settings):
     import matplotlib.pyplot as plt
 
     real, pairs = agreement_pairs(inputs, settings)
@@ -147,13 +147,24 @@ def figure_agreement(inputs, settings):
     return fig
 
 
+#: what the agreement reads of the ground-truth study
+AGREEMENT_STUDY_ROLES = ("study_datasets", "study_methods", "study_halves")
+
+
+def agreement_inputs(plan) -> dict[str, list[str]]:
+    """The scores, and the ground-truth study's scores and halves (its models are the
+    agreement's across models; its halves give the reliabilities)."""
+    study = plan.study_files()
+    return {"scores": [SCORES], **{r: study[r] for r in AGREEMENT_STUDY_ROLES}}
+
+
 TABLES = (
     synthesis_table(
         "synthesis_agreement",
         "Agreement between methods",
         agreement_table,
         "Rank correlation on one scale, corrected for reliability, per pair.",
-        reads=lambda plan: [SCORES, *plan.injected_scores, *plan.injected_methods],
+        reads=agreement_inputs,
     ),
 )
 FIGURES = (
@@ -161,7 +172,7 @@ FIGURES = (
         "synthesis_agreement",
         "Agreement: clustered rank correlations between methods",
         figure_agreement,
-        lambda plan: [SCORES, *plan.injected_scores, *plan.injected_methods],
+        agreement_inputs,
         reading="Rho over the (model, test) cells both methods score; n below rho.",
     ),
 )

@@ -12,7 +12,7 @@ import pandas as pd
 from biasbench.io import read_json, read_tsv
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table, study_table
-from biasbench.reports.targets import FigureTarget, Table
+from biasbench.reports.targets import FigureTarget, Inputs, Table, published_doc
 
 PAPER = "Bommasani & Liang (2022)"
 NOT_RUN = "The configuration does not run the DivDist study (bommasani: null)."
@@ -23,19 +23,20 @@ SUBSTITUTION = (
 )
 
 
-def _reads(plan) -> list[str]:
-    return list(plan.divdist)
+def _reads(plan) -> dict[str, list[str]]:
+    """The DivDist study's outputs (none where it does not run)."""
+    return {"divdist": list(plan.divdist)}
 
 
-def _load(inputs: list[str]):
-    by_name = {Path(p).name: p for p in inputs}
+def _load(inputs: Inputs):
+    by_name = {Path(p).name: p for p in inputs["divdist"]}
     if "validity.json" not in by_name:
         return None, None
     validity = read_json(by_name["validity.json"])
     return validity, read_tsv(by_name["bias.tsv"])
 
 
-def _loaded(inputs: list[str]):
+def _loaded(inputs: Inputs):
     validity, bias = _load(inputs)
     return None if validity is None else (validity, bias)
 
@@ -48,7 +49,7 @@ def _study_figure(draw):
     """A figure drawn from the study's outputs by ``draw(validity, bias, settings)``; without
     the study it says that it is not run."""
 
-    def render(inputs, settings):
+    def render(inputs: Inputs, settings):
         validity, bias = _load(inputs)
         return no_data(NOT_RUN) if validity is None else draw(validity, bias, settings)
 
@@ -210,11 +211,13 @@ CHECKED_BY = {
 }
 
 
-def criteria(inputs, settings):
-    import yaml
+def criteria_inputs(plan) -> dict[str, list[str]]:
+    return {"published": [CRITERIA]}
 
+
+def criteria(inputs: Inputs, settings):
     title = "Table 2: the measurement-modelling criteria, and where each is checked"
-    doc = yaml.safe_load(Path(inputs[0]).read_text(encoding="utf-8"))["table_2"]
+    doc = published_doc(inputs)["table_2"]
     rows = [
         {
             "criterion": name.replace("_", " "),
@@ -450,7 +453,7 @@ TABLES = (
         None,
         "The paper's criteria and where each is checked.",
         paper=PAPER,
-        reads=lambda plan: [CRITERIA],
+        reads=criteria_inputs,
         render=criteria,
     ),
 )

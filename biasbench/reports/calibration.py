@@ -15,7 +15,6 @@ import pandas as pd
 
 from biasbench import nulls
 from biasbench.io import read_tsv
-from biasbench.paths import is_trained_null_file
 from biasbench.reports.figures import no_data, pyplot
 from biasbench.reports.synthesis_inputs import (
     comparison_cells,
@@ -27,24 +26,23 @@ from biasbench.reports.synthesis_inputs import (
     synthesis_table,
 )
 from biasbench.reports.tables import plain_table
-from biasbench.reports.targets import SCORES, FigureTarget
+from biasbench.reports.targets import SCORES, FigureTarget, Inputs
 from biasbench.rows import TEST_DESIGNS
 from biasbench.studies import calibration as cal
 from biasbench.studies.cells import MIN_CELLS, primary_cells
 from biasbench.studies.pieces import (
     BALANCED_GAP,
     PIECE_THRESHOLDS,
-    is_tokenization_file,
     piece_gaps,
     piece_sensitivity,
     tokenization,
 )
 
 
-def _piece_gaps(inputs: list[str]) -> pd.DataFrame:
-    """:func:`biasbench.studies.pieces.piece_gaps` of the tokenization tables among the inputs
+def _piece_gaps(inputs: Inputs) -> pd.DataFrame:
+    """:func:`biasbench.studies.pieces.piece_gaps` of the tokenization tables the target reads
     (each named by its base model: results/tokenization/<base>.tsv)."""
-    files = [p for p in inputs if is_tokenization_file(p)]
+    files = inputs.get("tokenization", ())
     frames = [read_tsv(p).assign(tokenizer=Path(p).stem) for p in files]
     if not frames:
         return piece_gaps(
@@ -96,7 +94,7 @@ def _permutes() -> dict[str, str | None]:
     return {m.name: m.permutes for m in REGISTRY}
 
 
-def _null_cells(inputs, settings) -> tuple[pd.DataFrame, list[str]]:
+def _null_cells(inputs: Inputs, settings) -> tuple[pd.DataFrame, list[str]]:
     cells = comparison_cells(inputs, settings)
     return cells, sorted(set(cells["model"]) & set(settings.null_models))
 
@@ -118,7 +116,7 @@ def _verdict_rule(alphas) -> str:
     )
 
 
-def null_table(inputs, settings):
+def null_table(inputs: Inputs, settings):
     title = "Null-model control: false-positive shares on random weights, paper and word tests"
     cells, null = _null_cells(inputs, settings)
     alphas = _alphas(settings)
@@ -156,9 +154,9 @@ def trained_table(kind: nulls.TrainedNull):
     its draws' cells, each (model, test, descriptor) a cluster, a test exact under the kind by
     construction counted apart."""
 
-    def render(inputs, settings):
+    def render(inputs: Inputs, settings):
         cells = primary_cells(
-            scores_with(inputs, lambda path: is_trained_null_file(path, kind.key)),
+            scores_with(inputs, "trained"),
             method_sources(settings),
         )
         cells = cells[~null_mask(cells, settings)]  # the random-weight copies are another null
@@ -178,6 +176,15 @@ def trained_table(kind: nulls.TrainedNull):
     return render
 
 
+def trained_inputs(kind: nulls.TrainedNull):
+    """What a trained-weight null kind's table reads: the scores and its draws' rows."""
+
+    def reads(plan) -> dict[str, list[str]]:
+        return {"scores": [SCORES], "trained": plan.trained_files(kind.key)}
+
+    return reads
+
+
 def trained_tables() -> tuple:
     """The calibration table of every trained-weight null kind (:data:`nulls.TRAINED_NULLS`),
     each reading its own files."""
@@ -187,13 +194,13 @@ def trained_tables() -> tuple:
             kind.title,
             trained_table(kind),
             kind.summary,
-            reads=lambda plan, key=kind.key: [SCORES, *plan.trained_files(key)],
+            reads=trained_inputs(kind),
         )
         for kind in nulls.TRAINED_NULLS
     )
 
 
-def floors_table(inputs, settings):
+def floors_table(inputs: Inputs, settings):
     title = "Null-model control: the cells that cannot reject at alpha"
     cells, null = _null_cells(inputs, settings)
     table = cal.cannot_reject_cells(cells, null, settings.null_bases, _alphas(settings))
@@ -208,7 +215,7 @@ def floors_table(inputs, settings):
     return plain_table(table, title, note)
 
 
-def generated_table(inputs, settings):
+def generated_table(inputs: Inputs, settings):
     title = "Null-model control on generated designs, balanced and unbalanced"
     cells, null = _null_cells(inputs, settings)
     alphas = _alphas(settings)
@@ -243,7 +250,7 @@ def generated_table(inputs, settings):
     return plain_table(table, title, note)
 
 
-def pieces_table(inputs, settings):
+def pieces_table(inputs: Inputs, settings):
     title = "Null-model control by word-piece balance, at several thresholds"
     cells, null = _null_cells(inputs, settings)
     alphas = _alphas(settings)
@@ -266,7 +273,7 @@ def pieces_table(inputs, settings):
     return plain_table(table, title, note)
 
 
-def tokenization_table(inputs, settings):
+def tokenization_table(inputs: Inputs, settings):
     title = "Null-model control by tokenization: word-piece gaps and the word test's share"
     cells = comparison_cells(inputs, settings)
     table = tokenization(
@@ -385,7 +392,7 @@ def _qq(ax, cells: pd.DataFrame, null: list[str], methods: list[str]) -> None:
         ax.legend(fontsize=5, loc="upper left")
 
 
-def figure_calibration(inputs, settings):
+def figure_calibration(inputs: Inputs, settings):
     """Per method: the share of null cells below 0.01 and 0.05 with its exact interval for the
     paper's test and the word-level test side by side against the nominal alpha, and a QQ
     plot of the null p-values against the uniform."""

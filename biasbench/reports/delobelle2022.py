@@ -9,12 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from biasbench.io import read_json, read_tsv
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table
-from biasbench.reports.targets import FigureTarget, Table
+from biasbench.reports.targets import FigureTarget, Inputs, Table, published_doc
 from biasbench.studies import delobelle2022 as study
 
 PAPER = "Delobelle et al. (2022)"
@@ -36,10 +35,6 @@ SUBSTITUTION = (
     "offline masked-LM head trained here, SmolLM2-135M and Gemma 3 270M; the paper's BERT "
     "models are not available offline."
 )
-
-
-def _files(plan, kind: str) -> list[str]:
-    return [f for f in plan.template_study if f.endswith(f"/{kind}.tsv")]
 
 
 def _model_of(path: str) -> str:
@@ -65,10 +60,10 @@ RUNS_AS = {
 }
 
 
-def survey(inputs, settings):
+def survey(inputs: Inputs, settings):
     from biasbench.methods.registry import get
 
-    doc = yaml.safe_load(Path(inputs[0]).read_text(encoding="utf-8"))["from_prose"]
+    doc = published_doc(inputs)["from_prose"]
     rows = []
     for kind in ("intrinsic", "extrinsic"):
         for name, entry in doc[kind].items():
@@ -97,16 +92,20 @@ def survey(inputs, settings):
     return plain_table(pd.DataFrame(rows), "Table 1: the surveyed measures and their choices", note)
 
 
+def survey_inputs(plan) -> dict[str, list[str]]:
+    return {"published": [SURVEY]}
+
+
 # --- the data-set measures ----------------------------------------------------------------
 
 
-def _dataset_reads(plan) -> list[str]:
-    files = plan.dataset_score_files()
-    return files + [f.replace(".tsv", ".coverage.json") for f in files]
+def _dataset_reads(plan) -> dict[str, list[str]]:
+    """Every model's data-set scores and what each job read of its data set."""
+    return {"dataset_scores": plan.dataset_score_files(), "coverage": plan.dataset_coverage_files()}
 
 
-def measures(inputs, settings):
-    scores = [read_tsv(p) for p in inputs if p.endswith(".tsv")]
+def measures(inputs: Inputs, settings):
+    scores = [read_tsv(p) for p in inputs["dataset_scores"]]
     title = "The probability-based measures on their data sets, every model"
     if not scores:
         return plain_table(pd.DataFrame(), title, "No data set is configured (datasets: null).")
@@ -122,7 +121,7 @@ def measures(inputs, settings):
         values="cell",
         aggfunc="first",
     ).reset_index()
-    coverage = [read_json(p) for p in inputs if p.endswith(".json")]
+    coverage = [read_json(p) for p in inputs["coverage"]]
     sampled = sorted(
         {f"{c['dataset']} {c['scored']} of {c['items']}" for c in coverage if c["limit"]}
     )
@@ -143,10 +142,10 @@ def measures(inputs, settings):
 # --- the template study -------------------------------------------------------------------
 
 
-def _authors_file(inputs: list[str], key: str) -> str:
-    """The input that is the authors' file of ``key`` (matched by file name)."""
+def _authors_file(inputs: Inputs, key: str) -> str:
+    """The authors' file of ``key`` among the target's (matched by file name)."""
     name = Path(AUTHORS_FILES[key]).name
-    return next(p for p in inputs if Path(p).name == name)
+    return next(p for p in inputs["authors"] if Path(p).name == name)
 
 
 def _authors(path: str) -> dict[str, np.ndarray]:
@@ -183,7 +182,7 @@ def representation_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     return out
 
 
-def _authors_representations(inputs: list[str]) -> dict[str, np.ndarray]:
+def _authors_representations(inputs: Inputs) -> dict[str, np.ndarray]:
     out = {}
     for rep in study.REPRESENTATIONS:
         cols = _authors(_authors_file(inputs, f"fig3:{rep}"))
@@ -212,8 +211,8 @@ def _heatmaps(panels: dict[str, pd.DataFrame], title: str):
 
 
 def _template_figure(key: str, representation: str, what: str):
-    def draw(inputs, settings):
-        ours = [p for p in inputs if p.endswith("/sensitivity.tsv")]
+    def draw(inputs: Inputs, settings):
+        ours = inputs["sensitivity"]
         panels = {AUTHORS: study.correlation_matrix(_authors(_authors_file(inputs, key)))}
         for path in ours:
             panels[_model_of(path)] = study.correlation_matrix(
@@ -226,8 +225,8 @@ def _template_figure(key: str, representation: str, what: str):
     return draw
 
 
-def figure3(inputs, settings):
-    ours = [p for p in inputs if p.endswith("/sensitivity.tsv")]
+def figure3(inputs: Inputs, settings):
+    ours = inputs["sensitivity"]
     if not ours:
         return no_data("no model runs the template study (delobelle.sensitivity_models)")
     panels = {AUTHORS: study.correlation_matrix(_authors_representations(inputs))}
@@ -236,20 +235,25 @@ def figure3(inputs, settings):
     return _heatmaps(panels, "Correlation of SEAT effect sizes between representations")
 
 
+def _authors_of(key: str) -> list[str]:
+    """The authors' files of a figure (``fig2a``, ``fig2b``, ``fig3``)."""
+    return [AUTHORS_FILES[k] for k in AUTHORS_FILES if k.startswith(key)]
+
+
 def _sensitivity_reads(key: str):
-    def reads(plan):
-        files = [AUTHORS_FILES[k] for k in AUTHORS_FILES if k.startswith(key)]
-        return files + _files(plan, "sensitivity")
+    def reads(plan) -> dict[str, list[str]]:
+        sensitivity = plan.template_study_tables("sensitivity")
+        return {"authors": _authors_of(key), "sensitivity": sensitivity}
 
     return reads
 
 
-def table2(inputs, settings):
+def table2(inputs: Inputs, settings):
     title = "Table 2: KL divergence of each template's slot distribution from T1's"
-    if not inputs:
+    if not inputs["kl"]:
         return plain_table(pd.DataFrame(), title, "No model runs it (delobelle.kl_models).")
     frames = []
-    for path in inputs:
+    for path in inputs["kl"]:
         frame = read_tsv(path)
         frame.insert(0, "model", _model_of(path))
         frames.append(frame)
@@ -274,11 +278,23 @@ def table2(inputs, settings):
     return plain_table(wide, title, note)
 
 
+def kl_inputs(plan) -> dict[str, list[str]]:
+    return {"kl": plan.template_study_tables("kl")}
+
+
 # --- intrinsic against extrinsic ----------------------------------------------------------
 
 
-def _fig4_reads(plan) -> list[str]:
-    return plan.dataset_score_files() + list(plan.injected_scores)
+def _fig4_reads(plan) -> dict[str, list[str]]:
+    """The data-set scores of the zoo and of the ground-truth study's models."""
+    return {
+        "dataset_scores": plan.dataset_score_files(),
+        "study_datasets": plan.study_files()["study_datasets"],
+    }
+
+
+def _measure_files(inputs: Inputs) -> list[str]:
+    return [*inputs["dataset_scores"], *inputs["study_datasets"]]
 
 
 def measure_table(inputs: list[str]) -> pd.DataFrame:
@@ -295,10 +311,10 @@ def measure_table(inputs: list[str]) -> pd.DataFrame:
     )
 
 
-def figure4(inputs, settings):
+def figure4(inputs: Inputs, settings):
     import matplotlib.pyplot as plt
 
-    wide = measure_table(inputs)
+    wide = measure_table(_measure_files(inputs))
     extrinsic = [c for c in wide.columns if c.startswith(EXTRINSIC)]
     intrinsic = [c for c in wide.columns if c not in extrinsic]
     if wide.empty or not extrinsic:
@@ -337,16 +353,18 @@ def _mean_offdiag(corr: pd.DataFrame) -> float:
     return float(values[~np.eye(len(values), dtype=bool)].mean())
 
 
-def _findings_reads(plan) -> list[str]:
-    authors = [AUTHORS_FILES[k] for k in AUTHORS_FILES if k.startswith("fig3")]
-    return authors + list(plan.template_study) + _fig4_reads(plan)
+def _findings_reads(plan) -> dict[str, list[str]]:
+    return {
+        "authors": _authors_of("fig3"),
+        "sensitivity": plan.template_study_tables("sensitivity"),
+        "kl": plan.template_study_tables("kl"),
+        **_fig4_reads(plan),
+    }
 
 
-def findings(inputs, settings):
+def findings(inputs: Inputs, settings):
     title = "The paper's findings, checked on our models"
-    sensitivity = [p for p in inputs if p.endswith("/sensitivity.tsv")]
-    kl = [p for p in inputs if p.endswith("/kl.tsv")]
-    scores = [p for p in inputs if p.endswith(".tsv") and p not in sensitivity + kl]
+    sensitivity, kl = inputs["sensitivity"], inputs["kl"]
     sources = {AUTHORS: None} | {_model_of(p): _ours(p) for p in sensitivity}
     rows = []
     for name, frame in sources.items():
@@ -398,7 +416,7 @@ def findings(inputs, settings):
                 "yes" if low < high else "no",
             )
         )
-    wide = measure_table(scores)
+    wide = measure_table(_measure_files(inputs))
     gap = [c for c in wide.columns if c.startswith("WinoBias F1 gap")]
     if gap and len(wide) >= 3:
         target = wide[gap[0]]
@@ -445,7 +463,7 @@ TABLES = (
         None,
         "The measures the paper surveys and how each is run here.",
         paper=PAPER,
-        reads=lambda plan: [SURVEY],
+        reads=survey_inputs,
         render=survey,
     ),
     Table(
@@ -465,7 +483,7 @@ TABLES = (
         None,
         "KL of each template's slot distribution from T1's.",
         paper=PAPER,
-        reads=lambda plan: _files(plan, "kl"),
+        reads=kl_inputs,
         render=table2,
     ),
 )

@@ -26,7 +26,7 @@ from biasbench.reports.tables import (
     primary_scores,
     published_cells,
 )
-from biasbench.reports.targets import FigureTarget, Table
+from biasbench.reports.targets import FigureTarget, Inputs, Table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -309,13 +309,13 @@ def method_table(ctx: TableContext) -> pd.DataFrame:
     )
 
 
-def figure1(inputs: list[str], settings: ReportSettings) -> Figure:
+def figure1(inputs: Inputs, settings: ReportSettings) -> Figure:
     """Effect sizes by model and parameter choice (target description; context source),
     non-significant ones faint, and the distribution of significant scores per method.
     Primary encodings of every method; simplified sets left out."""
     plt = pyplot()
     alpha = settings.alpha
-    scores = read_scores(inputs)
+    scores = read_scores(inputs["scores"])
     scores = scores[scores["primary"].astype(bool) & (scores["descriptor"] != "simplified")]
     scores = scores.assign(
         context=np.where(scores["source"].isin(["templates", "words"]), "templates", "corpus")
@@ -354,13 +354,13 @@ def figure1(inputs: list[str], settings: ReportSettings) -> Figure:
     return fig
 
 
-def figure2(inputs: list[str], settings: ReportSettings) -> Figure:
+def figure2(inputs: Inputs, settings: ReportSettings) -> Figure:
     """Share of each target set kept when reduced to single tokens of the model's vocabulary,
     per model, from the LPBS rows (the reduction is what LPBS' reduced sets use)."""
     plt = pyplot()
-    if not inputs:
+    if not inputs["lpbs"]:
         return no_data("the configuration runs no LPBS (lpbs.models, lpbs.tests)")
-    scores = read_scores(inputs)
+    scores = read_scores(inputs["lpbs"])
     rows = scores[(scores["method"] == LPBS) & (scores["variant"] == "reduced")]
     rows = rows[rows["descriptor"] != "simplified"]
     models = list(dict.fromkeys(rows["model"]))
@@ -380,13 +380,13 @@ def figure2(inputs: list[str], settings: ReportSettings) -> Figure:
     return fig
 
 
-def figure3(inputs: list[str], settings: ReportSettings) -> Figure:
+def figure3(inputs: Inputs, settings: ReportSettings) -> Figure:
     """Per-sample effect sizes of C1 with simplified, reduced and full target sets: CEAT on
     cosine similarities (top) and probability-based CEAT (bottom). Inputs are ``.samples.npz``
     files whose keys are ``method|descriptor|encoding|variant``."""
     plt = pyplot()
     panels: dict[str, dict[str, np.ndarray]] = {CEAT: {}, P_CEAT: {}}
-    for path in inputs:
+    for path in inputs["samples"]:
         data = read_npz(path)
         for key in data:
             method, descriptor, encoding, variant = key.split("|")
@@ -412,14 +412,14 @@ def figure3(inputs: list[str], settings: ReportSettings) -> Figure:
     return fig
 
 
-def figure4(inputs: list[str], settings: ReportSettings) -> Figure:
+def figure4(inputs: Inputs, settings: ReportSettings) -> Figure:
     """Probability-based CEAT by the largest word gap allowed between target and attribute,
     per test, model and corpus; hollow markers are not significant."""
     plt = pyplot()
-    if not inputs:
+    if not inputs["sweeps"]:
         return no_data("no LPBS corpus run of C1 or C9 (lpbs.corpora, lpbs.tests)")
     alpha = settings.alpha
-    sweep = read_scores(inputs)
+    sweep = read_scores(inputs["sweeps"])
     tests = list(dict.fromkeys(sweep["test"]))
     fig, axes = plt.subplots(1, len(tests), figsize=(5.5 * len(tests), 4), squeeze=False)
     for ax, test in zip(axes[0], tests, strict=True):
@@ -443,10 +443,10 @@ def figure4(inputs: list[str], settings: ReportSettings) -> Figure:
     return fig
 
 
-def figure5(inputs: list[str], settings: ReportSettings) -> Figure:
+def figure5(inputs: Inputs, settings: ReportSettings) -> Figure:
     """Pairwise scatter matrix of the methods' effect sizes, coloured by model."""
     plt = pyplot()
-    scores = read_scores(inputs)
+    scores = read_scores(inputs["scores"])
     table = method_table(TableContext(scores, pd.DataFrame(), settings))
     methods = [m for m in METHODS if m in table.columns]
     if not methods:  # a configuration of static vectors alone (tests/configs/cluster.yaml)
@@ -480,34 +480,40 @@ def figure5(inputs: list[str], settings: ReportSettings) -> Figure:
 # --- inputs of the figures: only what each shows, so `snakemake <figure>` builds no more ---
 
 
-def _figure2_inputs(plan) -> list[str]:
-    return [paths.LPBS.format(model=m, corpus="templates", test=t) for m, t in plan.lpbs_jobs]
+def _figure2_inputs(plan) -> dict[str, list[str]]:
+    return {
+        "lpbs": [paths.LPBS.format(model=m, corpus="templates", test=t) for m, t in plan.lpbs_jobs]
+    }
 
 
-def _figure3_inputs(plan) -> list[str]:
+def _figure3_inputs(plan) -> dict[str, list[str]]:
     """C1 on the first model that runs p-CEAT: its CEAT samples on the natural corpus (on
-    templates if it has none there) and its p-CEAT samples on every LPBS corpus."""
+    templates if it has none there) and its p-CEAT samples on every LPBS corpus (``samples``:
+    each file's keys name their method)."""
     model = plan.lpbs_corpus_models[:1]
     lpbs_tests = {t for _m, t in plan.lpbs_jobs}
     ceat = [job.source for job in plan.jobs if job.model in model and job.test == "C1"]
     sources = [plan.natural] if plan.natural in ceat else list(dict.fromkeys(ceat))
-    return [paths.SAMPLES.format(model=m, source=s, test="C1") for m in model for s in sources] + [
+    ceat = [paths.SAMPLES.format(model=m, source=s, test="C1") for m in model for s in sources]
+    pceat = [
         paths.LPBS_SAMPLES.format(model=m, corpus=c, test="C1")
         for m in model
         for c in plan.lpbs_corpora
         if "C1" in lpbs_tests
     ]
+    return {"samples": ceat + pceat}
 
 
-def _figure4_inputs(plan) -> list[str]:
+def _figure4_inputs(plan) -> dict[str, list[str]]:
     lpbs_tests = {t for _m, t in plan.lpbs_jobs}
-    return [
+    sweeps = [
         paths.LPBS_SWEEP.format(model=m, corpus=c, test=t)
         for m in plan.lpbs_corpus_models
         for c in plan.lpbs_corpora
         for t in ("C1", "C9")
         if t in lpbs_tests
     ]
+    return {"sweeps": sweeps}
 
 
 _CELLS = (

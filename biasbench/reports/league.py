@@ -12,20 +12,18 @@ import pandas as pd
 from biasbench.io import read_json
 from biasbench.reports.calibration import calibrated_columns, league_columns
 from biasbench.reports.synthesis_inputs import (
-    COSTS,
-    DIVDIST_VALIDITY,
     cells_with_truth,
     comparison_inputs,
     injected_rows,
     method_sources,
-    named_as,
     null_mask,
     reliability,
     scores_with,
+    study_scores_inputs,
     synthesis_table,
 )
 from biasbench.reports.tables import plain_table
-from biasbench.reports.targets import SCORES, FigureTarget
+from biasbench.reports.targets import FigureTarget, Inputs
 from biasbench.studies import reliability as rel
 from biasbench.studies import validity
 from biasbench.studies.calibration import DESIGNS
@@ -101,7 +99,7 @@ TRUTH_COLUMNS = {
 }
 
 
-def league(inputs, settings) -> pd.DataFrame:
+def league(inputs: Inputs, settings) -> pd.DataFrame:
     """Per method: its truth and how well it follows it, its reliability, census, extrinsic
     proxy, null-model calibration, cost."""
     from biasbench.methods.registry import REGISTRY
@@ -127,7 +125,7 @@ def league(inputs, settings) -> pd.DataFrame:
     out["truth_verdict"] = out["truth_verdict"].astype(object).fillna("n/a")
     out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
     out = out.merge(rel.by_method(reliability(inputs)), on="method", how="left")
-    census = named_as(inputs, DIVDIST_VALIDITY)
+    census = inputs.get("census", ())
     if census:
         pred = pd.DataFrame(read_json(census[0])["predictive"])
         pred = pred[pred["against"] == "unsigned"]
@@ -140,7 +138,7 @@ def league(inputs, settings) -> pd.DataFrame:
     out = out.merge(validity.extrinsic(all_models), on="method", how="left")
     calibrated = calibrated_columns(cells, null, settings.null_bases, settings.alpha)
     out = out.merge(calibrated, on="method", how="left")
-    costs = named_as(inputs, COSTS)
+    costs = inputs.get("costs", ())
     if costs:  # a committed benchmark table (benchmarks/), not a workflow output
         timed = pd.read_csv(costs[0], sep="\t")[["method", "seconds"]]
         out = out.merge(timed, on="method", how="left")
@@ -180,7 +178,7 @@ def _truth_rule(settings) -> str:
     )
 
 
-def league_table(inputs, settings):
+def league_table(inputs: Inputs, settings):
     title = "Validity league table: every method against its truth, census, proxy and null"
     note = (
         _truth_rule(settings) + " truth_note: why a method has no rho, or what its rho stands "
@@ -212,7 +210,7 @@ def league_table(inputs, settings):
     return plain_table(league(inputs, settings), title, note)
 
 
-def pairs_table(inputs, settings):
+def pairs_table(inputs: Inputs, settings):
     title = "Validity league, paired: which method follows its truth better"
     _, pairs = truth_inference(cells_with_truth(injected_rows(inputs), inputs, settings))
     note = (
@@ -234,7 +232,7 @@ def pairs_table(inputs, settings):
     return plain_table(pairs, title, note)
 
 
-def reliability_table(inputs, settings):
+def reliability_table(inputs: Inputs, settings):
     title = "Reliability of every method on the study's models: split halves and refits"
     note = (
         "Per method and facet: each ground-truth model scores the method on two complementary "
@@ -269,7 +267,7 @@ VALIDITY = (
 RELIABILITY = tuple(f"reliability_{facet}" for facet in rel.FACETS)
 
 
-def figure_league(inputs, settings):
+def figure_league(inputs: Inputs, settings):
     import matplotlib.pyplot as plt
 
     frame = league(inputs, settings).set_index("method")
@@ -344,11 +342,6 @@ def figure_league(inputs, settings):
     return fig
 
 
-def _study_files(plan) -> list[str]:
-    """The ground-truth study's scores, halves and records (no null copy)."""
-    return [SCORES, *plan.injected_scores, *plan.injected_methods, *plan.groundtruth]
-
-
 TABLES = (
     synthesis_table(
         "synthesis_league",
@@ -361,14 +354,14 @@ TABLES = (
         "Validity league, paired",
         pairs_table,
         "Paired differences of the methods' truth rhos, Holm-adjusted.",
-        reads=_study_files,
+        reads=study_scores_inputs,
     ),
     synthesis_table(
         "synthesis_reliability",
         "Split-half reliability",
         reliability_table,
         "Each method's split-half reliability over words, templates and items.",
-        reads=_study_files,
+        reads=study_scores_inputs,
     ),
 )
 FIGURES = (

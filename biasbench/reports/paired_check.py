@@ -9,20 +9,25 @@ import pandas as pd
 from biasbench.io import read_json, read_tsv
 from biasbench.reports.synthesis_inputs import synthesis_table
 from biasbench.reports.tables import plain_table
+from biasbench.reports.targets import Inputs
 from biasbench.studies.groundtruth.paired_check import paired_check
 
 #: the check's seed (its permutations and bootstrap): fixed here, as the tables have no seed
 SEED = 20261128
 
 
-def _inputs(plan) -> list[str]:
-    return [*plan.injected_outcomes, *plan.groundtruth]
+def _inputs(plan) -> dict[str, list[str]]:
+    """The study models' per-item outcomes and their records, per mean."""
+    return {
+        "study_outcomes": plan.injected_outcomes,
+        "study_records": plan.study_files()["study_records"],
+    }
 
 
-def check_table(inputs, settings):
+def check_table(inputs: Inputs, settings):
     title = "The paired comparison on models of known difference"
-    outcomes = [read_tsv(p) for p in inputs if p.endswith(".outcomes.tsv")]
-    records = [r for p in inputs if p.endswith(".json") for r in read_json(p)["models"]]
+    outcomes = [read_tsv(p) for p in inputs.get("study_outcomes", ())]
+    records = [r for p in inputs.get("study_records", ()) for r in read_json(p)["models"]]
     frame = pd.concat(outcomes, ignore_index=True) if outcomes else pd.DataFrame()
     table = paired_check(frame, records, alpha=settings.alpha, seed=SEED) if len(frame) else frame
     note = (

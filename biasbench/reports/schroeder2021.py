@@ -3,17 +3,14 @@ each declared with the files it reads."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
-import yaml
 
 from biasbench import paths
 from biasbench.io import read_json
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import ReportSettings, finish, plain_table, study_table
-from biasbench.reports.targets import FigureTarget, Table
+from biasbench.reports.targets import FigureTarget, Inputs, Table, published_doc, the_file
 from biasbench.studies.groundtruth.statistics import (
     WIDTHS,
     WORD_SCORES,
@@ -31,22 +28,28 @@ PAPER = "Schröder et al. (2021)"
 PUBLISHED = "resources/published/schroeder2021.yaml"
 
 
-def _s31_reads(plan) -> list[str]:
+def _s31_reads(plan) -> dict[str, list[str]]:
+    """The paper's values, and the example's contexts and every model's vectors of them (none
+    where the configuration does not run the example: the table says so)."""
     models = [
         j.model for j in plan.jobs if (j.test, j.source, j.descriptor) == (S31, "words", "XY")
     ]
-    if not models:  # the configuration does not run the example: the table says so
-        return [PUBLISHED]
-    return [
-        PUBLISHED,
-        *(paths.CONTEXTS.format(source="words", test=S31, descriptor=d) for d in S31_SETS),
-        *(paths.EMBEDDINGS.format(model=m, source="words", test=S31) for m in models),
-    ]
+    contexts = [paths.CONTEXTS.format(source="words", test=S31, descriptor=d) for d in S31_SETS]
+    return {
+        "published": [PUBLISHED],
+        "contexts": contexts if models else [],
+        "embeddings": [paths.EMBEDDINGS.format(model=m, source="words", test=S31) for m in models],
+    }
 
 
-def s31(inputs: list[str], settings: ReportSettings) -> pd.DataFrame:
+def published_only(plan) -> dict[str, list[str]]:
+    return {"published": [PUBLISHED]}
+
+
+def s31(inputs: Inputs, settings: ReportSettings) -> pd.DataFrame:
     """Section 3.1 on every model, beside the paper's BERT values."""
-    return finish(s31_cells(inputs), settings.alpha)
+    cells = s31_cells(the_file(inputs, "published"), inputs["contexts"], inputs["embeddings"])
+    return finish(cells, settings.alpha)
 
 
 SYMBOLS = {"yes": "✓", "no": "✗", "conditional": "(✓)", "": "", "blank": ""}
@@ -65,10 +68,10 @@ PAPER_ROWS = {
 }
 
 
-def properties(inputs: list[str], settings: ReportSettings) -> tuple[str, str, str]:
+def properties(inputs: Inputs, settings: ReportSettings) -> tuple[str, str, str]:
     """Tables 1/4 from running the checks of ``biasbench.studies.properties``, beside the
     paper's table; cells where they differ are marked and explained."""
-    published = yaml.safe_load(Path(inputs[0]).read_text(encoding="utf-8"))
+    published = published_doc(inputs)
     paper = published["property_matrix"]["rows"]
     found = pd.DataFrame(property_matrix())
     found["paper"] = [
@@ -112,7 +115,7 @@ TABLES = (
         "Comparable, trustworthy, skew- and stereotype-sensitive, decided by running each "
         "score on constructed inputs; the paper's own table beside.",
         paper=PAPER,
-        reads=lambda plan: [PUBLISHED],
+        reads=published_only,
         render=properties,
     ),
     Table(
@@ -135,25 +138,25 @@ TABLES = (
 # --- the ground-truth study (section 5) ---------------------------------------------------
 
 
-def _study_reads(plan) -> list[str]:
+def _study_reads(plan) -> dict[str, list[str]]:
     """The published numbers, the masked LM's provenance (its head's accuracy), and the
-    records of every model of the study; nothing when the study is not configured."""
+    records of every model of the study; nothing of the study when it is not configured."""
     if not plan.groundtruth:
-        return [PUBLISHED]
-    return [
-        PUBLISHED,
-        paths.MODEL.format(model=plan.groundtruth_model),
-        *plan.groundtruth,
-    ]
+        return published_only(plan)
+    return {
+        **published_only(plan),
+        "study_model": [plan.groundtruth_model_file()],
+        "study_records": plan.study_files()["study_records"],
+    }
 
 
-def _records(inputs: list[str]) -> tuple[dict, dict, list[dict], str]:
+def _records(inputs: Inputs) -> tuple[dict, dict, list[dict], str]:
     """(published numbers, masked-LM provenance, every model's record, the representation)."""
-    published = yaml.safe_load(Path(inputs[0]).read_text(encoding="utf-8"))
-    if len(inputs) == 1:
+    published = published_doc(inputs)
+    if not inputs.get("study_records"):
         return published, {}, [], "alone"
-    model = read_json(inputs[1])
-    files = [read_json(p) for p in inputs[2:]]
+    model = read_json(the_file(inputs, "study_model"))
+    files = [read_json(p) for p in inputs["study_records"]]
     records = [r for f in files for r in f["models"]]
     return published, model, records, files[0]["settings"]["representation"]
 
@@ -161,7 +164,7 @@ def _records(inputs: list[str]) -> tuple[dict, dict, list[dict], str]:
 NOT_RUN = "The configuration does not run the ground-truth study (groundtruth: null)."
 
 
-def _study_records(inputs: list[str]):
+def _study_records(inputs: Inputs):
     published, model, records, rep = _records(inputs)
     return (published, model, records, rep) if records else None
 
@@ -264,7 +267,7 @@ def study_fig9_table(_published, _model, records, rep, settings):
     return frame, note
 
 
-def figure6(inputs, settings):
+def figure6(inputs: Inputs, settings):
     import matplotlib.pyplot as plt
 
     published, _, records, _ = _records(inputs)
@@ -307,7 +310,7 @@ def figure6(inputs, settings):
     return fig
 
 
-def figure9(inputs, settings):
+def figure9(inputs: Inputs, settings):
     import matplotlib.pyplot as plt
 
     _, _, records, rep = _records(inputs)
@@ -333,7 +336,7 @@ def figure9(inputs, settings):
     return fig
 
 
-def figure5(inputs, settings):
+def figure5(inputs: Inputs, settings):
     import matplotlib.pyplot as plt
 
     _, _, records, rep = _records(inputs)

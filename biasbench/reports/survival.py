@@ -9,7 +9,7 @@ import pandas as pd
 
 from biasbench.reports.synthesis_inputs import comparison_cells, null_mask, synthesis_table
 from biasbench.reports.tables import plain_table
-from biasbench.reports.targets import SCORES
+from biasbench.reports.targets import Inputs, scores_only
 from biasbench.studies import survival as survival_study
 
 
@@ -58,7 +58,7 @@ def survival_groups(cells: pd.DataFrame) -> list[tuple[str, str, pd.Series]]:
 SURVIVAL = survival_study.SURVIVAL
 
 
-def survival(inputs, settings) -> pd.DataFrame:
+def survival(inputs: Inputs, settings) -> pd.DataFrame:
     """Per paper's cells and method on the real models: how many cells the paper's test
     calls significant at alpha and how many of them stay significant under the word test."""
     cells = comparison_cells(inputs, settings)
@@ -79,7 +79,7 @@ def survival(inputs, settings) -> pd.DataFrame:
     return frame[["paper", "cells", "method", *SURVIVAL, "survival_share"]]
 
 
-def survival_table(inputs, settings):
+def survival_table(inputs: Inputs, settings):
     title = "Survival: the paper's significant cells under the word-level test"
     note = (
         f"Real models only, primary cells. tested: cells with the paper's p-value; "
@@ -104,7 +104,7 @@ TABLES = (
         "Survival under the word-level test",
         survival_table,
         "Per paper's cells: the paper's significant cells that stay significant under p_word.",
-        reads=lambda plan: [SCORES],
+        reads=scores_only,
     ),
 )
 FIGURES = ()

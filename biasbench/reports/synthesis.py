@@ -11,10 +11,10 @@ from __future__ import annotations
 from biasbench.reports import agreement, calibration, league, paired_check, survival
 from biasbench.reports.synthesis_inputs import comparison_cells, null_mask, synthesis_table
 from biasbench.reports.tables import plain_table
-from biasbench.reports.targets import SCORES
+from biasbench.reports.targets import Inputs, scores_only
 
 
-def scores_table(inputs, settings):
+def scores_table(inputs: Inputs, settings):
     title = "Every score of the four papers' methods, one tidy table"
     cells = comparison_cells(inputs, settings)
     cells["significant"] = cells["p_value"] < settings.alpha
@@ -48,7 +48,7 @@ TABLES = (
         "Every score, one tidy table",
         scores_table,
         "Primary rows of every method.",
-        reads=lambda plan: [SCORES],
+        reads=scores_only,
     ),
     *agreement.TABLES,
     *calibration.TABLES,

@@ -7,21 +7,13 @@ their targets."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_rows, read_tsv
-from biasbench.paths import (
-    DIVDIST_STUDY,
-    is_null_file,
-    is_study_halves,
-    is_study_records,
-    is_study_scores,
-)
-from biasbench.reports.targets import SCORES, Table
+from biasbench.paths import DIVDIST_STUDY
+from biasbench.reports.targets import SCORES, Inputs, Table, the_file
 from biasbench.studies import reliability as rel
 from biasbench.studies.cells import primary_cells
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
@@ -42,36 +34,36 @@ def method_sources(settings) -> dict[str, str]:
     }
 
 
-def comparison_inputs(plan) -> list[str]:
-    """The scores, the injected-bias models' scores and records, the statistic costs where the
-    benchmark has written them, and the DivDist study's validity tables where it runs."""
-    files = [
-        SCORES,
-        *plan.null_files(),
-        *plan.injected_scores,
-        *plan.injected_methods,
-        *plan.groundtruth,
-    ]
-    if (plan.root / COSTS).is_file():
-        files.append(COSTS)
-    if plan.divdist:
-        files.append(DIVDIST_VALIDITY)
-    return files
+def comparison_inputs(plan) -> dict[str, list[str]]:
+    """The scores, the null cells, the ground-truth study's files, the statistic costs where
+    the benchmark has written them, and the DivDist study's validity tables (the census)
+    where it runs."""
+    return {
+        **null_inputs(plan),
+        **plan.study_files(),
+        "costs": [COSTS] if (plan.root / COSTS).is_file() else [],
+        "census": [DIVDIST_VALIDITY] if plan.divdist else [],
+    }
 
 
-def injected_rows(inputs: list[str]) -> pd.DataFrame:
+def study_scores_inputs(plan) -> dict[str, list[str]]:
+    """The scores and the ground-truth study's files (no null cell)."""
+    return {"scores": [SCORES], **plan.study_files()}
+
+
+def injected_rows(inputs: Inputs) -> pd.DataFrame:
     """Score rows of the ground-truth study's models: the data sets and every method on the
     study's own test."""
-    files = [p for p in inputs if is_study_scores(p)]
+    files = [*inputs.get("study_datasets", ()), *inputs.get("study_methods", ())]
     return pd.concat([read_tsv(p) for p in files], ignore_index=True) if files else rows.frame([])
 
 
-def study_records(inputs: list[str]) -> dict[str, dict]:
+def study_records(inputs: Inputs) -> dict[str, dict]:
     """The ground-truth study's records by model name."""
-    return {r["name"]: r for p in inputs if is_study_records(p) for r in read_json(p)["models"]}
+    return {r["name"]: r for p in inputs.get("study_records", ()) for r in read_json(p)["models"]}
 
 
-def cells_with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.DataFrame:
+def cells_with_truth(frames: pd.DataFrame, inputs: Inputs, settings) -> pd.DataFrame:
     """The study models' primary cells with the quantity each method's construct measures
     (``truth``: its entry in ``groundtruth.truth.TRUTH``, on the study's own test or on a data
     set's rows of the injected category), every model with ``kept`` (Schröder et al.'s R²
@@ -99,42 +91,24 @@ def cells_with_truth(frames: pd.DataFrame, inputs: list[str], settings) -> pd.Da
     )
 
 
-def scores_with(inputs: list[str], extra=is_null_file) -> pd.DataFrame:
-    """The tidy scores, with the rows of the inputs ``extra`` picks (the null-model
-    calibration's, where the target reads them)."""
-    added = [read_rows(p) for p in inputs if extra(p)]
-    return pd.concat([read_rows(the_file(inputs, SCORES)), *added], ignore_index=True)
+def scores_with(inputs: Inputs, extra: str = "nulls") -> pd.DataFrame:
+    """The tidy scores, with the rows of the role ``extra`` (the null-model calibration's
+    where the target reads them)."""
+    added = [read_rows(p) for p in inputs.get(extra, ())]
+    return pd.concat([read_rows(the_file(inputs, "scores")), *added], ignore_index=True)
 
 
-def named_as(inputs: list[str], role: str) -> list[str]:
-    """The inputs that are ``role``, a path the plan declares; where none is (a caller that
-    lays its files elsewhere), those of its file name. The declared path first, so a null
-    copy's rows of a model named ``all`` are never taken for the tidy scores."""
-    return [p for p in inputs if Path(p) == Path(role)] or [
-        p for p in inputs if Path(p).name == Path(role).name
-    ]
-
-
-def the_file(inputs: list[str], role: str) -> str:
-    """The one input named as ``role`` (a path the plan declares, e.g. the tidy scores,
-    wherever it lies): a target reads its files by what they are, not by their place."""
-    found = named_as(inputs, role)
-    if len(found) != 1:
-        raise ValueError(f"the inputs {inputs} hold {len(found)} files named as {role}")
-    return found[0]
-
-
-def null_inputs(plan) -> list[str]:
+def null_inputs(plan) -> dict[str, list[str]]:
     """The tidy scores and the null-model calibration's rows (the null cells)."""
-    return [SCORES, *plan.null_files()]
+    return {"scores": [SCORES], "nulls": plan.null_files()}
 
 
-def piece_inputs(plan) -> list[str]:
+def piece_inputs(plan) -> dict[str, list[str]]:
     """The null cells and the word pieces of their stimuli under each base model's tokenizer."""
-    return [*null_inputs(plan), *plan.tokenization_files()]
+    return {**null_inputs(plan), "tokenization": plan.tokenization_files()}
 
 
-def comparison_cells(inputs: list[str], settings) -> pd.DataFrame:
+def comparison_cells(inputs: Inputs, settings) -> pd.DataFrame:
     return primary_cells(scores_with(inputs), method_sources(settings))
 
 
@@ -144,10 +118,10 @@ def null_mask(cells: pd.DataFrame, settings) -> pd.Series:
     return cells["model"].isin(set(settings.null_models))
 
 
-def reliability(inputs) -> pd.DataFrame:
+def reliability(inputs: Inputs) -> pd.DataFrame:
     """Split-half reliability per method and facet (:func:`rel.split_half`) from the study's
-    halves files (``*.robustness.tsv``)."""
-    halves = [read_tsv(p) for p in inputs if is_study_halves(p)]
+    halves files."""
+    halves = [read_tsv(p) for p in inputs.get("study_halves", ())]
     if not halves:
         return pd.DataFrame(columns=["method", "facet", "models", "half_r", "reliability"])
     return rel.split_half(pd.concat(halves, ignore_index=True))

@@ -1,12 +1,15 @@
-"""What a paper module declares: its tables and figures, each with its title and inputs."""
+"""What a paper module declares: its tables and figures, each with its title and the files it
+reads by role."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
+import yaml
 
 from biasbench.io import read_tsv
 from biasbench.paths import ALL_SCORES
@@ -23,6 +26,29 @@ SCORES = ALL_SCORES
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+#: a target's input files by role (``scores``, ``published``, ``nulls``, ...), each role's
+#: files in the plan's order. The rule hands them over as named inputs and a table or figure
+#: reads a role by its name, never by a file's place or suffix.
+Inputs = Mapping[str, Sequence[str]]
+
+
+def the_file(inputs: Inputs, role: str) -> str:
+    """The one file a target reads as ``role``."""
+    files = list(inputs.get(role, ()))
+    if len(files) != 1:
+        raise ValueError(f"a target reads {len(files)} files as {role!r}, not one: {files}")
+    return files[0]
+
+
+def published_doc(inputs: Inputs) -> dict:
+    """The paper's published values a target reads (its ``published`` YAML file)."""
+    return yaml.safe_load(Path(the_file(inputs, "published")).read_text(encoding="utf-8"))
+
+
+def scores_only(plan) -> dict[str, list[str]]:
+    """What most figures read: the tidy scores alone."""
+    return {"scores": [SCORES]}
+
 
 @dataclass(frozen=True)
 class Table:
@@ -36,10 +62,10 @@ class Table:
     note: str  # how to read the cells (Markdown, under the title)
     paper_models: tuple[str, ...] = ()  # the paper's models, in its order
     paper: str = ""  # the paper whose table this reproduces
-    make: Callable[[list[str], ReportSettings], pd.DataFrame] | None = None
-    reads: Callable[[object], list[str]] | None = None  # the files ``make`` reads
+    make: Callable[[Inputs, ReportSettings], pd.DataFrame] | None = None
+    reads: Callable[[object], dict[str, list[str]]] | None = None  # what ``make`` reads
     #: a table that is not a grid of effect sizes renders itself: (csv, markdown, html)
-    render: Callable[[list[str], ReportSettings], tuple[str, str, str]] | None = None
+    render: Callable[[Inputs, ReportSettings], tuple[str, str, str]] | None = None
 
     @property
     def caption(self) -> str:
@@ -47,17 +73,19 @@ class Table:
         source = f"Reproduces {self.title.split(':')[0]} of {self.paper}. " if self.paper else ""
         return f"{source}{self.note}"
 
-    def inputs(self, plan) -> list[str]:
+    def inputs(self, plan) -> dict[str, list[str]]:
+        """The files it reads by role: the tidy scores and the published numbers, or what
+        ``reads`` declares."""
         if self.reads is not None:
             return self.reads(plan)
-        return [SCORES, *([self.published] if self.published else [])]
+        return {"scores": [SCORES], **({"published": [self.published]} if self.published else {})}
 
-    def long(self, inputs: list[str], settings: ReportSettings) -> pd.DataFrame:
+    def long(self, inputs: Inputs, settings: ReportSettings) -> pd.DataFrame:
         """The table in long form (one row per cell, ours and published)."""
         if self.make is not None:
             return self.make(inputs, settings)
         published = load_published(self.published) if self.published else pd.DataFrame()
-        scores = read_tsv(inputs[0])
+        scores = read_tsv(the_file(inputs, "scores"))
         return self.build(TableContext(scores, published, settings, self.paper_models))
 
 
@@ -65,8 +93,8 @@ class Table:
 class FigureTarget:
     name: str  # file stem under results/figures/
     title: str
-    draw: Callable[[list[str], ReportSettings], Figure]  # (input files, settings) -> figure
-    inputs: Callable[[object], list[str]] = lambda plan: [SCORES]  # only what it shows
+    draw: Callable[[Inputs, ReportSettings], Figure]  # (input files, settings) -> figure
+    inputs: Callable[[object], dict[str, list[str]]] = scores_only  # only what it shows
     paper: str = ""  # the paper whose figure this reproduces
     reading: str = ""  # how to read it (significance, markers)
 
@@ -76,7 +104,7 @@ class FigureTarget:
         return f"{source}{self.title.split(': ', 1)[-1].capitalize()}. {self.reading}".strip()
 
 
-def render_table(table: Table, inputs: list[str], settings: ReportSettings) -> tuple[str, str, str]:
+def render_table(table: Table, inputs: Inputs, settings: ReportSettings) -> tuple[str, str, str]:
     """(long CSV, Markdown as printed, the same as an HTML page) of a table."""
     if table.render is not None:
         return table.render(inputs, settings)

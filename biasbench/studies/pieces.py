@@ -16,7 +16,6 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from biasbench.models.word_pieces import is_tokenization_file  # noqa: F401 (the reports')
 from biasbench.studies.calibration import (
     ALPHAS,
     DESIGNS,

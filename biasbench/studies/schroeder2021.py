@@ -3,6 +3,7 @@ not single scores (the example of section 3.1, the property matrix, the ground-t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -33,16 +34,17 @@ def _vectors(h5: str, contexts: pd.DataFrame, descriptor: str):
     }
 
 
-def s31_cells(inputs: list[str]) -> list[dict]:
+def s31_cells(published: str, contexts: Sequence[str], embeddings: Sequence[str]) -> list[dict]:
     """§3.1: the word scores of the six occupations and d for the three choices of X and Y,
     with the population sd (the convention of the paper's proofs) and the sample sd, on every
-    model, beside the paper's BERT values."""
-    published = yaml.safe_load(Path(inputs[0]).read_text(encoding="utf-8"))["section_3_1"]
-    if len(inputs) == 1:  # no model runs the example
+    model (``embeddings``, one file each; ``contexts``: one file per :data:`S31_SETS` entry,
+    in its order), beside the paper's BERT values (``published``)."""
+    published = yaml.safe_load(Path(published).read_text(encoding="utf-8"))["section_3_1"]
+    if not embeddings:  # no model runs the example
         return []
-    contexts = {d: read_tsv(p) for d, p in zip(S31_SETS, inputs[1:4], strict=True)}
+    contexts = {d: read_tsv(p) for d, p in zip(S31_SETS, contexts, strict=True)}
     cells = []
-    for h5 in inputs[4:]:
+    for h5 in embeddings:
         model = h5.split("/")[-3]
         scored = set()
         for descriptor, label in S31_SETS.items():
