@@ -7,11 +7,10 @@ from biasbench import paths
 from biasbench.config import section_defaults
 from biasbench.data.external import load_manifest, manifest_entry
 from biasbench.data.pins import own_file_digests
-from biasbench.data.wordsets import external_ids
 from biasbench.errors import InputError
 from biasbench.io import sha256_of
 from biasbench.methods.registry import REGISTRY
-from biasbench.models.null import copy_names, null_file
+from biasbench.models.null import copy_names
 from biasbench.models.specs import model_spec
 from biasbench.plan import names_except, names_only
 from biasbench.plan.audit import run_files
@@ -132,21 +131,6 @@ def model_source(wildcards):
     return config["models"][wildcards.model]["source"]
 
 
-def test_contexts(wildcards):
-    """The contexts files of one model's test from one source, one per descriptor."""
-    return PLAN.contexts_files(wildcards.model, wildcards.source, wildcards.test)
-
-
-def test_descriptors(wildcards):
-    """The descriptors of a test one model reads from one source."""
-    return PLAN.descriptors_of(wildcards.model, wildcards.source, wildcards.test)
-
-
-def corpus_files(wildcards):
-    """The files of the wildcard's corpus."""
-    return PLAN.corpus_files(wildcards.corpus)
-
-
 def corpus_parts(wildcards):
     """The wildcard's corpus as its parts: each one's reader settings and files."""
     return PLAN.corpus_parts[wildcards.corpus]
@@ -166,13 +150,9 @@ def own_input_digests(rule):
     return digests
 
 
-def external_inputs(resource):
-    return [paths.EXTERNAL.format(file_id=i) for i in external_ids(resource)]
-
-
 def wordset_externals(wildcards):
     """The external files the wildcard's test's word set reads."""
-    return external_inputs(f"resources/wordsets/{wildcards.test}.yaml")
+    return PLAN.external_files(f"resources/wordsets/{wildcards.test}.yaml")
 
 
 def settings_of(field, *keys):
@@ -189,13 +169,14 @@ def settings_of(field, *keys):
     return {k: section[k] for k in keys}
 
 
-def of_wildcard(name, function):
-    """An input or params function: ``function`` of the job's wildcard ``name``."""
+def of_wildcards(function, *names):
+    """An input or params function: ``function`` of the job's wildcards ``names``, in that
+    order (``of_wildcards(PLAN.contexts_files, "model", "source", "test")``)."""
 
-    def of_wildcards(wildcards):
-        return function(wildcards[name])
+    def of_job(wildcards):
+        return function(*(wildcards[n] for n in names))
 
-    return of_wildcards
+    return of_job
 
 
 def when_asked(function, *args):
@@ -223,18 +204,7 @@ def setting(field, key):
     return of_wildcards
 
 
-def test_wordsets(wildcards):
-    """The word set of each descriptor of one model's test from one source."""
-    return [
-        paths.WORDSET.format(test=wildcards.test, descriptor=d)
-        for d in PLAN.descriptors_of(wildcards.model, wildcards.source, wildcards.test)
-    ]
-
-
 # datasets.smk
-def dataset_roles(wildcards):
-    """The files by role of the job's data set on the job's model."""
-    return PLAN.dataset_roles(wildcards.model, wildcards.dataset)
 
 
 def dataset_limit(dataset):
@@ -284,21 +254,11 @@ def divdist_static_specs(wildcards):
 
 
 # embeddings.smk
-def group_contexts(wildcards):
-    """The contexts files of every test the job's model runs on the job's source."""
-    groups = PLAN.group_contexts(wildcards.model, wildcards.source)
-    return [f for files in groups.values() for f in files.values()]
 
 
 def group_runtime(wildcards):
     """Minutes: a model load, then ~15 s per test on templates (minutes on natural contexts)."""
     return 20 + 10 * len(PLAN.tests_of(wildcards.model, wildcards.source))
-
-
-def group_tests(wildcards):
-    """Each test the job's model runs on the job's source, with its descriptors."""
-    tests = PLAN.tests_of(wildcards.model, wildcards.source)
-    return {t: PLAN.descriptors_of(wildcards.model, wildcards.source, t) for t in tests}
 
 
 def embedding_cache(wildcards):
@@ -326,20 +286,6 @@ def groundtruth_settings(mu):
     return settings_of("groundtruth", *GROUNDTRUTH_KEYS)
 
 
-def groundtruth_inputs(wildcards):
-    """What the ground-truth study's models are made of, under the names its scripts read:
-    the masked LM it fine-tunes, the transcribed occupations and templates, debiaswe's
-    definitional pairs and professions. An unconfigured study fails naming the field."""
-    return {
-        "model": PLAN.groundtruth_model_file(),
-        "occupations": "resources/lists/schroeder2021_occupations.yaml",
-        "train": "resources/templates/schroeder2021_train.yaml",
-        "test": "resources/templates/schroeder2021_test.yaml",
-        "pairs": paths.EXTERNAL.format(file_id="debiaswe_definitional_pairs"),
-        "professions": paths.EXTERNAL.format(file_id="debiaswe_professions"),
-    }
-
-
 def each_mean(template):
     """An input function: ``template`` (a per-mean path) of the job's mean, for a job of one
     mean (groundtruth.score_jobs: per_mean), or of every planned mean, for the one job.
@@ -365,16 +311,6 @@ def study_datasets_of_mean(mu):
     return PLAN.injected_datasets
 
 
-def injected_dataset_files(wildcards):
-    """Every file of the data sets the study's models run."""
-    return [f for d in PLAN.injected_datasets for f in PLAN.dataset_file_list(d)]
-
-
-def injected_dataset_roles(wildcards):
-    """Those data sets' files by role."""
-    return {d: PLAN.dataset_files[d] for d in PLAN.injected_datasets}
-
-
 def study_dataset_limits():
     """The study's limits of the data sets its models run (not of the others)."""
     limits = config["groundtruth"]["dataset_limits"]
@@ -389,27 +325,11 @@ def divdist_negative():
 
 
 # lpbs.smk
-def lpbs_wordsets(wildcards):
-    """The word set of each descriptor LPBS reads of the job's test."""
-    return [
-        paths.WORDSET.format(test=wildcards.test, descriptor=d)
-        for d in PLAN.lpbs_descriptors(wildcards.test)
-    ]
 
 
 def lpbs_template(wildcards):
     """LPBS' templates file (read for a job asked for: LPBS switched off fails naming it)."""
     return PLAN.lpbs_template_file
-
-
-def lpbs_template_externals(wildcards):
-    """The upstream files LPBS' templates are drawn from."""
-    return external_inputs(PLAN.lpbs_template_file)
-
-
-def pairs_file(wildcards):
-    """The sampled context pairs of the job's model on the job's corpus (p-CEAT)."""
-    return PLAN.pairs_file(wildcards.model, wildcards.corpus)
 
 
 # mlm_head.smk
@@ -470,25 +390,10 @@ def divdist_scores(model):
 
 
 def model_card_inputs(wildcards):
-    """A model's own score rows, word sets (what its tests compare) and prepared model, its
-    null copies' rows where the null-model calibration scores it, and, in a default run, the
+    """What a model's card reads (``Plan.model_card_inputs``) with, in a default run, the
     comparison across the zoo (an audit reads a finished default run's comparison where it
     finds one: COMPARISON_FOUND)."""
-    model = wildcards.model
-    pairs = dict.fromkeys((j.test, j.descriptor) for j in PLAN.jobs if j.model == model)
-    return {
-        "scores": PLAN.model_score_files(model),
-        "wordsets": [paths.WORDSET.format(test=t, descriptor=d) for t, d in pairs],
-        "model": paths.MODEL.format(model=model),
-        "null": [null_file(model)] if model in PLAN.null_seeds else [],
-        # what the data sets' rows do not hold: items read and scored, likelihood_diff
-        "coverage": [
-            paths.DATASET_COVERAGE.format(model=model, dataset=d)
-            for m, d in PLAN.dataset_jobs
-            if m == model
-        ],
-        "comparison": [] if AUDIT else list(COMPARISON),
-    }
+    return PLAN.model_card_inputs(wildcards.model, [] if AUDIT else list(COMPARISON))
 
 
 #: the paired comparisons config compare: asks for (checked when the workflow is planned)
@@ -546,11 +451,6 @@ def null_copy_names(wildcards):
 
 
 # models.smk
-def model_source_files(wildcards):
-    """The files preparing a model reads: replacing one prepares it again. Resolved by the
-    planner, which names the field of a source that cannot be prepared: an input function
-    that raises only drops the job, and a finished directory kept its old model."""
-    return PLAN.source_files(wildcards.model)
 
 
 def prepared_model_settings(wildcards):
@@ -561,31 +461,6 @@ def prepared_model_settings(wildcards):
 
 
 # null_calibration.smk
-def null_calibration_inputs(wildcards):
-    """What a base model's null copies read: the model (its architecture and tokenizer, or its
-    vectors' norms), each test's contexts and word sets, the LPBS settings, word sets and
-    templates, the pair contexts of p-CEAT, the data sets' files, the word sets of the
-    generated designs' pool. A model the section does not name fails naming it."""
-    model = wildcards.model
-    tests = PLAN.null_test_files(model)
-    lpbs = PLAN.null_lpbs_of(model)
-    datasets = PLAN.null_datasets_of(model)
-    inputs = {
-        "model": paths.MODEL.format(model=model),
-        "pairs": list(PLAN.null_pairs_of(model).values()),
-        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
-        "lpbs": [f for files in lpbs.values() for f in files]
-        + [paths.LPBS_SPEC.format(test=t) for t in lpbs],
-        "datasets": [
-            f for d in datasets.values() for files in d["files"].values() for f in files
-        ],
-        # the generated designs' pool of words: every word set of the run
-        "pool": PLAN.null_pool_files(model),
-    }
-    if lpbs:
-        inputs["templates"] = PLAN.lpbs_template_file
-        inputs["external"] = external_inputs(PLAN.lpbs_template_file)
-    return inputs
 
 
 def null_dataset_batch(model):
@@ -596,37 +471,6 @@ def null_dataset_batch(model):
 # null_trained.smk
 #: the trained-weight null kinds' keys (their sections and results/scores/null/<key>/)
 TRAINED_NULL_KEYS = names_only([kind.key for kind in TRAINED_NULLS])
-
-
-def trained_draws(wildcards):
-    """A params function: a trained model's draws of the job's trained-weight null kind."""
-    return PLAN.trained_draws_of(wildcards.kind, wildcards.model)
-
-
-def trained_source(wildcards):
-    """A params function: where the job's trained model's draws read its vectors."""
-    return PLAN.trained_source(wildcards.model, wildcards.kind)
-
-
-def trained_tests(wildcards):
-    """A params function: the tests (descriptor -> contexts and word-set files) of the job's
-    trained model's draws."""
-    return PLAN.trained_tests(wildcards.model, wildcards.kind)
-
-
-def null_trained_inputs(wildcards):
-    """What a trained model's draws of a trained-weight null kind read: its embeddings file of
-    each test on its source, each descriptor's contexts and word set. A model the kind's
-    section does not name fails naming it."""
-    model = wildcards.model
-    source = trained_source(wildcards)
-    tests = trained_tests(wildcards)
-    return {
-        "embeddings": [
-            paths.EMBEDDINGS.format(model=model, source=source, test=t) for t in tests
-        ],
-        "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
-    }
 
 
 # resources.smk
@@ -644,9 +488,4 @@ def table_inputs(table):
 def table_caption(table):
     return TABLES[table].caption
 
-
 # tokenization.smk
-def tokenization_contexts(wildcards):
-    """The contexts files of every test whose stimuli the job's model splits into pieces."""
-    tests = PLAN.tokenization_tests(wildcards.model)
-    return [f for descriptors in tests.values() for f in descriptors.values()]

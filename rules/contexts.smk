@@ -3,7 +3,7 @@ rule template_contexts:
     input:
         wordset=paths.WORDSET,
         templates=PLAN.template_file,
-        external=external_inputs(PLAN.template_file),
+        external=PLAN.external_files(PLAN.template_file),
     output:
         paths.fill(paths.CONTEXTS, source="templates"),
     log:

@@ -2,7 +2,7 @@ rule sample_corpus:
     """One pass over a corpus: up to N seeded contexts per stimulus of every test, counting
     the occurrences that pass a case policy (`any`, or `exact` for cased models)."""
     input:
-        files=corpus_files,
+        files=of_wildcards(PLAN.corpus_files, "corpus"),
         wordsets=PLAN.wordset_files(),
     output:
         samples=paths.CORPUS_SAMPLES,

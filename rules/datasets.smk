@@ -3,7 +3,7 @@ rule dataset_scores:
     BEC-Pro, WinoBias, DisCo, LPBS on salary titles), with how many items it scored."""
     input:
         model=paths.MODEL,
-        files=of_wildcard("dataset", PLAN.dataset_file_list),
+        files=of_wildcards(PLAN.dataset_file_list, "dataset"),
     output:
         scores=paths.DATASET,
         coverage=paths.DATASET_COVERAGE,
@@ -26,9 +26,9 @@ rule dataset_scores:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["logprobs"],
         # first: a data set the config does not plan for the model fails naming the field
-        files=dataset_roles,
+        files=of_wildcards(PLAN.dataset_roles, "model", "dataset"),
         spec=model_settings,
-        limit=of_wildcard("dataset", dataset_limit),
+        limit=of_wildcards(dataset_limit, "dataset"),
         batch=setting("datasets", "batch"),
         scoring=config["scoring"],
         seed=config["seed"],

@@ -11,7 +11,7 @@ rule divdist_text:
     census profession with each group's words in contexts of k sentences (and HELM's form).
     """
     input:
-        files=corpus_files,
+        files=of_wildcards(PLAN.corpus_files, "corpus"),
         data=DIVDIST_DATA,
     output:
         paths.DIVDIST_TEXT,

@@ -1,7 +1,7 @@
 rule elmo_tokens:
     """ELMo's input: every distinct context sentence of a test as tokens, with offsets."""
     input:
-        contexts=test_contexts,
+        contexts=of_wildcards(PLAN.contexts_files, "model", "source", "test"),
     output:
         paths.ELMO_TOKENS,
     log:
@@ -36,7 +36,7 @@ rule embed_elmo:
     """ELMo's layers pooled into the embeddings contract (words: sum over layers; sentences:
     mean over tokens, summed over layers), as the embed rule writes for other models."""
     input:
-        contexts=test_contexts,
+        contexts=of_wildcards(PLAN.contexts_files, "model", "source", "test"),
         tokens=paths.ELMO_TOKENS,
         layers=paths.ELMO_LAYERS,
         model=paths.MODEL,
@@ -50,6 +50,6 @@ rule embed_elmo:
         ENV
     params:
         spec=model_settings,
-        descriptors=test_descriptors,
+        descriptors=of_wildcards(PLAN.descriptors_of, "model", "source", "test"),
     script:
         "../workflow_scripts/embed_elmo.py"

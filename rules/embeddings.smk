@@ -4,7 +4,7 @@ rule embed_group:
     the extraction settings, the code): a test already there is not encoded again. Writes the
     tests' signatures; rule embed copies each test's file from the cache."""
     input:
-        contexts=group_contexts,
+        contexts=of_wildcards(PLAN.group_context_files, "model", "source"),
         model=paths.MODEL,
     output:
         paths.SIGNATURES,
@@ -27,7 +27,7 @@ rule embed_group:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
-        tests=group_tests,
+        tests=of_wildcards(PLAN.group_tests, "model", "source"),
         extraction=config["extraction"],
         cache=embedding_cache,
     script:
@@ -42,7 +42,7 @@ rule embed:
     rerunning for another test reruns no job of this test; its own contexts, model, settings
     and code do."""
     input:
-        contexts=test_contexts,
+        contexts=of_wildcards(PLAN.contexts_files, "model", "source", "test"),
         model=paths.MODEL,
         group=ancient(paths.SIGNATURES),
     output:
@@ -64,7 +64,7 @@ rule embed:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
-        descriptors=test_descriptors,
+        descriptors=of_wildcards(PLAN.descriptors_of, "model", "source", "test"),
         extraction=config["extraction"],
         cache=embedding_cache,
     script:

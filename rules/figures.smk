@@ -1,12 +1,12 @@
 rule figure:
     """One paper figure as PNG and PDF, from only the files it shows."""
     input:
-        unpack(of_wildcard("figure", figure_inputs)),
+        unpack(of_wildcards(figure_inputs, "figure")),
     output:
         png=report(
             "results/figures/{figure}.png",
             caption="../resources/report/figure.rst",
-            category=of_wildcard("figure", report_section),
+            category=of_wildcards(report_section, "figure"),
             labels={"name": "{figure}"},
         ),
         pdf="results/figures/{figure}.pdf",
@@ -17,6 +17,6 @@ rule figure:
     params:
         inputs_sha256=own_input_digests("figure"),
         settings=REPORT_SETTINGS,
-        caption=of_wildcard("figure", figure_caption),
+        caption=of_wildcards(figure_caption, "figure"),
     script:
         "../workflow_scripts/make_figure.py"

@@ -25,7 +25,7 @@ rule groundtruth_states:
     """The masked LM's frozen lower layers on every input of the ground-truth study: the same
     for each of its models, computed once for every job of the grid."""
     input:
-        unpack(groundtruth_inputs),
+        unpack(when_asked(PLAN.groundtruth_inputs)),
     output:
         paths.GROUNDTRUTH_STATES,
     log:
@@ -53,7 +53,7 @@ rule groundtruth_models:
     """The ground-truth study's models of one mean male probability: every sigma and repeat,
     fine-tuned and measured on the frozen states of groundtruth_states."""
     input:
-        unpack(groundtruth_inputs),
+        unpack(when_asked(PLAN.groundtruth_inputs)),
         states=paths.GROUNDTRUTH_STATES,
     output:
         records=paths.GROUNDTRUTH_RECORDS,
@@ -74,7 +74,7 @@ rule groundtruth_models:
         inputs_sha256=own_input_digests("groundtruth_models"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
-        study=of_wildcard("mu", groundtruth_settings),
+        study=of_wildcards(groundtruth_settings, "mu"),
         seed=config["seed"],
     script:
         "../workflow_scripts/groundtruth_models.py"
@@ -96,7 +96,7 @@ rule injected_scores:
         model=when_asked(PLAN.groundtruth_model_file),
         records=each_mean(paths.GROUNDTRUTH_RECORDS),
         weights=each_mean(paths.GROUNDTRUTH_WEIGHTS),
-        files=injected_dataset_files,
+        files=when_asked(PLAN.injected_dataset_files),
     output:
         scores=PLAN.scored_in_one_job(paths.INJECTED_DATASETS, datasets=True),
         robustness=PLAN.scored_in_one_job(
@@ -120,7 +120,7 @@ rule injected_scores:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
         datasets=when_asked(study_datasets),
-        files=injected_dataset_roles,
+        files=when_asked(PLAN.injected_dataset_roles),
         limits=when_asked(study_dataset_limits),
         batch=setting("datasets", "batch"),
         splits=setting("groundtruth", "reliability_splits"),
@@ -136,11 +136,11 @@ rule injected_methods:
     definitional words): the validity league's truth and robustness for those methods.
     """
     input:
-        unpack(groundtruth_inputs),
+        unpack(when_asked(PLAN.groundtruth_inputs)),
         records=each_mean(paths.GROUNDTRUTH_RECORDS),
         weights=each_mean(paths.GROUNDTRUTH_WEIGHTS),
         templates=PLAN.template_file,
-        external=external_inputs(PLAN.template_file),
+        external=PLAN.external_files(PLAN.template_file),
     output:
         scores=PLAN.scored_in_one_job(paths.INJECTED_METHODS),
         robustness=PLAN.scored_in_one_job(paths.INJECTED_METHODS_ROBUSTNESS),
@@ -180,7 +180,7 @@ use rule injected_scores as injected_scores_per_mean with:
         "results/benchmarks/injected_scores/mu{mu}.tsv"
     params:
         # a mean not planned, or a study whose models run no data set: refused, naming the field
-        datasets=of_wildcard("mu", study_datasets_of_mean),
+        datasets=of_wildcards(study_datasets_of_mean, "mu"),
 
 
 use rule injected_methods as injected_methods_per_mean with:

@@ -22,9 +22,9 @@ rule lpbs_templates:
     """LPBS on double-slot templates: every descriptor, word-set variant and attribute form."""
     input:
         spec=paths.LPBS_SPEC,
-        wordsets=lpbs_wordsets,
+        wordsets=of_wildcards(PLAN.lpbs_wordsets_of, "test"),
         templates=lpbs_template,
-        external=lpbs_template_externals,
+        external=when_asked(PLAN.lpbs_template_externals),
         model=paths.MODEL,
     output:
         paths.fill(paths.LPBS, corpus="templates"),
@@ -58,7 +58,7 @@ rule sample_pairs:
     LPBS tests, both stimuli at most the largest configured gap apart and passing a case
     policy."""
     input:
-        files=corpus_files,
+        files=of_wildcards(PLAN.corpus_files, "corpus"),
         wordsets=PLAN.lpbs_wordset_files(),
     output:
         paths.PAIRS,
@@ -88,8 +88,8 @@ rule lpbs_corpus:
     """Probability-based CEAT on a corpus: LPBS bias scores per sampled context, combined
     as in CEAT; also the window-size sweep and the per-sample effect sizes."""
     input:
-        pairs=pairs_file,
-        wordsets=lpbs_wordsets,
+        pairs=of_wildcards(PLAN.pairs_file, "model", "corpus"),
+        wordsets=of_wildcards(PLAN.lpbs_wordsets_of, "test"),
         model=paths.MODEL,
     output:
         scores=paths.LPBS,

@@ -21,16 +21,16 @@ rule model_card:
     conda:
         ENV
     params:
-        spec=of_wildcard("model", card_model_settings),
-        runs_tests=of_wildcard("model", runs_tests),
-        lpbs=of_wildcard("model", runs_lpbs),
-        datasets=of_wildcard("model", datasets_of),
-        divdist=of_wildcard("model", divdist_scores),
+        spec=of_wildcards(card_model_settings, "model"),
+        runs_tests=of_wildcards(runs_tests, "model"),
+        lpbs=of_wildcards(runs_lpbs, "model"),
+        datasets=of_wildcards(datasets_of, "model"),
+        divdist=of_wildcards(divdist_scores, "model"),
         divdist_files=PLAN.study_score_files(),
         audit=AUDIT,
         alpha=config["alpha"],
         scores_file=SCORES_TABLE,
-        run=of_wildcard("model", run_settings),
+        run=of_wildcards(run_settings, "model"),
         copies=null_copy_names,
         comparison=COMPARISON_FOUND,
     script:

@@ -2,7 +2,7 @@ rule prepare_model:
     """Once per model: dequantise GGUF to safetensors, cache static vectors as .npy, and record
     the digest of every file the model is loaded from."""
     input:
-        model_source_files,
+        of_wildcards(PLAN.source_files, "model"),
     output:
         paths.MODEL,
     log:

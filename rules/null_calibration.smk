@@ -5,7 +5,7 @@ rule null_calibration:
     generated designs, each on a copy of its own, its words alone; in one job.
     """
     input:
-        unpack(null_calibration_inputs),
+        unpack(of_wildcards(PLAN.null_calibration_inputs, "model")),
     output:
         paths.NULL_SCORES,
     log:
@@ -25,19 +25,19 @@ rule null_calibration:
         inputs_sha256=own_input_digests("null_calibration"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["null_calibration"],
-        seeds=of_wildcard("model", PLAN.null_base),
-        tests=of_wildcard("model", PLAN.null_test_files),
-        lpbs=of_wildcard("model", PLAN.null_lpbs_of),
-        pairs=of_wildcard("model", PLAN.null_pairs_of),
+        seeds=of_wildcards(PLAN.null_base, "model"),
+        tests=of_wildcards(PLAN.null_test_files, "model"),
+        lpbs=of_wildcards(PLAN.null_lpbs_of, "model"),
+        pairs=of_wildcards(PLAN.null_pairs_of, "model"),
         max_gap=LPBS.get("max_gap"),
-        datasets=of_wildcard("model", PLAN.null_datasets_of),
-        designs=of_wildcard("model", PLAN.null_designs_of),
+        datasets=of_wildcards(PLAN.null_datasets_of, "model"),
+        designs=of_wildcards(PLAN.null_designs_of, "model"),
         spec=model_settings,
         extraction=config["extraction"],
         scoring=config["scoring"],
         partitions=setting("null_calibration", "partitions"),
         seed=config["seed"],
-        batch=of_wildcard("model", null_dataset_batch),
+        batch=of_wildcards(null_dataset_batch, "model"),
         lpbs_batch=LPBS.get("batch"),
     script:
         "../workflow_scripts/null_calibration.py"

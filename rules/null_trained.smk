@@ -4,7 +4,7 @@ rule null_trained:
     drawn anew draws times (each test's words reassigned to its sets at random), every method
     scored on each draw (each method's primary encoding), in one job."""
     input:
-        unpack(null_trained_inputs),
+        unpack(of_wildcards(PLAN.trained_null_inputs, "model", "kind")),
     output:
         paths.TRAINED_NULL_SCORES,
     log:
@@ -19,9 +19,9 @@ rule null_trained:
         mem_mb=3000,
         runtime=30,
     params:
-        draws=trained_draws,
-        source=trained_source,
-        tests=trained_tests,
+        draws=of_wildcards(PLAN.trained_draws_of, "kind", "model"),
+        source=of_wildcards(PLAN.trained_source, "model", "kind"),
+        tests=of_wildcards(PLAN.trained_tests, "model", "kind"),
         spec=model_settings,
         scoring=config["scoring"],
         partitions=setting("null_calibration", "partitions"),

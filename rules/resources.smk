@@ -10,7 +10,7 @@ rule fetch_external:
     conda:
         ENV
     params:
-        entry=of_wildcard("file_id", external_entry),
+        entry=of_wildcards(external_entry, "file_id"),
     script:
         "../workflow_scripts/fetch_external.py"
 

@@ -3,9 +3,9 @@ rule score:
     every descriptor of one embeddings file (one job: scoring takes seconds, a job's start
     about as long)."""
     input:
-        contexts=test_contexts,
+        contexts=of_wildcards(PLAN.contexts_files, "model", "source", "test"),
         embeddings=paths.EMBEDDINGS,
-        wordsets=test_wordsets,
+        wordsets=of_wildcards(PLAN.test_wordsets, "model", "source", "test"),
     output:
         scores=paths.SCORES,
         samples=paths.SAMPLES,
@@ -22,7 +22,7 @@ rule score:
         scoring=config["scoring"],
         seed=config["seed"],
         spec=model_settings,
-        descriptors=test_descriptors,
+        descriptors=of_wildcards(PLAN.descriptors_of, "model", "source", "test"),
     script:
         "../workflow_scripts/score.py"
 

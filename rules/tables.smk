@@ -1,7 +1,7 @@
 rule table:
     """One paper table as CSV (long, with p-values) and Markdown (wide, as printed)."""
     input:
-        unpack(of_wildcard("table", table_inputs)),
+        unpack(of_wildcards(table_inputs, "table")),
     output:
         csv=paths.TABLE,
         # the CSV's checksum, which its readers check (biasbench.io.write_table_csv)
@@ -10,7 +10,7 @@ rule table:
         html=report(
             "results/tables/{table}.html",
             caption="../resources/report/table.rst",
-            category=of_wildcard("table", report_section),
+            category=of_wildcards(report_section, "table"),
             labels={"name": "{table}"},
         ),
     log:
@@ -20,6 +20,6 @@ rule table:
     params:
         inputs_sha256=own_input_digests("table"),
         settings=REPORT_SETTINGS,
-        caption=of_wildcard("table", table_caption),
+        caption=of_wildcards(table_caption, "table"),
     script:
         "../workflow_scripts/make_table.py"

@@ -5,7 +5,7 @@ rule word_pieces:
     synthesis_tokenization)."""
     input:
         model=paths.MODEL,
-        contexts=tokenization_contexts,
+        contexts=of_wildcards(PLAN.tokenization_context_files, "model"),
     output:
         paths.TOKENIZATION,
     log:
@@ -19,7 +19,7 @@ rule word_pieces:
         mem_mb=2000,
         runtime=10,
     params:
-        tests=of_wildcard("model", PLAN.tokenization_tests),
+        tests=of_wildcards(PLAN.tokenization_tests, "model"),
         spec=model_settings,
     script:
         "../workflow_scripts/word_pieces.py"

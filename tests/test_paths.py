@@ -27,7 +27,7 @@ def test_every_template_lies_under_results_with_named_fields_only():
 
 def test_the_rules_name_their_shared_files_by_template_and_use_no_lambda():
     """The templates' files are not spelled out again in the rules, and every input and
-    params function there is named (rules/common.smk's of_wildcard, when_asked, settings)."""
+    params function there is named (rules/common.smk's of_wildcards, when_asked, settings)."""
     root = Path(__file__).resolve().parents[1]
     rules = {p.name: p.read_text() for p in (root / "rules").glob("*.smk")}
     for name, text in rules.items():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from biasbench import paths
 from biasbench.data.wordsets import descriptors
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
@@ -56,6 +57,28 @@ class Plan(NullPlan, StudyPlan):
             for f in self.score_files() + self.lpbs_files() + self.dataset_score_files()
             if f.split("/")[2] == model
         ]
+
+    def model_card_inputs(self, model: str, comparison: list[str]) -> dict[str, list[str] | str]:
+        """What a model's card reads (rule model_card): its own score rows, word sets (what
+        its tests compare) and prepared model, its null copies' rows where the null-model
+        calibration scores it, what its data-set jobs read and scored, and ``comparison``
+        (the comparison across the zoo's tables, where the run makes them)."""
+        from biasbench.models.null import null_file
+
+        pairs = dict.fromkeys((j.test, j.descriptor) for j in self.jobs if j.model == model)
+        return {
+            "scores": self.model_score_files(model),
+            "wordsets": [paths.WORDSET.format(test=t, descriptor=d) for t, d in pairs],
+            "model": paths.MODEL.format(model=model),
+            "null": [null_file(model)] if model in self.null_seeds else [],
+            # what the data sets' rows do not hold: items read and scored, likelihood_diff
+            "coverage": [
+                paths.DATASET_COVERAGE.format(model=model, dataset=d)
+                for m, d in self.dataset_jobs
+                if m == model
+            ],
+            "comparison": comparison,
+        }
 
 
 def make_plan(config: dict[str, Any], root: str | Path) -> Plan:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biasbench import paths
+from biasbench.data.wordsets import external_ids
 from biasbench.errors import InputError
 from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec, check_known_model
 from biasbench.plan.inputs import LOCAL_SCHEMES
@@ -124,6 +125,26 @@ class ZooPlan:
             }
             for test in self.tests_of(model, source)
         }
+
+    def group_context_files(self, model: str, source: str) -> list[str]:
+        """The contexts files of :meth:`group_contexts`, in its order (rule embed_group's)."""
+        groups = self.group_contexts(model, source)
+        return [f for files in groups.values() for f in files.values()]
+
+    def group_tests(self, model: str, source: str) -> dict[str, list[str]]:
+        """Each test a model runs on a source, with its descriptors (rule embed_group's)."""
+        return {t: self.descriptors_of(model, source, t) for t in self.tests_of(model, source)}
+
+    def test_wordsets(self, model: str, source: str, test: str) -> list[str]:
+        """The word set of each descriptor of a model's test on a source (rule score's)."""
+        return [
+            paths.WORDSET.format(test=test, descriptor=d)
+            for d in self.descriptors_of(model, source, test)
+        ]
+
+    def external_files(self, resource: str) -> list[str]:
+        """The pinned upstream files a resource (a word set, a template file) draws on."""
+        return [paths.EXTERNAL.format(file_id=i) for i in external_ids(self.root / resource)]
 
     def contexts_file(self, model: str, source: str, test: str, descriptor: str) -> str:
         """The contexts a model embeds: a corpus' under the model's case policy."""

@@ -48,6 +48,14 @@ class LpbsPlan(ZooPlan):
             for d in self.lpbs_descriptors(t)
         ]
 
+    def lpbs_wordsets_of(self, test: str) -> list[str]:
+        """The word set of each descriptor LPBS reads of a test (rule lpbs_spec's)."""
+        return [paths.WORDSET.format(test=test, descriptor=d) for d in self.lpbs_descriptors(test)]
+
+    def lpbs_template_externals(self) -> list[str]:
+        """The upstream files LPBS's templates are drawn from."""
+        return self.external_files(self.lpbs_template_file)
+
     def lpbs_descriptors(self, test: str) -> list[str]:
         """Target descriptors a test runs LPBS on (those its ``lpbs.templates`` names)."""
         return list(self._lpbs_section(test)["templates"])

@@ -184,6 +184,51 @@ class NullPlan(LpbsPlan, DatasetPlan):
         mine = [(j.test, j.descriptor) for j in self.jobs if (j.model, j.source) == (model, source)]
         return self._test_files(model, source, mine)
 
+    def null_calibration_inputs(self, model: str) -> dict[str, list[str] | str]:
+        """What a base model's null copies read (rule null_calibration): the model (its
+        architecture and tokenizer, or its vectors' norms), each test's contexts and word sets,
+        the LPBS settings, word sets and templates, the pair contexts of p-CEAT, the data
+        sets' files, the word sets of the generated designs' pool. A model the section does
+        not name fails naming it."""
+        tests = self.null_test_files(model)
+        lpbs = self.null_lpbs_of(model)
+        datasets = self.null_datasets_of(model)
+        inputs: dict[str, list[str] | str] = {
+            "model": paths.MODEL.format(model=model),
+            "pairs": list(self.null_pairs_of(model).values()),
+            "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+            "lpbs": [f for files in lpbs.values() for f in files]
+            + [paths.LPBS_SPEC.format(test=t) for t in lpbs],
+            "datasets": [
+                f for d in datasets.values() for files in d["files"].values() for f in files
+            ],
+            # the generated designs' pool of words: every word set of the run
+            "pool": self.null_pool_files(model),
+        }
+        if lpbs:
+            inputs["templates"] = self.lpbs_template_file
+            inputs["external"] = self.lpbs_template_externals()
+        return inputs
+
+    def trained_null_inputs(self, model: str, key: str) -> dict[str, list[str]]:
+        """What a trained model's draws of a trained-weight null kind read (rule
+        null_trained): its embeddings file of each test on its source, each descriptor's
+        contexts and word set. A model the kind's section does not name fails naming it."""
+        source = self.trained_source(model, key)
+        tests = self.trained_tests(model, key)
+        return {
+            "embeddings": [
+                paths.EMBEDDINGS.format(model=model, source=source, test=t) for t in tests
+            ],
+            "tests": [f for ds in tests.values() for pair in ds.values() for f in pair],
+        }
+
+    def tokenization_context_files(self, model: str) -> list[str]:
+        """The contexts files of every test whose stimuli a base transformer's null models
+        split into pieces (rule tokenization)."""
+        tests = self.tokenization_tests(model)
+        return [f for descriptors in tests.values() for f in descriptors.values()]
+
     def null_designs_of(self, model: str) -> int:
         """The generated null designs of a base model (:mod:`biasbench.studies.generated`)."""
         self.null_base(model)

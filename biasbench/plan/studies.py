@@ -53,6 +53,28 @@ class StudyPlan(DatasetPlan):
         (the ``name`` of :data:`paths.TEMPLATE_STUDY`)."""
         return [f for f in self.template_study if PurePosixPath(f).stem == kind]
 
+    def groundtruth_inputs(self) -> dict[str, str]:
+        """What the ground-truth study's models are made of, under the names its scripts
+        read: the masked LM it fine-tunes, the transcribed occupations and templates,
+        debiaswe's definitional pairs and professions. An unconfigured study fails naming the
+        field."""
+        return {
+            "model": self.groundtruth_model_file(),
+            "occupations": "resources/lists/schroeder2021_occupations.yaml",
+            "train": "resources/templates/schroeder2021_train.yaml",
+            "test": "resources/templates/schroeder2021_test.yaml",
+            "pairs": paths.EXTERNAL.format(file_id="debiaswe_definitional_pairs"),
+            "professions": paths.EXTERNAL.format(file_id="debiaswe_professions"),
+        }
+
+    def injected_dataset_files(self) -> list[str]:
+        """Every file of the data sets the study's models run."""
+        return [f for d in self.injected_datasets for f in self.dataset_file_list(d)]
+
+    def injected_dataset_roles(self) -> dict[str, dict[str, list[str]]]:
+        """Those data sets' files by role."""
+        return {d: self.dataset_files[d] for d in self.injected_datasets}
+
     def study_files(self) -> dict[str, list[str]]:
         """The ground-truth study's files by role, each per mean: its models' scores on the
         data sets (where they run any) and on every method, their scores on halves (the

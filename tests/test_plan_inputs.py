@@ -1,0 +1,109 @@
+"""What a job reads comes from its stage's plan (the rules only adapt the job's wildcards:
+rules/common.smk's of_wildcards): each input method on the default configuration, spelled out
+by hand from the config and the path templates, and an unplanned target named as such."""
+
+import pytest
+
+from biasbench import paths
+from biasbench.errors import InputError
+
+from .test_plan_targets import plan_of
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return plan_of()
+
+
+def test_an_embedding_group_reads_every_test_of_the_model_on_the_source(plan):
+    tests = plan.group_tests("glove-6b-50d", "words")
+    assert tests["C1"] == ["names", "simplified"] and tests["Dis"] == ["terms"]
+    assert list(tests) == plan.tests_of("glove-6b-50d", "words")
+    files = plan.group_context_files("glove-6b-50d", "words")
+    assert files[:3] == [
+        "results/contexts/words/C1/names.tsv",
+        "results/contexts/words/C1/simplified.tsv",
+        "results/contexts/words/C3/names.tsv",
+    ]
+    assert len(files) == sum(len(ds) for ds in tests.values())
+    assert plan.test_wordsets("glove-6b-50d", "words", "C1") == [
+        "results/wordsets/C1/names.json",
+        "results/wordsets/C1/simplified.json",
+    ]
+    with pytest.raises(InputError, match="no test 'C1' on source 'nowhere'"):
+        plan.test_wordsets("glove-6b-50d", "nowhere", "C1")
+
+
+def test_lpbs_reads_its_descriptors_word_sets_and_the_templates_upstream_file(plan):
+    assert plan.lpbs_wordsets_of("C1") == [
+        "results/wordsets/C1/names.json",
+        "results/wordsets/C1/simplified.json",
+    ]
+    assert plan.lpbs_template_externals() == ["results/external/husse_templates_double"]
+    assert plan.external_files(plan.template_file) == ["results/external/husse_templates_single"]
+
+
+def test_a_base_models_null_copies_read_its_model_tests_lpbs_pairs_and_pool(plan):
+    inputs = plan.null_calibration_inputs("minilm-l6")
+    assert inputs["model"] == "results/models/minilm-l6/biasbench_model.json"
+    assert inputs["pairs"] == ["results/corpus/natural/any/pairs.tsv"]
+    # each (test, descriptor): its template contexts, then its word set
+    assert inputs["tests"][:2] == [
+        "results/contexts/templates/C1/names.tsv",
+        "results/wordsets/C1/names.json",
+    ]
+    lpbs_tests = plan.null_lpbs_of("minilm-l6")
+    assert inputs["lpbs"][-len(lpbs_tests) :] == [
+        paths.LPBS_SPEC.format(test=t) for t in lpbs_tests
+    ]
+    assert inputs["templates"] == plan.lpbs_template_file
+    assert inputs["external"] == ["results/external/husse_templates_double"]
+    assert inputs["pool"] == plan.wordset_files()  # the generated designs' words
+    with pytest.raises(InputError, match="null_calibration.models"):
+        plan.null_calibration_inputs("word2vec-gnews")
+
+
+def test_a_trained_null_kind_reads_the_models_own_vectors_of_every_test(plan):
+    inputs = plan.trained_null_inputs("minilm-l6", "trained")
+    tests = plan.tests_of("minilm-l6", "templates")
+    assert inputs["embeddings"] == [f"results/embeddings/minilm-l6/templates/{t}.h5" for t in tests]
+    assert inputs["tests"][:2] == [
+        "results/contexts/templates/C1/names.tsv",
+        "results/wordsets/C1/names.json",
+    ]
+
+
+def test_the_tokenization_table_reads_the_template_contexts_of_the_null_models_tests(plan):
+    files = plan.tokenization_context_files("minilm-l6")
+    assert files[:2] == [
+        "results/contexts/templates/C1/names.tsv",
+        "results/contexts/templates/C1/simplified.tsv",
+    ]
+    assert all(f.startswith("results/contexts/templates/") for f in files)
+
+
+def test_the_ground_truth_study_reads_its_masked_lm_resources_and_data_sets(plan):
+    inputs = plan.groundtruth_inputs()
+    assert inputs["model"] == "results/models/minilm-l6+mlm-head/biasbench_model.json"
+    assert inputs["pairs"] == "results/external/debiaswe_definitional_pairs"
+    assert inputs["train"] == "resources/templates/schroeder2021_train.yaml"
+    roles = plan.injected_dataset_roles()
+    assert list(roles) == plan.injected_datasets
+    assert plan.injected_dataset_files() == [
+        f for d in roles.values() for files in d.values() for f in files
+    ]
+
+
+def test_a_model_card_reads_the_models_own_rows_word_sets_null_rows_and_comparison(plan):
+    inputs = plan.model_card_inputs("minilm-l6", ["comparison.csv"])
+    assert inputs["model"] == "results/models/minilm-l6/biasbench_model.json"
+    assert inputs["null"] == ["results/scores/null/minilm-l6.tsv"]
+    assert inputs["scores"][0] == "results/scores/minilm-l6/templates/C1.tsv"
+    assert inputs["wordsets"][:2] == [
+        "results/wordsets/C1/names.json",
+        "results/wordsets/C1/simplified.json",
+    ]
+    assert inputs["coverage"] == []  # the encoder runs no data set
+    assert inputs["comparison"] == ["comparison.csv"]
+    smollm = plan.model_card_inputs("smollm2-135m", [])
+    assert "results/datasets/smollm2-135m/crows_pairs.coverage.json" in smollm["coverage"]
