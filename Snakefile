@@ -63,9 +63,13 @@ include: "rules/report.smk"
 #: the paper tables, figures and method cards: of the zoo, so an audit (only_models) leaves
 #: them out and builds its models' cards and the provenance page (docs/models.md)
 PAPER_TARGETS = [
-    *expand("results/tables/{table}.{ext}", table=TABLES, ext=["csv", "md"]),
-    *expand("results/figures/{figure}.{ext}", figure=FIGURES, ext=["png", "pdf"]),
-    *expand("results/cards/{card}.md", card=CARD_SLUGS),
+    *(f.format(table=t) for t in TABLES for f in (paths.TABLE, paths.TABLE_MARKDOWN)),
+    *(
+        f.format(figure=g)
+        for g in FIGURES
+        for f in (paths.FIGURE_PNG, paths.FIGURE_PDF)
+    ),
+    *(paths.METHOD_CARD.format(card=c) for c in CARD_SLUGS),
 ]
 
 
@@ -75,7 +79,7 @@ rule all:
         [] if config["only_models"] else PAPER_TARGETS,
         PROVENANCE_PAGE,
         expand(
-            "results/cards/models/{model}.md",
+            paths.MODEL_CARD,
             model=config["only_models"] or config["models"],
         ),
         COMPARISON_TARGETS,

@@ -19,8 +19,12 @@ CONTEXTS = "results/contexts/{source}/{test}/{descriptor}.tsv"
 CORPUS_CONTEXTS = "results/contexts/{corpus}/{case}/{test}/{descriptor}.tsv"
 CORPUS_SAMPLES = "results/corpus/{corpus}/{case}/samples.tsv"
 PAIRS = "results/corpus/{corpus}/{case}/pairs.tsv"
+CORPUS_COVERAGE = "results/corpus/{corpus}/{case}/coverage.tsv"
 SIGNATURES = "results/embeddings/{model}/{source}.signatures.json"
 EMBEDDINGS = "results/embeddings/{model}/{source}/{test}.h5"
+#: where a model's embeddings files of a source are kept by signature (not an output:
+#: Snakemake deletes a job's outputs before it reruns it; models/embedding_cache.py)
+EMBEDDING_CACHE = "results/cache/embeddings/{model}/{source}"
 SCORES = "results/scores/{model}/{source}/{test}.tsv"
 SAMPLES = "results/scores/{model}/{source}/{test}.samples.npz"
 #: LPBS on templates (``corpus`` "templates") and p-CEAT on a corpus's contexts
@@ -37,6 +41,15 @@ COMPARISON_LM_EVAL = "results/lm_eval/comparisons/{base}/{against}.json"
 DATASET_OUTCOMES = "results/datasets/{model}/{dataset}.outcomes.tsv"
 TABLE = "results/tables/{table}.csv"
 TABLE_CHECKSUM = "results/tables/{table}.csv.sha256"
+TABLE_MARKDOWN = "results/tables/{table}.md"
+TABLE_HTML = "results/tables/{table}.html"
+FIGURE_PNG = "results/figures/{figure}.png"
+FIGURE_PDF = "results/figures/{figure}.pdf"
+#: the method cards (``index`` and one per method) and a model's card with its data-set
+#: scores in lm-evaluation-harness's results layout
+METHOD_CARD = "results/cards/{card}.md"
+MODEL_CARD = "results/cards/models/{model}.md"
+MODEL_LM_EVAL = "results/lm_eval/{model}.json"
 ELMO_TOKENS = "results/elmo/{model}/{source}/{test}.tokens.json"
 ELMO_LAYERS = "results/elmo/{model}/{source}/{test}.layers.npz"
 #: every run's score rows collected, and its provenance page; an audit's are its own, named

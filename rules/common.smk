@@ -262,10 +262,8 @@ def group_runtime(wildcards):
 
 
 def embedding_cache(wildcards):
-    """Where a model's embeddings files of a source are kept by signature (not an output:
-    Snakemake deletes a job's outputs before it reruns it; biasbench/models/embedding_cache.py).
-    """
-    return f"results/cache/embeddings/{wildcards.model}/{wildcards.source}"
+    """Where the job's model's embeddings files of its source are kept by signature."""
+    return paths.EMBEDDING_CACHE.format(model=wildcards.model, source=wildcards.source)
 
 
 # figures.smk

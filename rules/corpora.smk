@@ -6,7 +6,7 @@ rule sample_corpus:
         wordsets=PLAN.wordset_files(),
     output:
         samples=paths.CORPUS_SAMPLES,
-        coverage="results/corpus/{corpus}/{case}/coverage.tsv",
+        coverage=paths.CORPUS_COVERAGE,
     log:
         "results/logs/sample_corpus/{corpus}/{case}.log",
     benchmark:

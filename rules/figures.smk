@@ -4,12 +4,12 @@ rule figure:
         unpack(of_wildcards(figure_inputs, "figure")),
     output:
         png=report(
-            "results/figures/{figure}.png",
+            paths.FIGURE_PNG,
             caption="../resources/report/figure.rst",
             category=of_wildcards(report_section, "figure"),
             labels={"name": "{figure}"},
         ),
-        pdf="results/figures/{figure}.pdf",
+        pdf=paths.FIGURE_PDF,
     log:
         "results/logs/figure/{figure}.log",
     conda:

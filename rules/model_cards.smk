@@ -8,13 +8,13 @@ rule model_card:
         unpack(model_card_inputs),
     output:
         card=report(
-            "results/cards/models/{model}.md",
+            paths.MODEL_CARD,
             caption="../resources/report/model_card.rst",
             category=MODELS,
             labels={"model": "{model}"},
         ),
         # its data-set scores in lm-evaluation-harness's results layout
-        lm_eval="results/lm_eval/{model}.json",
+        lm_eval=paths.MODEL_LM_EVAL,
     log:
         "results/logs/model_card/{model}.log",
     localrule: True

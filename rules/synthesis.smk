@@ -6,7 +6,7 @@ rule method_cards:
         league=paths.TABLE.format(table="synthesis_league"),
         agreement=paths.TABLE.format(table="synthesis_agreement"),
     output:
-        [f"results/cards/{s}.md" for s in CARD_SLUGS],
+        [paths.METHOD_CARD.format(card=s) for s in CARD_SLUGS],
     log:
         "results/logs/method_cards.log",
     conda:

@@ -6,9 +6,9 @@ rule table:
         csv=paths.TABLE,
         # the CSV's checksum, which its readers check (biasbench.io.write_table_csv)
         sha256=paths.TABLE_CHECKSUM,
-        md="results/tables/{table}.md",
+        md=paths.TABLE_MARKDOWN,
         html=report(
-            "results/tables/{table}.html",
+            paths.TABLE_HTML,
             caption="../resources/report/table.rst",
             category=of_wildcards(report_section, "table"),
             labels={"name": "{table}"},

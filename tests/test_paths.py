@@ -38,5 +38,10 @@ def test_the_rules_name_their_shared_files_by_template_and_use_no_lambda():
             "results/contexts/",
             "results/external/",
             "results/tokenization/",
+            "results/tables/",
+            "results/figures/",
+            "results/lm_eval/",
+            "results/cache/",
+            "results/corpus/",
         ):
             assert spelled not in text, (name, spelled)

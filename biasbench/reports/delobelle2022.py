@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench.io import read_json, read_tsv
+from biasbench.paths import EXTERNAL
 from biasbench.reports.figures import no_data
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import FigureTarget, Inputs, Table, published_doc
@@ -21,10 +22,10 @@ SURVEY = "resources/published/delobelle2022_table1.yaml"
 AUTHORS = "BERT-base-uncased (the authors' values)"
 #: the authors' per-subset effect sizes (their notebooks' JSON files), by figure
 AUTHORS_FILES = {
-    "fig2a": "results/external/delobelle_fig2a_cls",
-    "fig2b": "results/external/delobelle_fig2b_first",
+    "fig2a": EXTERNAL.format(file_id="delobelle_fig2a_cls"),
+    "fig2b": EXTERNAL.format(file_id="delobelle_fig2b_first"),
     **{
-        f"fig3:{rep}": f"results/external/delobelle_fig3_{rep.replace(' ', '_')}"
+        f"fig3:{rep}": EXTERNAL.format(file_id=f"delobelle_fig3_{rep.replace(' ', '_')}")
         for rep in study.REPRESENTATIONS
     },
 }
