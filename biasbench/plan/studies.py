@@ -44,9 +44,7 @@ class StudyPlan(DatasetPlan):
     @property
     def injected_outcomes(self) -> list[str]:
         """Each mean's study models' per-item outcomes (the paired-comparison check)."""
-        suffix = paths.INJECTED_DATASETS.rpartition("}")[2]
-        out = paths.INJECTED_OUTCOMES.rpartition("}")[2]
-        return [f.replace(suffix, out) for f in self.injected_scores if f.endswith(suffix)]
+        return self.of_each_mean(paths.INJECTED_OUTCOMES) if self.injected_scores else []
 
     def template_study_tables(self, kind: str) -> list[str]:
         """The template study's tables of one kind (``sensitivity`` or ``kl``), one per model

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
-import yaml
 
+from biasbench.config import read_yaml
 from biasbench.io import read_tsv
 from biasbench.paths import ALL_SCORES
 from biasbench.reports.tables import (
@@ -42,7 +41,7 @@ def the_file(inputs: Inputs, role: str) -> str:
 
 def published_doc(inputs: Inputs) -> dict:
     """The paper's published values a target reads (its ``published`` YAML file)."""
-    return yaml.safe_load(Path(the_file(inputs, "published")).read_text(encoding="utf-8"))
+    return read_yaml(the_file(inputs, "published"))
 
 
 def scores_only(plan) -> dict[str, list[str]]:

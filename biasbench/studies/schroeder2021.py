@@ -4,12 +4,11 @@ not single scores (the example of section 3.1, the property matrix, the ground-t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from biasbench.config import read_yaml
 from biasbench.io import read_tsv
 from biasbench.methods.embedding.weat import association
 from biasbench.models.extract import read_embeddings
@@ -39,7 +38,7 @@ def s31_cells(published: str, contexts: Sequence[str], embeddings: Sequence[str]
     with the population sd (the convention of the paper's proofs) and the sample sd, on every
     model (``embeddings``, one file each; ``contexts``: one file per :data:`S31_SETS` entry,
     in its order), beside the paper's BERT values (``published``)."""
-    published = yaml.safe_load(Path(published).read_text(encoding="utf-8"))["section_3_1"]
+    published = read_yaml(published)["section_3_1"]
     if not embeddings:  # no model runs the example
         return []
     contexts = {d: read_tsv(p) for d, p in zip(S31_SETS, contexts, strict=True)}
