@@ -269,12 +269,28 @@ def _stratified_draw(strata, n_x, exact_max, n_samples, seed) -> tuple[np.ndarra
     if count <= max(exact_max, n_samples):
         return _stratified_exact(groups, n_x, count), True
     rng = np.random.default_rng(seed)
-    columns = [
-        g[np.argpartition(rng.random((n_samples, len(g))), k - 1, axis=1)[:, :k]]
-        for g, k in groups
-        if k
-    ]
-    return np.sort(np.concatenate(columns, axis=1), axis=1).astype(np.int32), False
+    # each stratum's X words are the k with the smallest of its keys (drawn stratum by
+    # stratum, none for a stratum without X words); marked in a (splits, words) mask, they
+    # are read off in word order, each row sorted without a sort
+    on_x = np.zeros((n_samples, len(strata)), dtype=bool)
+    for g, k in groups:
+        if k:
+            on_x[:, g] = _smallest_mask(rng.random((n_samples, len(g))), k)
+    rows = np.empty((n_samples, n_x), dtype=np.int32)
+    rows[...] = np.flatnonzero(on_x).reshape(n_samples, n_x)  # row i's words + i * n_words
+    rows -= np.arange(0, on_x.size, len(strata), dtype=np.int32)[:, None]
+    return rows, False
+
+
+def _smallest_mask(keys: np.ndarray, k: int) -> np.ndarray:
+    """Each row's ``k`` smallest keys as a mask: those of ``np.argpartition(keys, k - 1,
+    axis=1)[:, :k]`` (half its cost, a partition of the values): the keys up to the row's
+    k-th smallest, unless a key ties it from above (then argpartition's own choice)."""
+    mask = keys <= np.partition(keys, k - 1, axis=1)[:, k - 1, None]
+    if np.count_nonzero(mask) != len(keys) * k:  # every row has >= k: a tie at the boundary
+        mask[...] = False
+        np.put_along_axis(mask, np.argpartition(keys, k - 1, axis=1)[:, :k], True, axis=1)
+    return mask
 
 
 def _stratified_exact(groups: list[tuple[np.ndarray, int]], n_x: int, count: int) -> np.ndarray:

@@ -38,11 +38,19 @@ from biasbench.rows import Score
 from biasbench.stats import TIE_RTOL, PermutationResult, derived_seed, random_effects
 
 
-def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
-    """log(sum(exp(a))) along an axis of finite values, shifted by their maximum (scipy's
-    general version is several times slower on the (samples, targets) draws here)."""
-    top = a.max(axis=axis, keepdims=True)
-    return np.log(np.exp(a - top).sum(axis=axis)) + np.squeeze(top, axis=axis)
+def _logsumexp(a: np.ndarray) -> np.ndarray:
+    """log(sum(exp(a))) over the first axis of finite values, shifted by their maximum
+    (scipy's general version is several times slower on the (targets, samples, 2) draws
+    here). Overwrites ``a``. The draws are laid out target-first so that every pass runs over
+    contiguous memory; numpy sums over a leading (or middle) axis in order, so the sums are
+    the same as over the middle axis of the (samples, targets, 2) layout."""
+    top = a.max(axis=0)
+    np.subtract(a, top, out=a)
+    np.exp(a, out=a)
+    total = a.sum(axis=0)
+    np.log(total, out=total)
+    total += top
+    return total
 
 
 #: relative width of the tau^2 bins of :func:`combined_effects`: each weight 1/(v_i + tau^2)
@@ -86,15 +94,20 @@ def combined_effects(bs: np.ndarray, sd: np.ndarray):
 
     def exact(weights: np.ndarray, tau2: np.ndarray) -> np.ndarray:
         out = np.empty(len(weights))
+        buf = np.empty((min(step, len(weights)), len(v)))  # reused: no page faults per block
         for i in range(0, len(weights), step):
-            inverse = 1 / (tau2[i : i + step, None] + v[None, :])  # (splits, samples)
+            inverse = buf[: len(weights[i : i + step])]  # (splits, samples)
+            np.add(tau2[i : i + step, None], v[None, :], out=inverse)
+            np.divide(1.0, inverse, out=inverse)
             towards = inverse @ z  # (splits, attributes): sum_i z_i / (v_i + tau^2)
             out[i : i + step] = np.sum(weights[i : i + step] * towards, axis=1)
             out[i : i + step] /= inverse.sum(axis=1)
         return out
 
     def ces_of(weights: np.ndarray, observed: float | None = None) -> np.ndarray:
-        q = np.sum((weights @ scatter) * weights, axis=1)
+        q = weights @ scatter
+        q *= weights
+        q = q.sum(axis=1)
         tau2 = np.maximum(0.0, (q - df) / c) if c > 0 else np.zeros(len(weights))
         ces = weights @ mean_z
         positive = np.flatnonzero(tau2 > 0)
@@ -103,11 +116,13 @@ def combined_effects(bs: np.ndarray, sd: np.ndarray):
             return ces
         keys = np.floor(np.log1p(tau2[positive] / v_min) / np.log1p(BIN_WIDTH)).astype(np.int64)
         approx = np.empty(len(positive))
-        for key in np.unique(keys):
+        # each bin's splits in their order, found in one sort (not a pass over all per bin)
+        by_key = np.argsort(keys, kind="stable")
+        unique, first = np.unique(keys[by_key], return_index=True)
+        for key, here in zip(unique, np.split(by_key, first[1:]), strict=True):
             if key not in bins:
                 u = 1 / (v + v_min * np.expm1(key * np.log1p(BIN_WIDTH)))
                 bins[int(key)] = u @ z / u.sum()
-            here = keys == key
             approx[here] = weights[positive[here]] @ bins[int(key)]
         bound = BIN_WIDTH * row_norm * float(np.abs(weights).max()) * 1.01 + 1e-12
         tol = TIE_RTOL * max(1.0, abs(observed))
@@ -136,9 +151,11 @@ def word_level_test(
     observed = float(ces_of(np.where(np.arange(n_attr) < n_a, weight[0], weight[1])[None])[0])
     stats = np.empty(len(subsets))
     block = 1 << 13
+    buf = np.empty((min(block, len(subsets)), n_attr))  # reused: no page faults per block
     for i in range(0, len(subsets), block):
         rows = subsets[i : i + block]
-        weights = np.full((len(rows), n_attr), weight[1])
+        weights = buf[: len(rows)]
+        weights.fill(weight[1])
         np.put_along_axis(weights, rows.astype(np.intp), weight[0], axis=1)
         stats[i : i + len(rows)] = ces_of(weights, observed)
     return split_p_values(stats, observed, ("two-sided",), exact, balanced)[0]
@@ -184,18 +201,21 @@ def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
     # draws in the order of the (attribute, target) words, not of the roles: swapping the
     # attribute or the target sets then reuses every draw and exactly negates the result. The
     # sums of eq. 10 run over the targets an attribute has contexts with, one attribute at a
-    # time.
+    # time, over buffers reused from one attribute to the next.
     order = sorted(
         (c for c in cells if c[0] in row_of), key=lambda c: (attributes[c[0]], c[0], targets[c[1]])
     )
+    draws = {"X": np.empty((n_x, n_samples, 2)), "Y": np.empty((len(y), n_samples, 2))}
     for i, group in itertools.groupby(order, key=lambda c: c[0]):
-        x_draws, y_draws = [], []
+        used = {"X": 0, "Y": 0}
         for _, j in group:
-            values = cells[(i, j)]
-            drawn = values[rng.integers(len(values), size=n_samples)]  # (samples, 2)
-            (x_draws if j < n_x else y_draws).append(drawn)
-        lx = _logsumexp(np.stack(x_draws, axis=1), axis=1)  # (samples, [log p_t, log p_p])
-        ly = _logsumexp(np.stack(y_draws, axis=1), axis=1)
+            values, role = cells[(i, j)], "X" if j < n_x else "Y"
+            drawn = rng.integers(len(values), size=n_samples)
+            # mode="clip" fills ``out`` directly (the indices are in range by construction)
+            np.take(values, drawn, axis=0, out=draws[role][used[role]], mode="clip")
+            used[role] += 1
+        lx = _logsumexp(draws["X"][: used["X"]])  # (samples, [log p_t, log p_p])
+        ly = _logsumexp(draws["Y"][: used["Y"]])
         bs[:, row_of[i]] = (lx[:, 0] - lx[:, 1]) - (ly[:, 0] - ly[:, 1])
     sd = bs.std(axis=1, ddof=1)
     spread = sd > 0  # a sample whose bias scores are all equal has no effect size
