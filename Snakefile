@@ -9,6 +9,7 @@ from snakemake.utils import min_version
 
 from biasbench import paths
 from biasbench.config import check_config_files, validate_config
+from biasbench.jobs import tune_allocator
 from biasbench.plan import make_plan
 from biasbench.reports.catalog import FIGURES, TABLES
 from biasbench.reports.tables import coverage_lines
@@ -17,6 +18,8 @@ from biasbench.scheduler import patch_job_scheduler
 min_version("8.0")
 # one pending scheduler wake-up instead of a timer chain per finished job (biasbench/scheduler.py)
 patch_job_scheduler()
+# jobs keep freed buffers of up to 256 MiB for their next ones (biasbench/jobs.py)
+tune_allocator(os.environ)
 
 
 report: "resources/report/workflow.rst"

@@ -1,4 +1,5 @@
-"""Where every workflow job begins: its log file, then the check of its pinned inputs."""
+"""Where every workflow job begins: its log file, then the check of its pinned inputs; and the
+allocator settings every job inherits."""
 
 from __future__ import annotations
 
@@ -19,3 +20,20 @@ def inputs_by_role(sm) -> dict[str, list[str]]:
     return {
         role: [files] if isinstance(files, str) else list(files) for role, files in sm.input.items()
     }
+
+
+#: glibc's allocator in every job the workflow starts, bounded: a freed buffer of up to 256 MiB
+#: (activations, logits, partitions) stays in the job's heap for the next one of its size
+#: instead of going back to the kernel and being faulted in again page by page, and at most
+#: 512 MiB free at the heap's top is kept. Unbounded (e857dc6: 4 GiB and 64 GiB) a job once
+#: kept 17 GB it had freed; these bounds and what they save: docs/performance.md. Other
+#: allocators (macOS's) ignore the variables.
+ALLOCATOR = {"MALLOC_MMAP_THRESHOLD_": str(256 << 20), "MALLOC_TRIM_THRESHOLD_": str(512 << 20)}
+
+
+def tune_allocator(environ) -> dict[str, str]:
+    """Set :data:`ALLOCATOR` in ``environ`` (the Snakefile's process, whose jobs inherit it)
+    where the user has not set the variable; returns what was set."""
+    added = {k: v for k, v in ALLOCATOR.items() if k not in environ}
+    environ.update(added)
+    return added
