@@ -145,6 +145,51 @@ def test_the_k_smallest_positions_are_argpartition_s_sorted(n, rows, seed, data)
         np.testing.assert_array_equal(got, _smallest_by_sort(keys, k))
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(513, 3000),
+    rows=st.integers(1, 30),
+    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
+)
+def test_the_kth_smallest_of_a_long_row_is_the_partition_s(n, rows, seed, data):
+    """Above 512 keys a row's (k+1)-th smallest comes from a window of its sorted keys: the
+    same value as a partition of the whole row on uniform keys, on keys the window misses
+    (squared: not uniform, every row partitioned whole), on a mix of both and on ties."""
+    from biasbench.stats import _kth_smallest
+
+    k = data.draw(st.integers(1, n - 1))
+    rng = np.random.default_rng(seed)
+    uniform = rng.random((rows, n)).astype(np.float32)
+    squared = uniform**2
+    mixed = np.where(rng.random((rows, 1)) < 0.5, uniform, squared)
+    tied = rng.integers(0, 4, (rows, n)).astype(np.float32) / 4
+    for keys in (uniform, squared, mixed, tied):
+        np.testing.assert_array_equal(
+            _kth_smallest(keys, k), np.partition(keys, k, axis=1)[:, k], strict=True
+        )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 60),
+    rows=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
+)
+def test_a_stratum_s_draw_marks_argpartition_s_choice(n, rows, seed, data):
+    """The stratified splits mark each row's k smallest keys: argpartition's k, on distinct
+    keys and on keys with ties at the boundary (argpartition's own choice then)."""
+    from biasbench.inference import _smallest_mask
+
+    k = data.draw(st.integers(1, n))
+    rng = np.random.default_rng(seed)
+    for keys in (rng.random((rows, n)), rng.integers(0, 3, (rows, n)).astype(np.float64)):
+        expected = np.zeros((rows, n), dtype=bool)
+        np.put_along_axis(expected, np.argpartition(keys, k - 1, axis=1)[:, :k], True, axis=1)
+        np.testing.assert_array_equal(_smallest_mask(keys, k), expected)
+
+
 def test_sampled_partitions_are_the_draws_of_before_to_the_bit():
     """The subsets drawn for a large test (n in the thousands, where the draw was 40% of a
     study job) are those of argpartition and a sort on the same key stream."""
