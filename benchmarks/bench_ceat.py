@@ -13,13 +13,21 @@ attribute words):
 
 e. 8/8/8/8
 
-Usage: python benchmarks/bench_ceat.py [--runs 5] [--only a b ...]
+Usage: python benchmarks/bench_ceat.py [--runs 5] [--only a b ...] [--against DIR]
+
+``--against DIR`` times the same shapes with the library of another checkout (``DIR``, e.g.
+``git worktree add /tmp/before <rev>``) in a child process, one shape after the other in
+turn, and prints each ratio: the baseline measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from functools import partial
 
@@ -84,22 +92,52 @@ def cases() -> list[tuple[str, str, partial]]:
     ]
 
 
+def timed(run, runs: int) -> float:
+    """The median CPU seconds of ``runs`` calls, after a warm-up call (imports, first touch)."""
+    run()
+    times = []
+    for _ in range(runs):
+        start = time.process_time()
+        run()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+def time_elsewhere(directory: str, key: str, runs: int) -> float:
+    """One shape timed with the library of the checkout ``directory``, in a child process."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(directory))
+    out = subprocess.run(
+        [sys.executable, __file__, "--runs", str(runs), "--only", key, "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out.splitlines()[-1])[key]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", nargs="*", help="the shapes to time (default: all)")
+    parser.add_argument("--against", help="a checkout whose library is the baseline")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    found = {}
     with threadpool_limits(1):
         for key, label, run in cases():
             if args.only and key not in args.only:
                 continue
-            run()  # warm-up: imports, first-touch allocations
-            times = []
-            for _ in range(args.runs):
-                start = time.process_time()
-                run()
-                times.append(time.process_time() - start)
-            print(f"{key}. {label:36s} {statistics.median(times):7.3f} s CPU", flush=True)
+            found[key] = seconds = timed(run, args.runs)
+            if args.json:
+                continue
+            line = f"{key}. {label:36s} {seconds:7.3f} s CPU"
+            if args.against:
+                before = time_elsewhere(args.against, key, args.runs)
+                line += f"  against {before:7.3f} s: {before / seconds:5.2f}x"
+            print(line, flush=True)
+    if args.json:
+        print(json.dumps(found))
 
 
 if __name__ == "__main__":
