@@ -218,7 +218,7 @@ def combined_effects(
         ces = np.empty(contrasts.shape[1])
         buf = np.empty((min(block, len(ces)), len(v)))
         for b in range(0, len(ces), block):
-            w_star = buf[: len(tau2[b : b + block])]  # (splits, N): 1 / (v_i + tau^2_p)
+            w_star = buf[: min(block, len(tau2) - b)]  # (splits, N): 1 / (v_i + tau^2_p)
             np.add(v[None, :], tau2[b : b + block, None], out=w_star)
             np.divide(1.0, w_star, out=w_star)  # = np.reciprocal, but vectorised: 2x faster
             num = np.einsum("pt,tp->p", w_star @ z, contrasts[:, b : b + block])

@@ -96,7 +96,7 @@ def combined_effects(bs: np.ndarray, sd: np.ndarray):
         out = np.empty(len(weights))
         buf = np.empty((min(step, len(weights)), len(v)))  # reused: no page faults per block
         for i in range(0, len(weights), step):
-            inverse = buf[: len(weights[i : i + step])]  # (splits, samples)
+            inverse = buf[: min(step, len(weights) - i)]  # (splits, samples)
             np.add(tau2[i : i + step, None], v[None, :], out=inverse)
             np.divide(1.0, inverse, out=inverse)
             towards = inverse @ z  # (splits, attributes): sum_i z_i / (v_i + tau^2)
