@@ -22,12 +22,14 @@ import hashlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from biasbench import __version__
+
+if TYPE_CHECKING:  # imported where a frame is made: a job that writes none starts faster
+    import pandas as pd
 
 #: the roles whose set sizes and drops have their own columns
 COUNTED_ROLES = ("X", "Y", "A", "B")
@@ -252,12 +254,16 @@ def frame(rows: Iterable[dict]) -> pd.DataFrame:
         if set(row) != set(COLUMNS):
             odd = sorted(set(row) ^ set(COLUMNS))
             raise ValueError(f"a score row's columns differ from the schema: {odd}")
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def cannot_reject(p: pd.Series, floor: pd.Series, alpha: float) -> pd.Series:
     """Per row: the test has a p-value but its design's floor is at or above ``alpha``, so
     p < alpha is impossible whatever the model."""
+    import pandas as pd
+
     floor = pd.to_numeric(floor, errors="coerce")
     return pd.to_numeric(p, errors="coerce").notna() & (floor >= alpha)
 
@@ -267,6 +273,8 @@ def p_floor_notes(scores: pd.DataFrame, alpha: float) -> pd.DataFrame:
     (``p_word_floor``) cannot reach ``alpha``: that test cannot be significant whatever the
     model, which a bare p-value hides. ``alpha`` is the tables' setting, not a scoring one,
     so the notes are added where the rows are collected."""
+    import pandas as pd
+
     tests = {"p_value": ("p_floor", "the test"), "p_word": ("p_word_floor", "the word-level test")}
     notes = pd.Series("", index=scores.index)
     for p, (floor, name) in tests.items():

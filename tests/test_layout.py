@@ -107,3 +107,24 @@ def test_importing_the_registry_loads_no_heavy_library():
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def loaded_after(statement: str, packages: tuple[str, ...]) -> list[str]:
+    """The modules of ``packages`` a fresh interpreter holds after ``statement``."""
+    import json
+    import subprocess
+
+    code = (
+        f"import json, sys; {statement}; "
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {packages!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_small_jobs_start_without_pandas_or_scipy():
+    # every job imports these: pandas (~0.45 s) and scipy.special (~0.3 s) load where a
+    # table is read or a method needs them, not at each of ~500 job starts
+    start = "import biasbench.jobs, biasbench.io, biasbench.rows, biasbench.data.wordsets"
+    assert loaded_after(start, ("pandas", "scipy")) == []
+    assert loaded_after("import biasbench.methods.registry", ("scipy",)) == []

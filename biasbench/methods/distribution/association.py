@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import logsumexp
 
 from biasbench.methods.embedding.vectors import unit_rows
 
@@ -95,6 +93,9 @@ def fit_softmax(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Multinomial logistic regression with an L2 penalty on the weights (L-BFGS, from 0:
     deterministic). Returns (weights (dim, classes), bias (classes,))."""
+    from scipy.optimize import minimize  # lazily: every job that reads the registry imports this
+    from scipy.special import logsumexp
+
     n, d = x.shape
     onehot = np.eye(classes)[y]
 
