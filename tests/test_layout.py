@@ -1,7 +1,10 @@
-"""The library's import graph: no cycles, no package importing one above it, and methods that
-are pure functions of arrays (no torch, h5py, transformers or snakemake, even indirectly)."""
+"""The library's import graph: no cycles, no package importing one above it, methods that are
+pure functions of arrays (no torch, h5py, transformers or snakemake, even indirectly), and job
+starts that load no pandas or scipy they do not use."""
 
 import ast
+import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -98,28 +101,19 @@ def test_methods_import_no_heavy_library_even_indirectly():
             todo += edges[m]
 
 
-def test_importing_the_registry_loads_no_heavy_library():
-    code = (
-        "import sys, biasbench.methods.registry, biasbench.scoring.embeddings; "
-        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))"
-    )
-    import subprocess
-
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-
-
 def loaded_after(statement: str, packages: tuple[str, ...]) -> list[str]:
     """The modules of ``packages`` a fresh interpreter holds after ``statement``."""
-    import json
-    import subprocess
-
     code = (
         f"import json, sys; {statement}; "
         f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {packages!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def test_importing_the_registry_loads_no_heavy_library():
+    start = "import biasbench.methods.registry, biasbench.scoring.embeddings"
+    assert loaded_after(start, HEAVY) == []
 
 
 def test_small_jobs_start_without_pandas_or_scipy():

@@ -93,7 +93,7 @@ def fit_softmax(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Multinomial logistic regression with an L2 penalty on the weights (L-BFGS, from 0:
     deterministic). Returns (weights (dim, classes), bias (classes,))."""
-    from scipy.optimize import minimize  # lazily: every job that reads the registry imports this
+    from scipy.optimize import minimize  # lazily: planning the DAG imports the registry
     from scipy.special import logsumexp
 
     n, d = x.shape

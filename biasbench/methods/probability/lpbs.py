@@ -42,7 +42,7 @@ from biasbench.stats import (
 
 def bias_scores(log_pt: np.ndarray, log_pp: np.ndarray, n_x: int) -> np.ndarray:
     """bs(w) per row: ``log_pt``/``log_pp`` are (attributes, X targets then Y targets)."""
-    from scipy.special import logsumexp  # lazily: every job that reads the registry imports this
+    from scipy.special import logsumexp  # lazily: planning the DAG imports the registry
 
     log_pt, log_pp = np.asarray(log_pt, np.float64), np.asarray(log_pp, np.float64)
     x = logsumexp(log_pt[:, :n_x], axis=1) - logsumexp(log_pp[:, :n_x], axis=1)
