@@ -1,3 +1,5 @@
+import unicodedata
+
 import pandas as pd
 import pytest
 
@@ -81,3 +83,18 @@ def test_shipped_may_templates_fill_every_kind():
     frame = template_contexts(WS, tpl)
     check_contexts(frame, "may2019")
     assert len(frame) == 8 + 8 + 8 + 8
+
+
+def test_a_template_written_in_nfd_gives_nfc_sentences_and_a_note(write, external):
+    nfd = unicodedata.normalize("NFD", "Au café, TTT.")
+    path = write(
+        "tpl.yaml",
+        f"id: tpl\nslot: TTT\ntargets: {{person: ['{nfd}']}}\nattributes: {{basic: [TTT.]}}\n",
+    )
+    templates = load_templates(path, external)
+    frame = template_contexts(WS, templates)
+    assert (
+        frame.loc[0, "sentence"] == "Au café, Ann." == unicodedata.normalize("NFC", "Au café, Ann.")
+    )
+    assert list(templates.notes) == ["Au café, TTT."]
+    assert "targets.person writes it in Unicode NFD" in templates.notes["Au café, TTT."]

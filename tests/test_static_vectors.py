@@ -3,6 +3,7 @@ checked against its header and for finite values, a bad entry named by file and 
 (a text file given as ``w2v-path:`` was read as binary: a vocabulary of garbage)."""
 
 import re
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ import pytest
 from biasbench.config import model_entry
 from biasbench.errors import InputError
 from biasbench.models.embedding_cache import Encoder
+from biasbench.models.load import load_static
 from biasbench.models.prepare import prepare_model
 from biasbench.models.specs import ModelSpec
 
@@ -275,3 +277,38 @@ def test_vectors_without_a_suspect_word_add_no_attribute_and_no_note(tmp_path):
     attrs, rows = scored(path, tmp_path / "m")
     assert "stimulus_notes" not in attrs
     assert not rows["note"].str.contains("vector|listed").any()
+
+
+def test_a_word_the_vectors_write_in_nfd_is_found_and_noted(tmp_path):
+    """A vectors file writing ``café`` with a combining accent (NFD) against a word set in the
+    precomposed form (NFC): the word was "dropped" as missing, with no note on its form."""
+    nfd = unicodedata.normalize("NFD", "café")
+    lines = vector_lines(["he", "she", "man", nfd])
+    path = write(tmp_path, "v.txt", "\n".join(lines) + "\n")
+    vectors = load_static(prepare_model(spec_of(path), tmp_path / "m"), spec_of(path))
+    assert vectors.lookup("café") is not None and vectors.lookup(nfd) is not None
+    assert vectors.notes("café") == [
+        f"'café': w2v-path:{path} writes 'café' in Unicode NFD; read as NFC"
+    ]
+    assert vectors.notes("he") == []
+
+
+@pytest.mark.parametrize(
+    "first, second, reading",
+    [
+        ("man", "man  man", "man"),  # a word repeated is the word's own vector
+        ("man", "man-man", "man"),
+        ("new york", "york new", "new + york"),  # the mean of the same words
+        ("man man woman woman", "woman man", "man + woman"),
+    ],
+)
+def test_a_stimulus_read_as_another_stimulus_s_vector_is_refused(tmp_path, first, second, reading):
+    """``man  man`` beside ``man`` was counted twice (one vector, two stimuli): static vectors
+    read a phrase as the mean of its words, so the two are one stimulus; the job stops naming
+    both, as it does for ``man`` and ``Man`` on a lowercasing vocabulary."""
+    path = write(tmp_path, "v.txt", "\n".join(vector_lines(["man", "woman", "new", "york"])) + "\n")
+    encoder = Encoder(spec_of(path), prepare_model(spec_of(path), tmp_path / "m"), 1, {})
+    assert encoder.vectors.reading(first) == encoder.vectors.reading(second) == reading
+    with pytest.raises(InputError, match=f"set X holds {first!r} and {second!r}, the same word"):
+        encoder.check_stimuli(contexts([first, second]), "words", "C6")
+    encoder.check_stimuli(contexts(["man", "woman", "man woman"]), "words", "C6")  # distinct

@@ -1,3 +1,5 @@
+import unicodedata
+
 import pytest
 
 from biasbench.data.wordsets import (
@@ -236,3 +238,32 @@ def test_definitional_pairs_need_equal_attribute_lists(write, external):
     unequal = GOOD.replace("B: {words: [home, family]}", "B: {words: [home]}")
     with pytest.raises(InputError, match=r"definitional_pairs.*\|A\|=2, \|B\|=1"):
         load_wordset(write("T1.yaml", unequal + "definitional_pairs: true\n"), "names", external)
+
+
+NFD_CAFE = unicodedata.normalize("NFD", "café")
+
+
+def test_one_word_in_two_unicode_forms_is_one_word(write, external):
+    """``café`` precomposed (NFC) in X and with a combining accent (NFD) in Y were two words:
+    one was "dropped" as missing, with no note on its form. Read as NFC, they share a word."""
+    text = GOOD.replace("[John, Paul]", "[John, café]").replace("[Amy, Joan]", f"[Amy, {NFD_CAFE}]")
+    with pytest.raises(InputError, match=r"\['café'\] appear in both X and Y \(once Unicode forms"):
+        load_wordset(write("T1.yaml", text), "names", external)
+    twice = GOOD.replace("[John, Paul]", f"[café, {NFD_CAFE}]")
+    with pytest.raises(InputError, match=r"duplicate entries \['café'\] \(once Unicode forms"):
+        load_wordset(write("T1.yaml", twice), "names", external)
+
+
+def test_a_word_written_in_nfd_is_read_as_nfc_with_a_note(write, external):
+    text = GOOD.replace("[John, Paul]", f"[John, {NFD_CAFE}]")
+    path = write("T1.yaml", text)
+    ws = load_wordset(path, "names", external)
+    assert ws.sets["X"] == ("John", "café") and unicodedata.is_normalized("NFC", ws.sets["X"][1])
+    assert ws.notes == {
+        "café": f"'café': {path}: targets.names.X.words writes it in Unicode NFD (5 code "
+        "points); read as NFC (4)"
+    }
+    assert WordSet.from_json(ws.to_json()) == ws
+    # a word set written in NFC has no notes, and its JSON no "notes" field (bytes as before)
+    plain = load_wordset(write("T1.yaml", GOOD), "names", external)
+    assert plain.notes == {} and '"notes"' not in plain.to_json()

@@ -1,5 +1,7 @@
 """Adapter: rules template_contexts / word_contexts / corpus_contexts -> the library."""
 
+import sys
+
 from biasbench import paths
 from biasbench.data.contexts import (
     check_contexts,
@@ -22,6 +24,8 @@ elif sm.rule == "corpus_contexts":
     frame = corpus_contexts(samples, wordset, sm.wildcards.corpus, sm.params.window)
 else:
     templates = load_templates(sm.input.templates, paths.external)
+    for note in templates.notes.values():  # a template in another Unicode form, read as NFC
+        print(f"note: {note}", file=sys.stderr)
     frame = template_contexts(wordset, templates)
 check_contexts(frame, sm.output[0], allow_empty=sm.rule == "corpus_contexts")
 write_tsv(sm.output[0], frame)

@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from biasbench.data.wordsets import WordSet
+from biasbench.data.wordsets import WordSet, merged_notes
 from biasbench.io import read_sealed, read_tsv, signature_of, write_npz, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.extract import read_embeddings, stimulus_notes_of
@@ -38,8 +38,9 @@ for descriptor, contexts, wordset in zip(
         pairs=list(zip(words.sets["A"], words.sets["B"], strict=True)) if words.paired else None,
         single_token=single_token,
         # what is suspect in a stimulus's vector (static vectors: a word listed twice, an
-        # all-zero vector), where the embeddings file records any
-        stimulus_notes=stimulus_notes_of(attrs),
+        # all-zero vector), where the embeddings file records any, and in its spelling (a
+        # Unicode form the word set's file wrote otherwise than NFC)
+        stimulus_notes=merged_notes(stimulus_notes_of(attrs), words.notes),
         samples=samples,
     )
     signature = signature_of([contexts], checksum)

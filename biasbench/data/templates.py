@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from biasbench.config import read_yaml
@@ -20,6 +20,8 @@ class TemplateSet:
     id: str
     targets: dict[str, tuple[tuple[str, str], ...]]  # kind -> (prefix, suffix) pairs
     attributes: dict[str, tuple[tuple[str, str], ...]]
+    #: template -> note, where the file wrote a template in another Unicode form than NFC
+    notes: dict[str, str] = field(default_factory=dict)
 
 
 def _split_slot(template: str, slot: str, where: str) -> tuple[str, str]:
@@ -35,6 +37,7 @@ def load_templates(path: str | os.PathLike, resolve: Resolver) -> TemplateSet:
     if not isinstance(default_slot, str) or not default_slot:
         raise InputError(f"{path}: missing field 'slot' (the placeholder for the stimulus)")
     groups: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {}
+    notes: dict[str, str] = {}
     for group in ("targets", "attributes"):
         kinds = doc.get(group)
         if not isinstance(kinds, dict) or not kinds:
@@ -43,9 +46,11 @@ def load_templates(path: str | os.PathLike, resolve: Resolver) -> TemplateSet:
         for kind, spec in kinds.items():
             where = f"{path}: {group}.{kind}"
             slot = spec.get("slot", default_slot) if isinstance(spec, dict) else default_slot
-            templates = resolve_list(spec, where, resolve)
+            templates = resolve_list(spec, where, resolve, notes)
             groups[group][kind] = tuple(_split_slot(t, slot, where) for t in templates)
-    return TemplateSet(str(doc.get("id", Path(path).stem)), groups["targets"], groups["attributes"])
+    return TemplateSet(
+        str(doc.get("id", Path(path).stem)), groups["targets"], groups["attributes"], notes
+    )
 
 
 def fill(prefix: str, suffix: str, stimulus: str) -> tuple[str, int, int]:

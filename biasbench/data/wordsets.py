@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,8 +62,12 @@ def _walk(node: Any, parts: list[str]) -> Any:
     raise TypeError(f"cannot descend into {type(node).__name__} with {head!r}")
 
 
-def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
-    """A written-out list of strings, or the list an external pointer designates."""
+def resolve_list(
+    spec: Any, where: str, resolve: Resolver, notes: dict[str, str] | None = None
+) -> list[str]:
+    """A written-out list of strings, or the list an external pointer designates, each entry
+    in Unicode's composed form (NFC; see :func:`composed`), a note in ``notes`` for each entry
+    written otherwise."""
     if isinstance(spec, dict) and "external" in spec:
         source = resolve(spec["external"])
         try:
@@ -79,16 +84,50 @@ def resolve_list(spec: Any, where: str, resolve: Resolver) -> list[str]:
     for i, w in enumerate(spec):
         if not isinstance(w, str):
             raise InputError(f"{where}: entry {i + 1} {_not_a_string(w)}")
-    words = [w.strip() for w in spec]
+    forms: dict[str, str] = {}
+    words = [composed(w.strip(), where, forms) for w in spec]
     if not words:
         raise InputError(f"{where}: the list is empty")
     if any(not w for w in words):
         raise InputError(f"{where}: contains an empty string")
     dupes = sorted({w for w in words if words.count(w) > 1})
     if dupes:
-        raise InputError(f"{where}: duplicate entries {dupes}")
+        changed = [forms[w] for w in dupes if w in forms]
+        raise InputError(
+            f"{where}: duplicate entries {dupes}"
+            + (f" (once Unicode forms are one: {'; '.join(changed)})" if changed else "")
+        )
     _check_spacing(words, where)
+    if notes is not None:
+        notes.update(forms)
     return words
+
+
+def composed(text: str, where: str, notes: dict[str, str] | None = None) -> str:
+    """``text`` in Unicode's composed form (NFC). ``café`` typed with a combining accent
+    (NFD) and with the precomposed letter are one word to a reader but two strings to Python,
+    a vocabulary and a corpus match: one form is looked up, the other reads as missing, and
+    the two could stand in X and Y as different words. Every text a test is built from is
+    read in one form, and ``notes`` (stimulus -> note) records where the file wrote another."""
+    if unicodedata.is_normalized("NFC", text):
+        return text
+    form = "NFD" if unicodedata.is_normalized("NFD", text) else "a mixed form"
+    fixed = unicodedata.normalize("NFC", text)
+    if notes is not None:
+        notes[fixed] = (
+            f"{fixed!r}: {where} writes it in Unicode {form} ({len(text)} code points); read "
+            f"as NFC ({len(fixed)})"
+        )
+    return fixed
+
+
+def merged_notes(*notes: Mapping[str, str]) -> dict[str, str]:
+    """Stimulus -> note from several sources, a stimulus's notes joined in order."""
+    out: dict[str, str] = {}
+    for mapping in notes:
+        for stimulus, note in mapping.items():
+            out[stimulus] = f"{out[stimulus]}; {note}" if stimulus in out else note
+    return out
 
 
 def _not_a_string(value: Any) -> str:
@@ -138,6 +177,8 @@ class WordSet:
     template_groups: Mapping[str, str] = field(default_factory=dict)
     #: A[i] and B[i] are definitional pairs (``definitional_pairs: true``): Direct Bias and RIPA
     paired: bool = False
+    #: stimulus -> note, where the file wrote a stimulus in another Unicode form than NFC
+    notes: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -153,21 +194,20 @@ class WordSet:
         )
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "test": self.test,
-                "descriptor": self.descriptor,
-                "source": self.source,
-                "target_kind": self.target_kind,
-                "attribute_kind": self.attribute_kind,
-                "sets": {r: list(w) for r, w in self.sets.items()},
-                "labels": dict(self.labels),
-                "template_groups": dict(self.template_groups),
-                "paired": self.paired,
-            },
-            indent=1,
-            ensure_ascii=False,
-        )
+        fields = {
+            "test": self.test,
+            "descriptor": self.descriptor,
+            "source": self.source,
+            "target_kind": self.target_kind,
+            "attribute_kind": self.attribute_kind,
+            "sets": {r: list(w) for r, w in self.sets.items()},
+            "labels": dict(self.labels),
+            "template_groups": dict(self.template_groups),
+            "paired": self.paired,
+        }
+        if self.notes:  # only where a form changed: a word set written in NFC reads as before
+            fields["notes"] = dict(self.notes)
+        return json.dumps(fields, indent=1, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> WordSet:
@@ -209,18 +249,23 @@ def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) ->
     groups = {**(targets[descriptor] or {}), **(doc["attributes"] or {})}
     sets: dict[str, tuple[str, ...]] = {}
     labels: dict[str, str] = {}
+    notes: dict[str, str] = {}
     for role in ROLES:
         where = f"targets.{descriptor}.{role}" if role in "XY" else f"attributes.{role}"
         entry = groups.get(role)
         if not isinstance(entry, dict) or "words" not in entry:
             raise InputError(f"{path}: {where} must be a mapping with 'words'")
-        sets[role] = tuple(resolve_list(entry["words"], f"{path}: {where}.words", resolve))
+        sets[role] = tuple(resolve_list(entry["words"], f"{path}: {where}.words", resolve, notes))
         labels[role] = str(entry.get("label", role))
-    template_groups = _extra_roles(doc.get("roles") or {}, path, resolve, sets, labels)
+    template_groups = _extra_roles(doc.get("roles") or {}, path, resolve, sets, labels, notes)
     for first, second in (("X", "Y"), ("A", "B")):
         shared = sorted(set(sets[first]) & set(sets[second]))
         if shared:
-            raise InputError(f"{path}: {shared} appear in both {first} and {second}")
+            forms = [notes[w] for w in shared if w in notes]
+            raise InputError(
+                f"{path}: {shared} appear in both {first} and {second}"
+                + (f" (once Unicode forms are one: {'; '.join(forms)})" if forms else "")
+            )
     paired = doc.get("definitional_pairs", False)
     if paired not in (True, False) or (paired and len(sets["A"]) != len(sets["B"])):
         raise InputError(
@@ -242,6 +287,7 @@ def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) ->
         labels=labels,
         template_groups=template_groups,
         paired=paired,
+        notes=notes,
     )
 
 
@@ -251,6 +297,7 @@ def _extra_roles(
     resolve: Resolver,
     sets: dict[str, tuple[str, ...]],
     labels: dict[str, str],
+    notes: dict[str, str],
 ) -> dict[str, str]:
     """Add the ``roles:`` section's word and pair roles to ``sets``/``labels``; returns each
     new role's template group."""
@@ -268,7 +315,7 @@ def _extra_roles(
             raise InputError(f"{where}.template must be 'targets' or 'attributes'")
         label = str(entry.get("label", role))
         if "words" in entry:
-            sets[role] = tuple(resolve_list(entry["words"], f"{where}.words", resolve))
+            sets[role] = tuple(resolve_list(entry["words"], f"{where}.words", resolve, notes))
             labels[role], groups[role] = label, group
             continue
         pairs = entry["pairs"]
@@ -289,7 +336,9 @@ def _extra_roles(
             raise InputError(f"{where}.pairs must be a non-empty list of [word, word] pairs")
         for k in (1, 2):
             name = f"{role}.{k}"
-            sets[name] = tuple(resolve_list([p[k - 1] for p in pairs], f"{where}.pairs", resolve))
+            sets[name] = tuple(
+                resolve_list([p[k - 1] for p in pairs], f"{where}.pairs", resolve, notes)
+            )
             labels[name], groups[name] = f"{label} ({k})", group
     return groups
 

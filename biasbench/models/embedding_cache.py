@@ -211,6 +211,8 @@ class Encoder:
         from biasbench.models.load import corpus_normaliser, stimulus_normaliser
 
         normalise = stimulus_normaliser(self.spec, self.tokenizer)
+        if self.spec.kind == "static":  # one reading: `man man` is `man`'s vector
+            normalise = self.vectors.reading
         if source not in BUILTIN_SOURCES:
             normalise = corpus_normaliser(normalise, self.spec.case)
         for descriptor, frame in frames.items():

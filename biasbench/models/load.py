@@ -4,6 +4,9 @@ and language models with their head for probabilities."""
 from __future__ import annotations
 
 import json
+import math
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +29,14 @@ class StaticVectors:
     repeats: dict[str, list[int]] = field(default_factory=dict)
     #: the file the vectors were read from, as its notes name it
     source: str = ""
+    #: word (NFC) -> the Unicode form the file writes it in, where that is not NFC
+    forms: dict[str, str] = field(default_factory=dict)
 
     def keys(self, phrase: str) -> list[str] | None:
         """The vocabulary entries a word or phrase is read from: the word itself, else its
         underscore-joined form, else its space/hyphen-separated parts; None when any part is
         missing."""
-        text = phrase.lower() if self.lowercase else phrase
+        text = unicodedata.normalize("NFC", phrase.lower() if self.lowercase else phrase)
         for key in (text, text.replace(" ", "_")):
             if key in self.words:
                 return [key]
@@ -66,7 +71,26 @@ class StaticVectors:
             for k in dict.fromkeys(keys)
             if k in self.repeats
         ]
+        out += [
+            f"{phrase!r}: {self.source} writes {k!r} in Unicode {self.forms[k]}; read as NFC"
+            for k in dict.fromkeys(keys)
+            if k in self.forms
+        ]
         return out
+
+    def reading(self, phrase: str) -> str:
+        """What a stimulus is read as: its vocabulary entry, or for a phrase read as the mean
+        of its words, those words with their counts reduced (``man man`` is ``man``'s vector,
+        ``new york`` and ``york new`` one mean). Two stimuli with one reading are one stimulus
+        to these vectors, whatever their spelling."""
+        keys = self.keys(phrase)
+        if keys is None:
+            return phrase.lower() if self.lowercase else phrase
+        counts = Counter(keys)
+        step = math.gcd(*counts.values())
+        return " + ".join(
+            k if n == step else f"{n // step} x {k}" for k, n in sorted(counts.items())
+        )
 
     def is_zero(self, phrase: str) -> bool:
         """Is any word a stimulus is read from an all-zero vector?"""
@@ -81,12 +105,18 @@ def load_static(prepared: Path, spec: ModelSpec) -> StaticVectors:
     words = (prepared / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
     index: dict[str, int] = {}
     repeats: dict[str, list[int]] = {}
+    forms: dict[str, str] = {}
     for i, w in enumerate(words):
+        if not unicodedata.is_normalized("NFC", w):  # one form, as word sets are read
+            nfc = unicodedata.normalize("NFC", w)
+            if nfc not in index:  # the entry that is used is written otherwise
+                forms[nfc] = "NFD" if unicodedata.is_normalized("NFD", w) else "a mixed form"
+            w = nfc
         if index.setdefault(w, i) != i:  # first (most frequent) entry wins on duplicates
             repeats.setdefault(w, [index[w] + 1]).append(i + 1)
     vectors = np.load(prepared / "vectors.npy", mmap_mode="r")
     source = f"{spec.scheme}:{spec.location}"
-    return StaticVectors(index, vectors, spec.lowercase, repeats, source)
+    return StaticVectors(index, vectors, spec.lowercase, repeats, source, forms)
 
 
 def transformer_location(spec: ModelSpec, prepared: Path) -> str:
