@@ -420,7 +420,8 @@ def paired_comparison(wildcards):
 
 
 def comparison_inputs(wildcards):
-    """Both models' per-item outcomes on every data set they share, and the comparison across
+    """Both models' per-item outcomes on every data set they share, the base model's coverage
+    of each (the harness file's n-samples, as the model's own), and the comparison across
     the zoo in a default run (an audit reads a finished run's: COMPARISON_FOUND)."""
     found = paired_comparison(wildcards)
     return {
@@ -430,6 +431,10 @@ def comparison_inputs(wildcards):
         ],
         "against": [
             paths.DATASET_OUTCOMES.format(model=found.against, dataset=d)
+            for d in found.datasets
+        ],
+        "coverage": [
+            paths.DATASET_COVERAGE.format(model=found.base, dataset=d)
             for d in found.datasets
         ],
         "comparison": [] if AUDIT else list(COMPARISON),

@@ -1,13 +1,17 @@
 """Two models compared item by item on a data set's outcomes: the table by hand, the level on
 two null models whose pairs share their swapped words, the direction on two biased ones."""
 
+import io
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from biasbench.errors import InputError
 from biasbench.reports.comparison_card import comparison_card
-from biasbench.reports.lm_eval import lm_eval_comparison
+from biasbench.reports.lm_eval import lm_eval_comparison, lm_eval_results
+from biasbench.reports.paired_check import check_table
 from biasbench.scoring.datasets import OUTCOME_COLUMNS
 from biasbench.studies.model_comparison import COLUMNS, compare_models
 
@@ -177,10 +181,118 @@ def test_the_card_says_what_moved_and_what_is_known_of_each_measure():
         "on the study's models: found 5 of 24 known differences (2 with the truth, 3 against) "
         "as mlm-pll/full" in lines["CrowS-Pairs"]
     )
-    assert "no difference found at 0.05; one under 0.0 points would go unseen" in lines["AUL"]
+    assert "no difference found at 0.05; every unit's difference is the same" in lines["AUL"]
     assert "not in the comparison's league" in lines["AUL"]
     alone = comparison_card(moved_table(), None, None, 0.05, "none in this checkout")
     assert "no comparison across the zoo in this checkout" in alone
+
+
+def card_lines(card: str) -> dict[str, str]:
+    """The card's line per measure, by method."""
+    return {line.split("**")[1]: line for line in card.splitlines() if line.startswith("- **")}
+
+
+def detectable_cells(card: str) -> list[str]:
+    """The detectable column of the card's table, row by row."""
+    return [line.split(" | ")[-1].rstrip(" |") for line in card.splitlines() if "| crows" in line]
+
+
+def test_a_study_check_left_out_is_said_on_the_card_never_a_key_error():
+    # groundtruth: null: synthesis_paired_check is the one-column table plain_table writes,
+    # read back as the workflow reads it
+    csv, _, _ = check_table({}, SimpleNamespace(alpha=0.01))
+    check = pd.read_csv(io.StringIO(csv), keep_default_na=False, na_values=[""])
+    assert list(check.columns) == ["note"]
+    card = comparison_card(moved_table(), None, check, 0.05, "none in this checkout")
+    for line in card_lines(card).values():
+        assert "the ground-truth study is not part of this configuration" in line
+
+
+def test_six_swaps_cannot_reach_alpha_001_and_the_card_says_so_not_a_number():
+    # 6 swaps: all 2^6 flips enumerated, the observed one and its mirror tie: p >= 2/64
+    base = outcomes([1, 1, 1, 1, 0, 1], "abcdef")
+    against = outcomes([0, 0, 1, 0, 0, 0], "abcdef")
+    table = compare(base, against, alpha=0.01)
+    (row,) = table.to_dict("records")
+    assert row["p_floor"] == pytest.approx(2 / 2**6)  # 0.03125 > 0.01
+    card = comparison_card(table, None, None, 0.01, "none in this checkout")
+    line = card_lines(card)["CrowS-Pairs"]
+    assert (
+        "p-value floor: the swap test cannot reach alpha 0.01 (0.01 over 1 measure) with 6 "
+        "units: p cannot go below 0.0312: no difference is detectable" in line
+    )
+    assert "would go unseen" not in line
+    assert detectable_cells(card) == ["none"]
+
+
+def test_the_floor_is_held_against_alpha_over_the_measures_the_detectable_level():
+    # 8 swaps: floor 2/2^8 = 0.0078, under alpha 0.01 but over 0.01 / 2 measures = 0.005
+    base = pd.concat([outcomes([1] * 8, "abcdefgh"), outcomes([1, 0] * 4, "abcdefgh", "AUL")])
+    against = pd.concat(
+        [outcomes([0] * 7 + [1], "abcdefgh"), outcomes([0, 1] * 4, "abcdefgh", "AUL")]
+    )
+    table = compare(base, against, alpha=0.01)
+    assert list(table["p_floor"]) == [pytest.approx(2 / 2**8)] * 2
+    assert not table["significant"].any()
+    card = comparison_card(table, None, None, 0.01, "none in this checkout")
+    for line in card_lines(card).values():
+        assert "cannot reach alpha 0.005 (0.01 over 2 measures) with 8 units" in line
+        assert "p cannot go below 0.00781" in line
+    assert detectable_cells(card) == ["none", "none"]
+    # at alpha 0.05 the level is 0.025: the floor is under it, the numbers stand
+    table = compare(base, against, alpha=0.05)
+    card = comparison_card(table, None, None, 0.05, "none in this checkout")
+    assert "p-value floor" not in card
+    assert detectable_cells(card) == [f"{d:.1f}" for d in table["detectable"]]
+
+
+def test_one_item_has_no_detectable_difference_and_no_nan_on_the_card():
+    table = compare(outcomes([1], "a"), outcomes([0], "a"))
+    (row,) = table.to_dict("records")
+    assert (row["units"], row["p_floor"]) == (1, 1.0)  # 2 flips, both reach it: 2/2
+    card = comparison_card(table, None, None, 0.05, "none in this checkout")
+    assert "nan" not in card
+    assert (
+        "cannot reach alpha 0.05 (0.05 over 1 measure) with 1 unit: p cannot go below 1"
+        in (card_lines(card)["CrowS-Pairs"])
+    )
+    assert detectable_cells(card) == ["none"]
+
+
+def test_identical_models_have_no_spread_to_judge_a_detectable_difference_by():
+    # 20 swaps (drawn flips, floor 1/10000): the floor is no bar, the spread is 0
+    same = outcomes([1, 0] * 10, "abcdefghijklmnopqrst")
+    table = compare(same, same.copy())
+    (row,) = table.to_dict("records")
+    assert (row["detectable"], row["stderr"], row["p_floor"]) == (0, 0, pytest.approx(1e-4))
+    card = comparison_card(table, None, None, 0.05, "none in this checkout")
+    line = card_lines(card)["CrowS-Pairs"]
+    assert "there is no spread to judge a detectable difference by" in line
+    assert "one under 0.0 points" not in line
+    assert detectable_cells(card) == ["no spread"]
+
+
+def test_the_harness_file_counts_the_samples_as_the_models_own_file():
+    # the data set holds 1508 pairs, 6 of them scored (datasets.limits): the model's own file
+    # says original 1508, effective 6; the comparison's says the same, not 6 twice
+    table = compare(outcomes([1, 1, 1, 1, 0, 1], "abcdef"), outcomes([0, 0, 1, 0, 0, 0], "abcdef"))
+    coverage = {"crows_pairs": {"dataset": "crows_pairs", "items": 1508, "scored": 6}}
+    export = lm_eval_comparison(table, coverage)
+    assert export["n-samples"]["crows_pairs_english"] == {"original": 1508, "effective": 6}
+    rows = pd.DataFrame(
+        {
+            "model": ["base"],
+            "method": ["CrowS-Pairs"],
+            "descriptor": ["all"],
+            "encoding": ["causal-sentence-mean"],
+            "variant": ["full"],
+            "effect_size": [66.7],
+            "se": [5.0],
+            "n_x": [6],
+        }
+    )
+    own = lm_eval_results(rows, "base", {}, coverage)
+    assert own["n-samples"] == export["n-samples"]
 
 
 def test_the_harness_file_carries_every_row_as_a_fraction_with_its_p():

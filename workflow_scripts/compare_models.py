@@ -1,8 +1,9 @@
 """Adapter: rule compare_models -> biasbench.studies.model_comparison and its card."""
 
 import json
+from pathlib import Path
 
-from biasbench.io import read_tsv, write_text, write_tsv
+from biasbench.io import read_json, read_tsv, write_text, write_tsv
 from biasbench.jobs import start_job
 from biasbench.reports.comparison_card import comparison_card
 from biasbench.reports.lm_eval import lm_eval_comparison
@@ -33,7 +34,10 @@ write_text(
         zoo.origin if zoo else "none in this checkout",
     ),
 )
+# the base model's coverage per data set: n-samples as in the model's own harness file
+coverage = {Path(p).name.removesuffix(".coverage.json"): read_json(p) for p in sm.input.coverage}
 # plain JSON, as the harness writes it (its tools read it)
 write_text(
-    sm.output.lm_eval, json.dumps(lm_eval_comparison(table), indent=1, sort_keys=True) + "\n"
+    sm.output.lm_eval,
+    json.dumps(lm_eval_comparison(table, coverage), indent=1, sort_keys=True) + "\n",
 )

@@ -15,6 +15,7 @@ import math
 import pandas as pd
 
 from biasbench.reports.model_cards import p_text
+from biasbench.reports.tables import left_out
 
 #: the league's columns a comparison card quotes beside each measure, and their words
 LEAGUE_FACTS = {
@@ -28,8 +29,43 @@ def _points(value: float) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:+.1f}"
 
 
-def verdict(row: dict, alpha: float) -> str:
-    """One measure's sentence: moved (which way, how far, how sure) or not, with its power."""
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def floor_note(row: dict, alpha: float, measures: int) -> str:
+    """The p-value floor of a measure whose swap test cannot reach the level its detectable
+    difference is judged at (alpha over the ``measures``: Bonferroni's level, Holm's first
+    step): no difference of any size is detectable there, which a number would hide; "" where
+    the test can reach it."""
+    level, floor = alpha / measures, row["p_floor"]
+    if not floor >= level:  # NaN: no floor known
+        return ""
+    return (
+        f"p-value floor: the swap test cannot reach alpha {level:.3g} ({alpha:g} over "
+        f"{_count(measures, 'measure')}) with {_count(row['units'], 'unit')}: p cannot go "
+        f"below {floor:.3g}"
+    )
+
+
+def no_spread(row: dict) -> bool:
+    """Every unit's difference alike (two models that agree on every item): the spread the
+    detectable difference scales is 0, so it says nothing of what the comparison could see."""
+    return row["stderr"] == 0
+
+
+def detectable_text(row: dict, alpha: float, measures: int) -> str:
+    """The card's detectable cell: none under the p-value floor, "no spread" without one."""
+    if floor_note(row, alpha, measures):
+        return "none"
+    if no_spread(row):
+        return "no spread"
+    return "n/a" if math.isnan(row["detectable"]) else f"{row['detectable']:.1f}"
+
+
+def verdict(row: dict, alpha: float, measures: int) -> str:
+    """One measure's sentence: moved (which way, how far, how sure) or not, with its power
+    (at alpha over the ``measures``, as the detectable difference)."""
     moved = "fell" if row["difference"] < 0 else "rose"
     interval = f"[{_points(row['low'])}, {_points(row['high'])}]"
     tested = (
@@ -39,16 +75,27 @@ def verdict(row: dict, alpha: float) -> str:
     if row["significant"]:
         distance = f"{abs(row['difference']):.1f} points"
         return f"{moved} {distance} {interval} ({tested}): found at {alpha}"
-    return (
-        f"{_points(row['difference'])} points {interval} ({tested}): no difference found at "
-        f"{alpha}; one under {row['detectable']:.1f} points would go unseen (80% power)"
+    head = (
+        f"{_points(row['difference'])} points {interval} ({tested}): no difference found at {alpha}"
     )
+    floor = floor_note(row, alpha, measures)
+    if floor:
+        return f"{head}; {floor}: no difference is detectable"
+    if no_spread(row):
+        return (
+            f"{head}; every unit's difference is the same, so there is no spread to judge a "
+            "detectable difference by"
+        )
+    return f"{head}; one under {row['detectable']:.1f} points would go unseen (80% power)"
 
 
 def study_check(row: dict, check: pd.DataFrame | None) -> str:
     """What synthesis_paired_check says of the measure: on the study's models of known
     difference, how many differences it found, with and against the truth (its own encoding
-    and variant where the study ran them, else the method's other rows, named)."""
+    and variant where the study ran them, else the method's other rows, named). A check
+    left out (the study switched off, ``groundtruth: null``) is said, never looked into."""
+    if left_out(check):
+        return "the ground-truth study is not part of this configuration (no study check)"
     if check is None or check.empty:
         return ""
     mine = check[check["method"] == row["method"]]
@@ -116,7 +163,7 @@ def comparison_card(
             f"{_points(row['difference'])} [{_points(row['low'])}, {_points(row['high'])}] | "
             f"{p_text(row['p_value'], row['p_floor'])} | "
             f"{p_text(row['p_holm'], row['p_floor'])} | {row['p_mcnemar']:.3g} | "
-            f"{row['detectable']:.1f} |"
+            f"{detectable_text(row, alpha, len(table))} |"
         )
     lines += ["", "## What each difference is worth", ""]
     for row in records:
@@ -125,7 +172,7 @@ def comparison_card(
         )
         lines.append(
             f"- **{row['method']}** ({row['dataset']}, {row['encoding']}, {row['variant']}): "
-            f"{verdict(row, alpha)}. What the comparison knows of it: {known}."
+            f"{verdict(row, alpha, len(table))}. What the comparison knows of it: {known}."
         )
     lines += ["", f"The comparison across the zoo: {origin}.", ""]
     return "\n".join(lines)

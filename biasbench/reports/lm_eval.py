@@ -240,13 +240,18 @@ def lm_eval_results(
     return out
 
 
-def lm_eval_comparison(table: pd.DataFrame) -> dict:
+def lm_eval_comparison(table: pd.DataFrame, coverage: Mapping[str, Mapping] | None = None) -> dict:
     """A paired comparison (``studies.model_comparison``) in the harness's results layout: per
     task and filter (named as in :func:`lm_eval_results`), each metric's paired difference
     ``<metric>_diff`` (against minus base, a fraction like the metric), its stderr over the
-    independent units, its p (the swap-level test) and Holm's p over the comparison."""
+    independent units, its p (the swap-level test) and Holm's p over the comparison.
+    ``n-samples`` as the model's own file (:func:`_samples`, from the base model's data-set
+    ``coverage``, data set -> its coverage file): ``original`` the items the data set holds,
+    ``effective`` those scored (the rows' items for both where no coverage counts them)."""
     base, against = table["base"].iloc[0], table["against"].iloc[0]
+    coverage = coverage or {}
     out: dict = {"results": {}, "higher_is_better": {}, "n-samples": {}}
+    items: dict[str, int] = {}
     for row in table.sort_values(["method", "encoding", "variant"]).to_dict("records"):
         task, metric, fraction, higher = TASKS[row["method"]]
         scale = 100.0 if fraction else 1.0
@@ -262,7 +267,9 @@ def lm_eval_comparison(table: pd.DataFrame) -> dict:
         entry[f"{name}_p,{filtered}"] = _value(row["p_value"])
         entry[f"{name}_p_holm,{filtered}"] = _value(row["p_holm"])
         out["higher_is_better"].setdefault(task, {})[name] = higher
-        out["n-samples"][task] = {"original": int(row["items"]), "effective": int(row["items"])}
+        items[task] = max(items.get(task, 0), int(row["items"]))
+    for task, count in items.items():
+        out["n-samples"][task] = _samples(task, count, coverage)
     out["config"] = {"model": "biasbench", "base_model": base, "compared_model": against}
     out |= {
         "model_name": f"{against} - {base}",

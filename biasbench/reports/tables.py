@@ -377,6 +377,13 @@ def plain_table(frame: pd.DataFrame, title: str, note: str) -> tuple[str, str, s
     return csv, md, html
 
 
+def left_out(frame: pd.DataFrame | None) -> bool:
+    """Whether ``frame`` is what :func:`plain_table` writes for a study the configuration does
+    not run (one ``note`` column): a reader that quotes its rows has none to quote, and must
+    say so rather than look for its columns."""
+    return frame is not None and list(frame.columns) == ["note"]
+
+
 def study_table(title: str, load, not_run: str):
     """A table renderer for a study's outputs: ``load(inputs)`` reads them (None when the
     configuration does not run the study, and then the table says ``not_run``), and the
