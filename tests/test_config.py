@@ -190,6 +190,31 @@ def test_a_model_name_the_workflow_takes_is_refused(name, message):
     assert "rename the model" in str(error.value)
 
 
+def test_more_generated_designs_than_the_word_sets_supply_are_refused_at_planning():
+    """GloVe on C6 alone (a pool of 52 words) with a million designs planned, and its job
+    failed at design 10 ("a pool of 52 words is too small for sets of 16"), naming neither
+    the field nor the count the pool allows."""
+    config = default_config()
+    config.update(tests=["C6"], lpbs=None, datasets=None, groundtruth=None)
+    config.update(delobelle=None, bommasani=None)
+    config["models"] = {"glove-6b-50d": {**config["models"]["glove-6b-50d"], "tests": "all"}}
+    config["null_calibration"] = {"models": {"glove-6b-50d": {"seeds": 1}}, "datasets": {}}
+    own = config["null_calibration"]["models"]["glove-6b-50d"]
+    for designs in (10, 11, 1_000_000):  # design 10 is the first to draw sets of 16
+        own["designs"] = designs
+        if designs == 10:
+            make_plan(validate_config(config), ROOT)
+            continue
+        with pytest.raises(InputError) as error:
+            make_plan(validate_config(config), ROOT)
+        assert str(error.value).startswith(
+            f"config: null_calibration.models.glove-6b-50d.designs: {designs} generated "
+            "designs, but a pool of 52 words"
+        )
+        assert "supplies the first 10 only" in str(error.value)
+        assert "set null_calibration.models.glove-6b-50d.designs to at most 10" in str(error.value)
+
+
 def test_names_like_a_copy_of_no_configured_model_are_accepted():
     config = validate_config(default_config())
     for name in ("other-null-s0", "minilm-l6-null", "nullable", "minilm-l6-null-sx"):

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats as sps
 
 from biasbench.config import model_entry
+from biasbench.errors import InputError
 from biasbench.io import write_tsv
 from biasbench.models.load import StaticVectors
 from biasbench.models.null import design_copy_names
@@ -22,7 +23,15 @@ from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import calibration as cal
 from biasbench.studies import null_calibration as nc
 from biasbench.studies.cells import primary_cells
-from biasbench.studies.generated import QUARTER, SIZES, draw_design, word_pool
+from biasbench.studies.generated import (
+    QUARTER,
+    SIZES,
+    check_designs,
+    design_seed,
+    designs_allowed,
+    draw_design,
+    word_pool,
+)
 
 from .conftest import score_row
 
@@ -70,6 +79,28 @@ def test_the_pool_is_one_word_per_form_the_model_tells_apart():
     assert word_pool(["b", "a", "c"], known=lambda w: w != "c") == ["a", "b"]
     with pytest.raises(ValueError, match="too small"):
         draw_design(POOL[:30], 0, seed=1)
+
+
+def test_the_designs_a_pool_allows_are_those_draw_design_can_draw():
+    """The job failed at the first design too large for its pool ("a pool of 52 words is too
+    small for sets of 16"), naming neither the config field nor how many designs fit: it now
+    refuses the count first, from the sizes draw_design draws."""
+    for size in (30, 40, 47, 52, 60, 64):
+        allowed, too_large = designs_allowed(size, 60, seed=3)
+        for index in range(allowed):
+            draw_design(POOL[:size], index, seed=3)
+        if allowed < 60:
+            with pytest.raises(ValueError, match=f"too small for sets of {too_large}"):
+                draw_design(POOL[:size], allowed, seed=3)
+    assert designs_allowed(64, 10**6, seed=3) == (10**6, 0)  # every size fits
+    field = "null_calibration.models.glove-6b-50d.designs"
+    allowed, _ = designs_allowed(52, 1000, design_seed(20221207, "glove-6b-50d"))
+    with pytest.raises(InputError) as error:
+        check_designs(52, 1000, design_seed(20221207, "glove-6b-50d"), field, "its words")
+    assert str(error.value).startswith(f"config: {field}: 1000 generated designs")
+    assert f"supplies the first {allowed} only" in str(error.value)
+    assert f"set {field} to at most {allowed}" in str(error.value)
+    check_designs(52, allowed, design_seed(20221207, "glove-6b-50d"), field, "its words")
 
 
 def _static(words, dim=8):

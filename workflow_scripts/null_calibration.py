@@ -15,9 +15,8 @@ from biasbench.models.specs import ModelSpec
 from biasbench.rows import sort_rows
 from biasbench.scoring.corpus import pair_contexts
 from biasbench.scoring.settings import ScoreSettings
-from biasbench.stats import derived_seed
 from biasbench.studies import null_calibration as nc
-from biasbench.studies.generated import draw_design, word_pool
+from biasbench.studies.generated import check_designs, design_seed, draw_design, word_pool
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -33,7 +32,8 @@ log = lambda line: print(line, file=sys.stderr)  # noqa: E731
 stimuli = [
     s for ws in read_wordset_files(sm.input.pool) for words in ws.sets.values() for s in words
 ]
-design_seed = derived_seed(sm.params.seed, "generated designs", spec.name)
+seed_of_designs = design_seed(sm.params.seed, spec.name)
+designs_field = f"null_calibration.models.{spec.name}.designs"  # where it is set for this model
 shared = {"settings": settings, "seed": sm.params.seed, "log": log}  # every kind of base
 if spec.kind == "static":
     vectors = load_static(prepared, spec)
@@ -42,7 +42,9 @@ if spec.kind == "static":
         lambda word: vectors.lookup(word) is not None,
         stimulus_normaliser(spec),
     )
-    designs = [draw_design(pool, i, design_seed) for i in range(sm.params.designs)]
+    what = "the single words of the word sets of config: tests in the model's vocabulary"
+    check_designs(len(pool), sm.params.designs, seed_of_designs, designs_field, what)
+    designs = [draw_design(pool, i, seed_of_designs) for i in range(sm.params.designs)]
     frame = nc.static_null_rows(spec, vectors, sm.params.seeds, tests, designs=designs, **shared)
 else:
     from biasbench.models.null import Architecture
@@ -51,7 +53,9 @@ else:
     architecture = Architecture.of(spec, prepared)
     pool = word_pool(stimuli, normalise=stimulus_normaliser(spec, architecture.tokenizer))
     pieces = {w: word_pieces(architecture.tokenizer, w, 0, len(w)) for w in pool}
-    designs = [draw_design(pool, i, design_seed, pieces) for i in range(sm.params.designs)]
+    what = "the single words of the word sets of config: tests, one per form its tokenizer reads"
+    check_designs(len(pool), sm.params.designs, seed_of_designs, designs_field, what)
+    designs = [draw_design(pool, i, seed_of_designs, pieces) for i in range(sm.params.designs)]
 
     lpbs = {}
     if sm.params.lpbs:

@@ -140,7 +140,7 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     unknown = sorted(set(corpus_models) - set(lpbs.get("models", ())))
     if unknown:
         raise InputError(f"config: lpbs.corpus_models names {unknown}, not in lpbs.models")
-    null = null_calibration(config, specs, available)
+    null = null_calibration(config, specs, available, root)
     groundtruth = config["groundtruth"] or {}
     datasets, files = dataset_jobs(
         config, specs, root, extra=[d for ds in null.get("null_datasets", {}).values() for d in ds]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from biasbench import nulls, paths
@@ -319,13 +321,56 @@ def trained_null(
     return out
 
 
+def pool_stimuli(root: Path, available: dict[str, list[str]]) -> list[str] | None:
+    """The stimuli of every configured word set, which the generated designs' pool is drawn
+    from (rule null_calibration's ``pool``); None where one does not load at planning (an
+    external list not fetched yet, a word set its own job will report): the job checks then."""
+    from biasbench.data.wordsets import load_wordset
+
+    stimuli: list[str] = []
+    for test, descriptors in available.items():
+        for descriptor in descriptors:
+            try:
+                words = load_wordset(
+                    root / "resources" / "wordsets" / f"{test}.yaml",
+                    descriptor,
+                    lambda file_id: root / paths.external(file_id),
+                )
+            except InputError:
+                return None
+            stimuli += [s for role in words.sets.values() for s in role]
+    return stimuli
+
+
+def check_design_pool(
+    spec: ModelSpec, designs: int, seed: int, field: str, stimuli: list[str] | None
+) -> None:
+    """Refuse more generated designs than the run's word sets can supply a base model: its
+    pool (:func:`biasbench.studies.generated.word_pool`) holds at most their single words, one
+    per form the model tells apart (its vocabulary or tokenizer can only take words away, and
+    the job checks the pool it gets)."""
+    from biasbench.models.load import stimulus_normaliser
+    from biasbench.studies.generated import check_designs, design_seed, word_pool
+
+    if not designs or stimuli is None:
+        return
+    normalise = stimulus_normaliser(spec) if spec.kind == "static" else str
+    pool = word_pool(stimuli, normalise=normalise)
+    what = "the single words of the word sets of config: tests"
+    check_designs(len(pool), designs, design_seed(seed, spec.name), field, what)
+
+
 def null_calibration(
-    config: dict[str, Any], specs: dict[str, ModelSpec], available: dict[str, list[str]]
+    config: dict[str, Any],
+    specs: dict[str, ModelSpec],
+    available: dict[str, list[str]],
+    root: Path,
 ) -> dict[str, dict[str, Any]]:
     """The null-model calibration per base model, as :class:`NullPlan`'s fields by name: its
     seeds, (test, descriptor) pairs, LPBS tests, the corpora of their probability-based CEAT,
     data sets with their limits (a model's own entries, else the section's) and generated
-    designs, checked; {} when the section is null."""
+    designs, checked (against the pool of the word sets under ``root``); {} when the section
+    is null."""
     from biasbench.data.datasets import DATASETS
 
     section = config.get("null_calibration")
@@ -334,6 +379,7 @@ def null_calibration(
     lpbs_tests = (config["lpbs"] or {}).get("tests", ())
     keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora", "designs")
     seeds, tests, lpbs, datasets, corpora, designs = ({} for _ in keys)
+    stimuli = cache(lambda: pool_stimuli(root, available))  # read once, for every model
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
         spec = with_own_weights(specs, model, field)
@@ -363,6 +409,8 @@ def null_calibration(
         has_lpbs = lpbs[model]  # p-CEAT reads the LPBS tests' pairs
         corpora[model] = tuple(chosen["corpora"]) if has_lpbs else ()
         designs[model] = chosen["designs"]
+        if designs[model]:
+            check_design_pool(spec, designs[model], config["seed"], where["designs"], stimuli())
     return {
         "null_seeds": seeds,
         "null_tests": tests,
