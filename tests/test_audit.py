@@ -20,7 +20,7 @@ from biasbench.plan import make_plan
 from biasbench.reports.model_cards import ModelFacts, model_card
 
 from .test_plan_isolation import ROOT, default_config, workdir_for
-from .tiny_models import tiny_bert
+from .tiny_models import tiny_bert, tiny_tokenizer
 
 
 def c6_words() -> list[str]:
@@ -197,11 +197,11 @@ def test_a_card_reads_its_own_models_rows_only():
 
 def local_model(path, **config):
     """A directory as save_pretrained leaves it, as far as planning reads it: config.json
-    (``config``), a weights file and a tokenizer file."""
+    (``config``), a weights file and a tokenizer that loads."""
     path.mkdir()
     (path / "config.json").write_text(json.dumps(config))
     (path / "model.safetensors").write_bytes(b"")
-    (path / "tokenizer.json").write_text("{}")
+    tiny_tokenizer(path)
     return {"kind": "transformer", "source": f"path:{path}"}
 
 

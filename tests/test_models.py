@@ -119,6 +119,26 @@ def test_a_local_model_directory_is_checked_where_it_is_configured(tmp_path):
         spec(where)
 
 
+def test_a_local_model_whose_tokenizer_does_not_load_is_refused_where_it_is_configured(tmp_path):
+    """A ``path:`` model with tokenizer_config.json alone passed the file check and failed in
+    embed_group, asking to install sentencepiece or tiktoken, not naming the missing file."""
+    from .tiny_models import tiny_bert
+
+    where = tiny_bert(tmp_path / "m")
+    entry = model_entry(kind="transformer", source=f"path:{where}")
+    ModelSpec.from_config("mine", entry)  # saved whole: its tokenizer loads
+    (where / "tokenizer.json").unlink()
+    assert [f.name for f in where.glob("tokenizer*")] == ["tokenizer_config.json"]
+    with pytest.raises(InputError) as error:
+        ModelSpec.from_config("mine", entry)
+    message = str(error.value)
+    assert message.startswith(
+        f"config: models.mine.source path:{where}: the tokenizer does not load ("
+    )
+    assert "tokenizer_config.json is there but no tokenizer.json or vocabulary file" in message
+    assert message.endswith(f"save it with tokenizer.save_pretrained({where})")
+
+
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])
 def test_a_null_model_is_the_architecture_with_seeded_random_weights(tmp_path, kind):
     from safetensors.numpy import load_file

@@ -135,9 +135,12 @@ def changed_jobs(before: dict[str, dict], after: dict[str, dict], model: str) ->
 
 def local_causal_lm(where: Path) -> str:
     """A ``path:`` model directory as the planner checks it (config, weights, tokenizer)."""
+    from .tiny_models import tiny_tokenizer  # torch: imported where a test needs it
+
     where.mkdir()
-    for name in ("config.json", "model.safetensors", "tokenizer.json"):
+    for name in ("config.json", "model.safetensors"):
         (where / name).write_text("{}", encoding="utf-8")
+    tiny_tokenizer(where)
     return f"path:{where}"
 
 

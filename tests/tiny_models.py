@@ -37,6 +37,14 @@ CORPUS = [
 ] * 20
 
 
+def tiny_tokenizer(path: Path) -> Path:
+    """A word-level tokenizer.json of WORDS in ``path``: a directory faked for planning (empty
+    weights) still needs a tokenizer that loads."""
+    vocab = {t: i for i, t in enumerate(["[UNK]", *WORDS])}
+    Tokenizer(models.WordLevel(vocab, unk_token="[UNK]")).save(str(path / "tokenizer.json"))
+    return path
+
+
 def tiny_bert(path: Path, extra_words: tuple[str, ...] = (), mlm_head: bool = False) -> Path:
     """A 2-layer BERT with a WordPiece vocabulary of WORDS (+ extra_words, lowercased)."""
     words = list(dict.fromkeys(WORDS + [w.lower() for w in extra_words]))

@@ -23,6 +23,7 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,8 @@ TOKENIZER_FILES = (
 
 def check_local_model(name: str, location: str) -> None:
     """A ``path:`` model is a directory saved with ``save_pretrained``: its weights' config and
-    its tokenizer (else loading fails later, or worse, a missing tokenizer embeds nothing)."""
+    a tokenizer that loads (else loading fails later, or worse, a missing tokenizer embeds
+    nothing)."""
     where = Path(location)
     field = f"config: models.{name}.source path:{location}"
     if where.is_file():
@@ -155,6 +157,32 @@ def check_local_model(name: str, location: str) -> None:
             f"{field}: no tokenizer files ({', '.join(TOKENIZER_FILES[:3])}, ...): save the "
             "tokenizer beside the model (tokenizer.save_pretrained(<dir>))"
         )
+    stamp = tuple(sorted((f.name, f.stat().st_mtime_ns) for f in where.iterdir() if f.is_file()))
+    problem = tokenizer_problem(str(where.resolve()), stamp)
+    if problem:
+        raise InputError(f"{field}: {problem}; save it with tokenizer.save_pretrained({location})")
+
+
+@cache
+def tokenizer_problem(location: str, _stamp: tuple) -> str | None:
+    """Why a local directory's tokenizer does not load (None: it loads), once per directory
+    as its files stand (``_stamp``): a tokenizer file alone (tokenizer_config.json without
+    tokenizer.json or a vocabulary) passed the file check and failed in the first job that
+    embeds, asking to install sentencepiece or tiktoken."""
+    from transformers import AutoTokenizer
+
+    try:
+        AutoTokenizer.from_pretrained(location, local_files_only=True)
+    except Exception as exc:  # whatever the reason: the job would fail on it
+        reason = (str(exc).strip().splitlines() or [""])[0].strip().rstrip(":")
+        reason = f"{type(exc).__name__}: {reason[:120]}" if reason else type(exc).__name__
+        present = [f for f in TOKENIZER_FILES if (Path(location) / f).is_file()]
+        vocabularies = [f for f in TOKENIZER_FILES[2:] if f in present]
+        what = f"{', '.join(present)} {'is' if len(present) == 1 else 'are'} there"
+        if "tokenizer.json" not in present and not vocabularies:
+            what += f" but no tokenizer.json or vocabulary file ({', '.join(TOKENIZER_FILES[2:])})"
+        return f"the tokenizer does not load ({reason}): {what}"
+    return None
 
 
 def model_spec(config: dict[str, Any], name: str) -> ModelSpec:
