@@ -13,3 +13,9 @@ class EmptySetError(InputError):
     def __init__(self, message: str, dropped: dict[str, list[str]] | None = None):
         super().__init__(message)
         self.dropped = dropped or {}
+
+
+class TooLong(InputError):
+    """A sequence longer than the model's context: its position embeddings have no row for
+    the tokens past it (an IndexError deep in the model), or a rotary model reads positions it
+    was never trained on. The data-set job names the data set and the setting that chooses."""

@@ -30,6 +30,7 @@ rule dataset_scores:
         spec=model_settings,
         limit=of_wildcards(dataset_limit, "dataset"),
         batch=setting("datasets", "batch"),
+        too_long=setting("datasets", "too_long"),
         scoring=config["scoring"],
         seed=config["seed"],
     script:

@@ -18,7 +18,7 @@ from biasbench.data.pairsets import (
     read_salary_titles,
     read_word_pairs,
 )
-from biasbench.errors import InputError
+from biasbench.errors import InputError, TooLong
 from biasbench.methods.contract import Settings
 from biasbench.models.logprobs import Engine
 from biasbench.scoring import datasets
@@ -381,3 +381,63 @@ def test_the_stereoset_outcomes_are_each_items_stereotype_against_anti_stereotyp
             & (out["descriptor"] == "all")
         ]
         assert float(row["effect_size"].iloc[0]) == pytest.approx(100 * part["preferred"].mean())
+
+
+def tiny_engine(tmp_path, kind):
+    """A 2-layer masked or causal LM whose context is 64 positions."""
+    if kind == "masked":
+        path = tiny_bert(tmp_path / "m", extra_words=("john", "amy", "kind"), mlm_head=True)
+        model = AutoModelForMaskedLM.from_pretrained(path).eval()
+    else:
+        path = tiny_gpt2(tmp_path / "m", lm_head=True)
+        model = AutoModelForCausalLM.from_pretrained(path).eval()
+    return Engine(model, AutoTokenizer.from_pretrained(path), kind == "masked", batch=4)
+
+
+#: CrowS-Pairs with one pair whose sentences take far more than 64 tokens
+LONG = "John is kind. " * 30
+LONG_PAIRS = [*PAIRS[:2], SentencePair(LONG, LONG.replace("John", "Amy"), True, "gender")]
+
+
+def with_items(monkeypatch, items):
+    coverage = {"dataset": "CrowS-Pairs", "items": len(items), "scored": len(items), "limit": None}
+    monkeypatch.setattr(datasets, "dataset_items", lambda *a: (list(items), dict(coverage)))
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_a_sentence_longer_than_the_context_is_refused_naming_item_and_setting(
+    tmp_path, monkeypatch, kind
+):
+    """A GPT-2 with 64 positions on a longer CrowS-Pairs sentence ended in "IndexError: index
+    out of range in self" (the position embeddings have no row past 64)."""
+    engine = tiny_engine(tmp_path, kind)
+    assert engine.context == 64
+    with_items(monkeypatch, LONG_PAIRS)
+    args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
+    with pytest.raises(InputError) as error:
+        datasets.score_dataset(engine, "crows_pairs", {}, None, **args)
+    message = str(error.value)
+    assert message.startswith("CrowS-Pairs on tiny: an item of ")
+    assert "longer than the model's context of 64: 'John is kind. John" in message
+    assert "Set datasets.too_long: skip to leave such items out" in message
+    # any forward pass past the context is refused the same way, whichever call makes it
+    with pytest.raises(TooLong, match="longer than the model's context of 64"):
+        engine.sentence_tokens([LONG]) if kind == "causal" else engine.unmasked([LONG])
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_skip_leaves_a_too_long_item_out_counts_it_and_says_so(tmp_path, monkeypatch, kind):
+    engine = tiny_engine(tmp_path, kind)
+    args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
+    with_items(monkeypatch, LONG_PAIRS)
+    frame, coverage, _ = datasets.score_dataset(
+        engine, "crows_pairs", {}, None, **args, too_long="skip"
+    )
+    assert coverage["items"] == 3 and coverage["scored"] == 2 and coverage["too_long"] == 1
+    note = "1 of 3 items left out: a text longer than the model's context of 64 tokens"
+    assert frame["note"].str.contains(note, regex=False).all()
+    # the same items without the long one give the same numbers, and no note or count
+    with_items(monkeypatch, LONG_PAIRS[:2])
+    short, fitting, _ = datasets.score_dataset(engine, "crows_pairs", {}, None, **args)
+    assert "too_long" not in fitting and not short["note"].str.contains("left out").any()
+    pd.testing.assert_series_equal(frame["effect_size"], short["effect_size"])

@@ -19,6 +19,7 @@ frame, coverage, outcomes = score_dataset(
     model=spec.name,
     settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
     signature=signature_of([*sm.input.files, sm.input.model], f"limit:{sm.params.limit}"),
+    too_long=sm.params.too_long,
 )
 write_tsv(sm.output.scores, frame)
 write_tsv(sm.output.outcomes, outcomes)

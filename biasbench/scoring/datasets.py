@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench import rows
-from biasbench.data.datasets import dataset_items
+from biasbench.data.datasets import DATASETS, dataset_items
 from biasbench.data.pairsets import (
     LABELS,
     BecProRow,
@@ -44,7 +44,7 @@ from biasbench.data.pairsets import (
     occupation_of,
     swapped_terms,
 )
-from biasbench.errors import EmptySetError
+from biasbench.errors import EmptySetError, InputError, TooLong
 from biasbench.methods.contract import (
     Associations,
     FillCounts,
@@ -697,24 +697,87 @@ def score_items(
     )
 
 
-def score_dataset(engine, dataset: str, files, limit, *, model, settings, signature):
+def score_dataset(
+    engine, dataset: str, files, limit, *, model, settings, signature, too_long="refuse"
+):
     """(score rows, coverage, per-item outcomes) of one data set on one model (``settings``:
     the config's :class:`~biasbench.scoring.settings.ScoreSettings`); the coverage holds,
     under ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores (CrowS-Pairs
     on a causal LM: likelihood_diff and its stderr, :func:`crows_pairs.likelihood_diff`); the
-    outcomes are empty where the data set's scorer writes none (:data:`WITH_OUTCOMES`)."""
+    outcomes are empty where the data set's scorer writes none (:data:`WITH_OUTCOMES`).
+    An item with a text longer than the model's context is refused, naming it, or with
+    ``too_long="skip"`` (``datasets.too_long``) left out, counted in the coverage
+    (``too_long``) and noted in every row."""
     items, coverage = dataset_items(dataset, files, limit, settings.seed)
+    items, left_out = fitting_items(engine, items, dataset, model, too_long)
+    if left_out:
+        coverage |= {"scored": len(items), "too_long": left_out}
     outcomes: list[pd.DataFrame] = []
     found = outcomes if dataset in WITH_OUTCOMES else None
-    frame = score_items(
-        dataset,
-        engine,
-        items,
-        model=model,
-        settings=settings,
-        signature=signature,
-        outcomes=found,
-    )
+    try:
+        frame = score_items(
+            dataset,
+            engine,
+            items,
+            model=model,
+            settings=settings,
+            signature=signature,
+            outcomes=found,
+        )
+    except TooLong as exc:  # a text the item check could not see (a prefix and its tail)
+        raise InputError(_too_long_message(dataset, model, str(exc))) from exc
+    if left_out:
+        note = (
+            f"{left_out} of {left_out + len(items)} items left out: a text longer than the "
+            f"model's context of {engine.context} tokens (datasets.too_long: skip)"
+        )
+        frame["note"] = [f"{n}; {note}" if n else note for n in frame["note"]]
     if LM_EVAL in frame.attrs:
         coverage[LM_EVAL] = frame.attrs.pop(LM_EVAL)
     return frame, coverage, (outcomes[0] if outcomes else no_outcomes())
+
+
+def _too_long_message(dataset: str, model: str, what: str) -> str:
+    return (
+        f"{DATASETS[dataset].name} on {model}: {what}; the model cannot read it. Set "
+        "datasets.too_long: skip to leave such items out (counted in the coverage and noted in "
+        "the rows), or run the data set on a model with a longer context"
+    )
+
+
+def item_texts(item) -> list[str]:
+    """The texts of a data-set item a model reads whole: its sentences, and for a StereoSet
+    item its context followed by each candidate (the intersentence task reads them as one);
+    an upper bound on what one forward pass holds."""
+    if isinstance(item, str):
+        return [item]
+    if isinstance(item, StereoSetItem):
+        return [f"{item.context} {c}" for c in item.candidates.values()]
+    if dataclasses.is_dataclass(item):
+        return [v for f in dataclasses.fields(item) if isinstance(v := getattr(item, f.name), str)]
+    return []
+
+
+def fitting_items(engine, items, dataset: str, model: str, too_long: str):
+    """(the items whose texts fit the model's context, how many were left out); with
+    ``too_long="refuse"`` the first item that does not fit is an error naming it."""
+    limit = getattr(engine, "context", None)
+    if limit is None or not isinstance(items, list):
+        return items, 0
+    keep = []
+    for item in items:
+        texts = item_texts(item)
+        longest = engine.longest(texts)
+        if longest <= limit:
+            keep.append(item)
+        elif too_long == "refuse":
+            text = max(texts, key=lambda t: engine.longest([t]))
+            raise InputError(
+                _too_long_message(
+                    dataset,
+                    model,
+                    f"an item of {longest} tokens, longer than the model's context of {limit}: "
+                    f"{text[:80]!r}",
+                )
+            )
+    return keep, len(items) - len(keep)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from biasbench.errors import InputError
+from biasbench.errors import InputError, TooLong
 from biasbench.models.device import model_device
 
 
@@ -97,3 +97,51 @@ def check_output_head(model: Any, tokenizer: Any) -> None:
             f"differs from the model's logits by {gap:.3g}; this architecture is not supported "
             "by the causal LPBS scoring"
         )
+
+
+def context_length(model: Any) -> int | None:
+    """The most positions the model reads (its configuration's ``n_positions`` or
+    ``max_position_embeddings``); None where it declares none."""
+    config = getattr(model, "config", None)
+    for key in ("n_positions", "max_position_embeddings", "n_ctx"):
+        value = getattr(config, key, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def guard_context(model: Any, tokenizer: Any) -> int | None:
+    """Make every forward pass of ``model`` refuse a sequence longer than its context before
+    the model reads it (one hook on the base model, which every engine call goes through,
+    counting a cached prefix's positions too); returns the context length."""
+    limit = context_length(model)
+    body = getattr(model, "base_model", model)
+    if limit is None or getattr(body, "_biasbench_context_guard", False):
+        return limit
+
+    def check(module, args, kwargs):
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        width = ids.shape[-1] if ids is not None else kwargs["inputs_embeds"].shape[1]
+        positions, past = kwargs.get("position_ids"), kwargs.get("past_key_values")
+        past = kwargs.get("cache") if past is None else past
+        if positions is not None:
+            ends = positions.reshape(-1, positions.shape[-1]).max(-1).values + 1
+        else:
+            mask = kwargs.get("attention_mask")
+            cached = past.get_seq_length() if hasattr(past, "get_seq_length") else 0
+            if mask is not None and mask.dim() == 2 and cached == 0:
+                ends = mask.sum(-1)
+            else:
+                ends = [width + cached]
+        end = int(max(ends))
+        if end <= limit:
+            return
+        text = ""
+        if ids is not None and ids.dim() == 2:
+            row = ids[int(max(range(len(ends)), key=lambda i: int(ends[i])))]
+            text = f": {tokenizer.decode(row, skip_special_tokens=True)[:80]!r}"
+        raise TooLong(f"a text of {end} tokens, longer than the model's context of {limit}{text}")
+
+    body.register_forward_pre_hook(check, with_kwargs=True)
+    body._biasbench_context_guard = True
+    return limit

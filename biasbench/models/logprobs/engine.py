@@ -14,7 +14,7 @@ from biasbench.models.logprobs.causal import (
     shared_prefix_log_probs,
     tail_log_probs,
 )
-from biasbench.models.logprobs.common import output_logits, pad_id, padded
+from biasbench.models.logprobs.common import guard_context, output_logits, pad_id, padded
 from biasbench.models.logprobs.masked import (
     first_mask,
     masked_logits,
@@ -33,6 +33,14 @@ class Engine:
 
     def __init__(self, model: Any, tokenizer: Any, masked: bool, batch: int = 64):
         self.model, self.tokenizer, self.masked, self.batch = model, tokenizer, masked, batch
+        #: the model's context in tokens (None: undeclared); a longer text is refused
+        self.context = guard_context(model, tokenizer)
+
+    def longest(self, texts: list[str]) -> int:
+        """The most tokens any of ``texts`` takes, its special tokens included (a token is at
+        least one byte of UTF-8, so only texts of near the context's length are tokenized)."""
+        near = [t for t in texts if self.context is None or len(t.encode()) + 8 > self.context]
+        return max((len(i) for i in self.ids(near)), default=0) if near else 0
 
     def ids(self, sentences: list[str]) -> list[list[int]]:
         return self.tokenizer(sentences)["input_ids"]
