@@ -9,6 +9,7 @@ from snakemake.utils import min_version
 
 from biasbench import paths
 from biasbench.config import check_config_files, validate_config
+from biasbench.io import check_results_tree
 from biasbench.jobs import tune_allocator
 from biasbench.plan import make_plan
 from biasbench.reports.catalog import FIGURES, TABLES
@@ -36,6 +37,9 @@ configfile: "config.yaml"
 validate_config(config, f"{workflow.basedir}/config/schema.yaml")
 #: what the configuration asks for (biasbench/plan/); the rules read their jobs from it
 PLAN = make_plan(config, workflow.basedir)
+# a folder where a file of results/ belongs (which Snakemake takes for a finished output) or a
+# link there to another of its files (read as this one) is an error naming it, before planning
+check_results_tree("results")
 
 
 include: "rules/common.smk"

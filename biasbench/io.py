@@ -11,6 +11,7 @@ of each array's dtype, shape and bytes beside it."""
 from __future__ import annotations
 
 import contextlib
+import csv
 import functools
 import hashlib
 import io
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.rows import COLUMNS, KEY_COLUMNS
 
@@ -73,9 +75,96 @@ def write_sealed(path: str | os.PathLike, text: str) -> None:
         tmp.write_bytes(body + SEAL + hashlib.sha256(body).hexdigest().encode() + b"\n")
 
 
+def refuse_folder(path: str | os.PathLike) -> None:
+    """A folder where the workflow writes a file is an error naming it (a reader would say
+    only "Is a directory", and Snakemake takes it for a finished output)."""
+    if os.path.isdir(path):
+        raise InputError(f"{path}: a folder, where the workflow writes a file; {_fix(path)}")
+
+
+def read_file_bytes(path: str | os.PathLike) -> bytes:
+    """A file's bytes, or an error naming a folder found in its place."""
+    refuse_folder(path)
+    return Path(path).read_bytes()
+
+
+def check_results_tree(root: str | os.PathLike = "results") -> None:
+    """Before Snakemake plans: a folder where the workflow writes a file (which Snakemake takes
+    for a finished output, "Nothing to be done"), or a link there to another of the workflow's
+    files (read as this one), is an error naming it. A walk of names only: milliseconds."""
+    pending = [Path(root)] if os.path.isdir(root) else []
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                folder = entry.is_dir(follow_symlinks=False)
+                if folder:
+                    pending.append(Path(entry.path))
+                if not (folder or entry.is_symlink()) or paths.identify(entry.path) is None:
+                    continue
+                refuse_folder(entry.path)  # a folder, or a link to one
+                target = os.path.realpath(entry.path)
+                if entry.is_symlink() and paths.identify(target) is not None:
+                    raise InputError(
+                        f"{entry.path}: a link to {target}, another of the workflow's files, "
+                        f"where the workflow writes its own; {_fix(entry.path)}"
+                    )
+
+
+def check_recorded(path: str | os.PathLike, recorded: Any) -> None:
+    """A file records what its path says it is (``paths.RECORDED``: its test, descriptor,
+    model, source), or an error naming both: a copy of another file, or a link to one,
+    holds a valid seal over another test's words or scores. ``recorded``: the file's keys
+    (JSON), attributes (HDF5) or each column's set of values (TSV); a path outside the
+    workflow's templates, or a kind that records nothing, is not checked."""
+    found = paths.identify(path)
+    if found is None or found[0] not in paths.RECORDED or not isinstance(recorded, dict):
+        return
+    template, said = found
+    record, expected, differ = {}, {}, False
+    for field, key in paths.RECORDED[template].items():
+        value = recorded.get(key)
+        if value is None:
+            continue
+        values = sorted(str(v) for v in (value if isinstance(value, set) else {value}))
+        record[key], expected[key] = "/".join(values), said[field]
+        differ |= values != [said[field]]
+    if differ:
+        link = f" (a link to {os.path.realpath(path)})" if os.path.islink(path) else ""
+        raise InputError(
+            f"{path}{link}: the file records {_listed(record)}, its path says "
+            f"{_listed(expected)}: a copy of or a link to another file; {_fix(path)}"
+        )
+
+
+def _listed(fields: dict[str, str]) -> str:
+    return ", ".join(f"{k} {v!r}" for k, v in fields.items())
+
+
+def _recorded_in_text(path: str | os.PathLike, text: str) -> Any:
+    """What a sealed text file records of its identity (only for the kinds that record
+    one): a JSON file's keys, a TSV's values of each column."""
+    found = paths.identify(path)
+    if found is None or found[0] not in paths.RECORDED:
+        return None
+    if str(path).endswith(".json"):
+        with contextlib.suppress(ValueError):
+            return json.loads(text)
+        return None
+    rows = csv.reader(io.StringIO(text), delimiter="\t")
+    header = next(rows, [])
+    keys = {i: k for i, k in enumerate(header) if k in paths.RECORDED[found[0]].values()}
+    values: dict[str, set[str]] = {k: set() for k in keys.values()}
+    for row in rows:
+        for i, key in keys.items():
+            if i < len(row):
+                values[key].add(row[i])
+    return {k: v for k, v in values.items() if v}
+
+
 def read_sealed(path: str | os.PathLike) -> str:
-    """What :func:`write_sealed` wrote, after checking it against its seal."""
-    data = Path(path).read_bytes()
+    """What :func:`write_sealed` wrote, after checking it against its seal and against what
+    its path says it is (:func:`check_recorded`)."""
+    data = read_file_bytes(path)
     start = data.rfind(b"\n", 0, len(data) - 1) + 1  # the last line's first byte
     body, last = data[:start], data[start:]
     if not (last.startswith(SEAL) and last.endswith(b"\n")):
@@ -84,7 +173,9 @@ def read_sealed(path: str | os.PathLike) -> str:
             f"workflow; {_fix(path)}"
         )
     _check_digest(path, body, last[len(SEAL) : -1].decode("ascii", "replace"))
-    return body.decode("utf-8")
+    text = body.decode("utf-8")
+    check_recorded(path, _recorded_in_text(path, text))
+    return text
 
 
 def _check_digest(path: str | os.PathLike, body: bytes, expected: str, where: str = "") -> None:
@@ -131,7 +222,7 @@ def write_table_csv(path: str | os.PathLike, text: str) -> None:
 def read_table_csv(path: str | os.PathLike, **options: Any) -> pd.DataFrame:
     """What :func:`write_table_csv` wrote, after checking it against the sha256 beside it
     (``options`` go to ``pandas.read_csv``)."""
-    data = Path(path).read_bytes()
+    data = read_file_bytes(path)
     sidecar = checksum_file(path)
     if not sidecar.is_file():
         raise InputError(
@@ -178,6 +269,7 @@ def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
 
 def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """What :func:`write_npz` wrote, after checking it against its seal."""
+    refuse_folder(path)
     try:
         with np.load(path) as data:
             arrays = {k: data[k] for k in data.files}
@@ -215,6 +307,7 @@ def load_tensors(path: str | os.PathLike) -> dict:
     """What :func:`save_tensors` wrote, after checking it against its seal."""
     from safetensors import safe_open
 
+    refuse_folder(path)
     try:
         with safe_open(str(path), framework="pt") as f:
             expected = (f.metadata() or {}).get(NPZ_SEAL)

@@ -7,6 +7,9 @@ a path is spelled once. :func:`fill` fills some fields and keeps the others as w
 
 from __future__ import annotations
 
+import os
+import re
+import string
 from pathlib import Path
 
 MODEL = "results/models/{model}/biasbench_model.json"
@@ -99,3 +102,56 @@ def fill(template: str, **fields) -> str:
 def external(file_id: str) -> Path:
     """Where a pinned upstream file is fetched to (``EXTERNAL``)."""
     return Path(EXTERNAL.format(file_id=file_id))
+
+
+#: what a file of a kind records of the fields of its path: field -> the key (JSON), column
+#: (TSV: every row's value) or attribute (HDF5) that holds it; a kind not here records none
+#: (contexts, samples, coverage, cards) or a derived one (a null model's rows name its copies)
+RECORDED = {
+    WORDSET: {"test": "test", "descriptor": "descriptor"},
+    LPBS_SPEC: {"test": "test"},
+    MODEL: {"model": "name"},
+    EMBEDDINGS: {"model": "model", "source": "context_source", "test": "test"},
+    SCORES: {"model": "model", "source": "source", "test": "test"},
+    LPBS: {"model": "model", "corpus": "source", "test": "test"},
+    DATASET: {"model": "model"},
+    DIVDIST_TEXT: {"corpus": "corpus"},
+}
+
+
+def _pattern(template: str) -> re.Pattern:
+    """A template as a regex matching the end of a path (``/`` or nothing before it), one
+    path segment per field."""
+    parts = []
+    for literal, field, _spec, _conversion in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if field is not None:
+            parts.append(f"(?P<{field}>[^/]+)")
+    return re.compile("(?:^|/)" + "".join(parts) + "$")
+
+
+#: the templates of files (a last segment with a literal ending such as ``.json``), each with
+#: its pattern, most specific first (``{test}.sweep.tsv`` before ``{test}.tsv``): not the
+#: folders (``EMBEDDING_CACHE``), nor the names a template leaves whole (``EXTERNAL``)
+FILE_TEMPLATES = sorted(
+    (
+        (value, _pattern(value))
+        for name, value in list(globals().items())
+        if name.isupper()
+        and isinstance(value, str)
+        and value.startswith("results/")
+        and re.search(r"\.[a-z0-9]+$", value.rpartition("/")[2])
+    ),
+    key=lambda item: -len(re.sub(r"\{[^}]*\}", "", item[0])),
+)
+
+
+def identify(path: str | os.PathLike) -> tuple[str, dict[str, str]] | None:
+    """What a path under ``results/`` says a file is: the most specific file template it
+    fills and the values of its fields (None: no file of the workflow's)."""
+    text = Path(path).as_posix()
+    for template, pattern in FILE_TEMPLATES:
+        found = pattern.search(text)
+        if found:
+            return template, found.groupdict()
+    return None

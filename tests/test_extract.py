@@ -212,6 +212,51 @@ def test_a_truncated_embeddings_file_says_to_delete_it(tmp_path):
         read_embeddings(path, "terms")
 
 
+def test_damaged_hdf5_metadata_names_the_file_whatever_h5py_raises(tmp_path):
+    """8 bytes overwritten in the file's metadata (its first KiB: superblock, root group, its
+    heap) raise RuntimeError, OSError or KeyError in h5py ("Object visitation failed (bad heap
+    free list)" named no file): each is an error naming the file and saying to delete it, or
+    the damage left the data as it was."""
+    path, damaged = tmp_path / "e.h5", tmp_path / "damaged.h5"
+    _write_example(path)
+    raw, before = path.read_bytes(), read_embeddings(path, "terms")[0]
+    causes = set()
+    for at in range(0, 1024, 8):
+        damaged.write_bytes(raw[:at] + b"\xff" * 8 + raw[at + 8 :])
+        try:
+            after = read_embeddings(damaged, "terms")[0]
+        except InputError as error:
+            assert str(error).startswith(f"{damaged}: "), at
+            assert f"delete {damaged} and rerun" in str(error), at
+            causes.add(type(error.__cause__).__name__)
+            continue
+        assert after.keys() == before.keys(), at
+        assert all(np.array_equal(after[k], before[k]) for k in before), at
+    assert "RuntimeError" in causes
+
+
+def test_an_embeddings_file_of_another_test_is_refused(tmp_path):
+    """A copy of (or a link to) another test's embeddings file holds valid checksums: its
+    attributes (model, context source, test) are compared with what its path says."""
+    frames = {"terms": FRAME.iloc[:4]}
+    arrays = {"word/mean": np.ones((4, 3), dtype=np.float32)}
+    folder = tmp_path / "results/embeddings/m/words"
+    attrs = {"model": "m", "context_source": "words", "test": "C9"}
+    write_embeddings(folder / "C9.h5", split_rows(frames, arrays), attrs)
+    assert read_embeddings(folder / "C9.h5", "terms")[1]["test"] == "C9"
+    (folder / "C6.h5").write_bytes((folder / "C9.h5").read_bytes())
+    (folder / "C3.h5").symlink_to("C9.h5")
+    for name in ("C6", "C3"):
+        with pytest.raises(InputError) as error:
+            read_embeddings(folder / f"{name}.h5", "terms")
+        message = str(error.value)
+        assert message.startswith(str(folder / f"{name}.h5")), message
+        assert "records model 'm', context_source 'words', test 'C9'" in message
+        assert f"its path says model 'm', context_source 'words', test '{name}'" in message
+        assert f"delete {folder / f'{name}.h5'} and rerun" in message
+    assert "a link to" in message
+
+
 def test_the_tokenizers_own_normaliser(tiny):
     """An uncased tokenizer lowercases (so ``Man`` and ``man`` are one stimulus for it); a
     byte-level BPE tokenizer keeps case."""

@@ -127,6 +127,68 @@ def test_an_edited_plausible_value_is_refused_naming_both_digests(tmp_path):
         read_json(path)
 
 
+def test_a_sealed_file_that_records_another_test_than_its_path_is_refused(tmp_path):
+    """A copy of a word set's file under another descriptor's path, or a link to it, holds a
+    valid seal over the other descriptor's words (a run scored them as both): what the file
+    records (test, descriptor; a score table's model, source, test) is compared with its
+    path, and a file that differs is refused naming both and the fix."""
+    import os
+
+    from biasbench.data.wordsets import WordSet, read_wordset_files
+
+    folder = tmp_path / "results/wordsets/C6"
+    names = WordSet("C6", "names", "s", "person", "basic", {"X": ("John",)}, {"X": "male"})
+    write_sealed(folder / "names.json", names.to_json())
+    assert read_wordset_files([folder / "names.json"]) == [names]
+    os.symlink("names.json", folder / "terms.json")
+    write_sealed(folder / "simplified.json", names.to_json())  # a copy, its seal valid
+    for descriptor in ("terms", "simplified"):
+        path = folder / f"{descriptor}.json"
+        with pytest.raises(InputError) as error:
+            read_wordset_files([path])
+        message = str(error.value)
+        assert message.startswith(str(path)), message
+        assert "records test 'C6', descriptor 'names'" in message
+        assert f"its path says test 'C6', descriptor '{descriptor}'" in message
+        assert f"delete {path} and rerun" in message
+        assert (" (a link to " in message) == (descriptor == "terms")
+    scores = tmp_path / "results/scores/glove/words"
+    rows = pd.DataFrame({"model": ["glove"], "source": ["words"], "test": ["C9"]})
+    write_tsv(scores / "C9.tsv", rows)
+    assert read_tsv(scores / "C9.tsv").equals(rows)
+    (scores / "C6.tsv").write_bytes((scores / "C9.tsv").read_bytes())
+    with pytest.raises(InputError, match=r"C6.tsv: the file records .*test 'C9', its path says"):
+        read_tsv(scores / "C6.tsv")
+
+
+def test_a_folder_where_a_file_belongs_is_refused_naming_it(tmp_path):
+    """A folder at a file's path: Snakemake takes it for a finished output ("Nothing to be
+    done", no table), so the workflow's walk of results/ before planning refuses it, and so
+    does every reader; a link there to another of the workflow's files is refused too."""
+    from biasbench.io import check_results_tree
+
+    results = tmp_path / "results"
+    check_results_tree(results)  # none yet: nothing to refuse
+    table = results / "tables/table3_seat.csv"
+    write_text(table, "a,b\n")
+    write_json(results / "wordsets/C6/names.json", {"test": "C6", "descriptor": "names"})
+    check_results_tree(results)  # the workflow's own files and folders
+    table.unlink()
+    table.mkdir()
+    with pytest.raises(InputError, match=f"^{table}: a folder, where .* delete {table} and"):
+        check_results_tree(results)
+    folder = results / "scores/m/words/C6.tsv"
+    folder.mkdir(parents=True)
+    for read in (read_sealed, read_tsv, read_npz, load_tensors):
+        with pytest.raises(InputError, match=f"^{folder}: a folder, where the workflow writes"):
+            read(folder)
+    table.rmdir()
+    folder.rmdir()
+    (results / "wordsets/C6/terms.json").symlink_to("names.json")
+    with pytest.raises(InputError, match=r"terms.json: a link to .*names.json, another of"):
+        check_results_tree(results)
+
+
 def test_array_files_are_sealed_and_checked(tmp_path):
     import torch
 

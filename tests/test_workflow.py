@@ -439,6 +439,19 @@ def test_a_damaged_file_stops_the_run_naming_it_and_the_repaired_run_is_unchange
     assert {p for p in before if "tables" in p.parts} <= set(after)
 
 
+def test_a_folder_where_a_table_belongs_fails_the_run_naming_it(tmp_path):
+    """A table replaced by a folder: Snakemake took it for finished ("Nothing to be done",
+    exit 0, no table); the walk of results/ before planning refuses it, naming it."""
+    work = copy_workflow(tmp_path)
+    shutil.copy(ROOT / "config.yaml", work)
+    (work / "results/tables/table3_seat.csv").mkdir(parents=True)
+    run = snakemake(work, "-n")
+    assert run.returncode != 0
+    assert "results/tables/table3_seat.csv: a folder, where the workflow writes a file; " in (
+        run.stdout + run.stderr
+    )
+
+
 def test_replaced_weights_of_a_local_model_rerun_exactly_its_jobs(workdir):
     """A path: model's weights are an input of its preparation: replacing them reruns that
     model's jobs and the comparisons over all models, no job of another model."""

@@ -24,7 +24,7 @@ import pandas as pd
 from biasbench import __version__
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.errors import InputError
-from biasbench.io import array_checksum, atomic_path
+from biasbench.io import array_checksum, atomic_path, check_recorded, refuse_folder
 from biasbench.models.device import model_device
 from biasbench.models.load import StaticVectors
 
@@ -248,10 +248,11 @@ def read_embeddings(
     attributes, and a checksum over the group's datasets and the model's files (for score
     signatures). Every dataset is checked against the checksum stored when it was written: a
     corrupted or truncated file is an error that says to delete it, never a silently different
-    score."""
+    score; so is one whose attributes name another model, source or test than its path."""
     arrays: dict[str, np.ndarray] = {}
     sums = hashlib.sha256()
     fix = f"delete {path} and rerun (the workflow rebuilds it)"
+    refuse_folder(path)
     try:
         with h5py.File(path, "r") as h5:
             if descriptor not in h5:
@@ -269,10 +270,13 @@ def read_embeddings(
                 sums.update(stored.encode())
             attrs = dict(h5.attrs)
             sums.update(str(attrs.get("weights_sha256", "")).encode())  # the model's files
-    except (OSError, KeyError, ValueError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"{path}: unreadable embeddings file ({exc}); {fix}") from exc
+    except InputError:
+        raise
+    except Exception as exc:  # h5py's errors on damaged metadata: OSError, RuntimeError, ...
+        raise InputError(
+            f"{path}: unreadable embeddings file ({type(exc).__name__}: {exc}); {fix}"
+        ) from exc
+    check_recorded(path, attrs)
     return arrays, attrs, sums.hexdigest()
 
 
