@@ -10,6 +10,7 @@ import pytest
 from scipy import stats as sps
 
 from biasbench.config import model_entry
+from biasbench.data.designs import SIZES, check_designs, design_seed, designs_allowed, word_pool
 from biasbench.errors import InputError
 from biasbench.io import write_tsv
 from biasbench.models.load import StaticVectors
@@ -23,15 +24,7 @@ from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import calibration as cal
 from biasbench.studies import null_calibration as nc
 from biasbench.studies.cells import primary_cells
-from biasbench.studies.generated import (
-    QUARTER,
-    SIZES,
-    check_designs,
-    design_seed,
-    designs_allowed,
-    draw_design,
-    word_pool,
-)
+from biasbench.studies.generated import QUARTER, draw_design
 
 from .conftest import score_row
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from biasbench import paths
 from biasbench.data.datasets import dataset_items
+from biasbench.data.designs import check_designs, design_seed, word_pool
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
 from biasbench.io import read_sealed, read_tsv, signature_of, write_tsv
@@ -16,7 +17,7 @@ from biasbench.rows import sort_rows
 from biasbench.scoring.corpus import pair_contexts
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import null_calibration as nc
-from biasbench.studies.generated import check_designs, design_seed, draw_design, word_pool
+from biasbench.studies.generated import draw_design
 
 sm = snakemake  # noqa: F821
 start_job(sm)

@@ -346,11 +346,11 @@ def check_design_pool(
     spec: ModelSpec, designs: int, seed: int, field: str, stimuli: list[str] | None
 ) -> None:
     """Refuse more generated designs than the run's word sets can supply a base model: its
-    pool (:func:`biasbench.studies.generated.word_pool`) holds at most their single words, one
+    pool (:func:`biasbench.data.designs.word_pool`) holds at most their single words, one
     per form the model tells apart (its vocabulary or tokenizer can only take words away, and
     the job checks the pool it gets)."""
+    from biasbench.data.designs import check_designs, design_seed, word_pool
     from biasbench.models.load import stimulus_normaliser
-    from biasbench.studies.generated import check_designs, design_seed, word_pool
 
     if not designs or stimuli is None:
         return

@@ -23,16 +23,13 @@ earlier ones as they were.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from biasbench.errors import InputError
-from biasbench.stats import derived_seed
+from biasbench.data.designs import SIZES, design_rng
 
-#: the words of each set of a design: one size per design, drawn from these
-SIZES = (8, 10, 12, 16)
 #: the share of the pool each end of an unbalanced design draws its targets from
 QUARTER = 0.25
 
@@ -51,21 +48,6 @@ class Design:
         return f"gen{self.index:03d}"
 
 
-def word_pool(
-    stimuli: Iterable[str],
-    known: Callable[[str], bool] = lambda word: True,
-    normalise: Callable[[str], str] = str,
-) -> list[str]:
-    """The frozen pool: the single-word stimuli that ``known`` accepts (a static model's
-    vocabulary), one per form the model tells apart (``normalise``: an uncased model reads
-    "Tom" as "tom"; the first in sorted order stays), sorted: the pool does not depend on the
-    order the tests are read in."""
-    pool: dict[str, str] = {}
-    for word in sorted({s for s in map(str, stimuli) if s and " " not in s and known(s)}):
-        pool.setdefault(normalise(word), word)
-    return sorted(pool.values())
-
-
 def draw_design(
     pool: list[str], index: int, seed: int, cost: Mapping[str, int] | None = None
 ) -> Design:
@@ -74,7 +56,7 @@ def draw_design(
     characters) and Y mostly from the quarter with the highest, a quarter of each from the
     other end (so the word test within piece counts has words of one count on both sides to
     exchange), A and B from the rest (ties in cost broken at random)."""
-    rng = _design_rng(index, seed)
+    rng = design_rng(index, seed)
     size = int(rng.choice(SIZES))
     words = np.array(pool, dtype=object)
     if len(words) < 4 * size:  # four disjoint sets; a quarter of the pool holds one
@@ -99,42 +81,3 @@ def draw_design(
         "length" if cost is None else "pieces",
         {r: tuple(words[i] for i in v) for r, v in sets.items()},
     )
-
-
-def design_seed(seed: int, model: str) -> int:
-    """The seed of a base model's generated designs under the global seed."""
-    return derived_seed(seed, "generated designs", model)
-
-
-def _design_rng(index: int, seed: int) -> np.random.Generator:
-    """Design ``index``'s own stream: its size is its first draw."""
-    return np.random.default_rng(derived_seed(seed, "generated design", str(index)))
-
-
-def designs_allowed(pool_size: int, designs: int, seed: int) -> tuple[int, int]:
-    """(how many of the first ``designs`` designs a pool of ``pool_size`` words supplies, the
-    set size of the first it does not; 0 when all fit): each design draws its own size
-    (:data:`SIZES`), and its four disjoint sets need four times as many words (what
-    :func:`draw_design` refuses), so a pool too small for the largest size fails at the first
-    design that draws it, whatever the designs before it drew."""
-    if pool_size >= 4 * max(SIZES):
-        return designs, 0
-    for index in range(designs):
-        size = int(_design_rng(index, seed).choice(SIZES))
-        if 4 * size > pool_size:
-            return index, size
-    return designs, 0
-
-
-def check_designs(pool_size: int, designs: int, seed: int, field: str, pool: str) -> None:
-    """Refuse ``designs`` generated designs that a pool of ``pool_size`` words (``pool``: what
-    it is) cannot supply, naming the config ``field`` and the count it allows: the job would
-    otherwise fail at the first design too large for it, after every copy before it ran."""
-    allowed, size = designs_allowed(pool_size, designs, seed)
-    if allowed < designs:
-        raise InputError(
-            f"config: {field}: {designs} generated designs, but a pool of {pool_size} words "
-            f"({pool}) supplies the first {allowed} only: design {allowed} draws four disjoint "
-            f"sets of {size} words, {4 * size} in all: set {field} to at most {allowed}, or add "
-            "tests with more single words (config: tests)"
-        )
