@@ -114,6 +114,7 @@ RECORDED = {
     EMBEDDINGS: {"model": "model", "source": "context_source", "test": "test"},
     SCORES: {"model": "model", "source": "source", "test": "test"},
     LPBS: {"model": "model", "corpus": "source", "test": "test"},
+    LPBS_SWEEP: {"model": "model", "corpus": "source", "test": "test"},
     DATASET: {"model": "model"},
     DIVDIST_TEXT: {"corpus": "corpus"},
 }

@@ -183,6 +183,20 @@ def test_a_damaged_cache_entry_is_encoded_again_not_used(setup, damaged):
     assert calls == {"load": 0, "encode": []}
 
 
+@pytest.mark.parametrize("replaced", ["entry", "seal"])
+def test_a_folder_in_place_of_a_cache_entry_is_refused_naming_it(setup, replaced):
+    """A folder at an entry's path was taken for a damaged entry, encoded again, and the
+    rename onto it failed with a bare "Is a directory": it is refused, named, with the fix."""
+    run, _tests, cache, _tmp = setup
+    _calls, first = run("a")
+    entry = cache / f"{first['T1']}.h5"
+    folder = entry if replaced == "entry" else entry.with_suffix(".json")
+    folder.unlink()
+    folder.mkdir()
+    with pytest.raises(InputError, match=f"^{folder}: a folder, where the workflow writes a file"):
+        run("b")
+
+
 def test_a_copy_that_does_not_match_the_seal_is_refused(setup, monkeypatch):
     run, _tests, cache, tmp = setup
     _calls, first = run("a")

@@ -189,6 +189,26 @@ def test_a_folder_where_a_file_belongs_is_refused_naming_it(tmp_path):
         check_results_tree(results)
 
 
+def test_an_lpbs_sweep_of_another_test_is_refused(tmp_path):
+    """Figure 4 reads each test's window sweep: a copy of C1's sweep at C9's path (its seal
+    valid) drew C1's curve as C9's; its rows' model, source (the corpus) and test are compared
+    with its path."""
+    folder = tmp_path / "results/lpbs/bert/natural"
+    rows = pd.DataFrame({"window": [2], "model": ["bert"], "source": ["natural"], "test": ["C1"]})
+    write_tsv(folder / "C1.sweep.tsv", rows)
+    assert read_tsv(folder / "C1.sweep.tsv").equals(rows)
+    (folder / "C9.sweep.tsv").write_bytes((folder / "C1.sweep.tsv").read_bytes())
+    with pytest.raises(InputError) as error:
+        read_tsv(folder / "C9.sweep.tsv")
+    message = str(error.value)
+    assert message.startswith(f"{folder / 'C9.sweep.tsv'}: the file records "), message
+    assert (
+        "source 'natural', test 'C1', its path says model 'bert', source 'natural', test 'C9'"
+        in (message)
+    )
+    assert f"delete {folder / 'C9.sweep.tsv'} and rerun" in message
+
+
 def test_array_files_are_sealed_and_checked(tmp_path):
     import torch
 

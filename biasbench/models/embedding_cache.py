@@ -34,7 +34,15 @@ from biasbench import __version__
 from biasbench.data.contexts import check_contexts
 from biasbench.data.wordsets import check_distinct_after
 from biasbench.errors import InputError
-from biasbench.io import atomic_path, read_json, read_sealed, read_tsv, sha256_of, write_json
+from biasbench.io import (
+    atomic_path,
+    read_json,
+    read_sealed,
+    read_tsv,
+    refuse_folder,
+    sha256_of,
+    write_json,
+)
 from biasbench.models.extract import split_rows, write_embeddings
 from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec
 
@@ -124,6 +132,8 @@ def cached_entry(
     one is named in ``log`` and left to be overwritten)."""
     entry = entry_path(cache, sha)
     seal = _seal_path(entry)
+    for path in (entry, seal):  # a folder is no damaged entry: encoding again cannot replace it
+        refuse_folder(path)
     if not entry.is_file() and not seal.is_file():
         return None
     try:
