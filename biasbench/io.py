@@ -91,7 +91,8 @@ def read_file_bytes(path: str | os.PathLike) -> bytes:
 def check_results_tree(root: str | os.PathLike = "results") -> None:
     """Before Snakemake plans: a folder where the workflow writes a file (which Snakemake takes
     for a finished output, "Nothing to be done"), or a link there to another of the workflow's
-    files (read as this one), is an error naming it. A walk of names only: milliseconds."""
+    files (read as this one), is an error naming it; a link to the same file of another
+    ``results/`` (a shared one) is left. A walk of names only: milliseconds."""
     pending = [Path(root)] if os.path.isdir(root) else []
     while pending:
         with os.scandir(pending.pop()) as entries:
@@ -99,11 +100,12 @@ def check_results_tree(root: str | os.PathLike = "results") -> None:
                 folder = entry.is_dir(follow_symlinks=False)
                 if folder:
                     pending.append(Path(entry.path))
-                if not (folder or entry.is_symlink()) or paths.identify(entry.path) is None:
+                own = paths.identify(entry.path) if folder or entry.is_symlink() else None
+                if own is None:
                     continue
                 refuse_folder(entry.path)  # a folder, or a link to one
                 target = os.path.realpath(entry.path)
-                if entry.is_symlink() and paths.identify(target) is not None:
+                if entry.is_symlink() and paths.identify(target) not in (None, own):
                     raise InputError(
                         f"{entry.path}: a link to {target}, another of the workflow's files, "
                         f"where the workflow writes its own; {_fix(entry.path)}"

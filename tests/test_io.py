@@ -189,6 +189,22 @@ def test_a_folder_where_a_file_belongs_is_refused_naming_it(tmp_path):
         check_results_tree(results)
 
 
+def test_a_link_to_the_same_file_of_a_shared_results_is_left(tmp_path):
+    """A link to the file of the same path in another results/ (results kept elsewhere and
+    shared) is that file, not another: the walk before planning leaves it, and refuses a link
+    there to another of its files."""
+    from biasbench.io import check_results_tree
+
+    shared, results = tmp_path / "shared/results", tmp_path / "work/results"
+    write_json(shared / "wordsets/C6/names.json", {"test": "C6", "descriptor": "names"})
+    (results / "wordsets/C6").mkdir(parents=True)
+    (results / "wordsets/C6/names.json").symlink_to(shared / "wordsets/C6/names.json")
+    check_results_tree(results)
+    (results / "wordsets/C6/terms.json").symlink_to(shared / "wordsets/C6/names.json")
+    with pytest.raises(InputError, match=r"terms.json: a link to .*names.json, another of"):
+        check_results_tree(results)
+
+
 def test_an_lpbs_sweep_of_another_test_is_refused(tmp_path):
     """Figure 4 reads each test's window sweep: a copy of C1's sweep at C9's path (its seal
     valid) drew C1's curve as C9's; its rows' model, source (the corpus) and test are compared
