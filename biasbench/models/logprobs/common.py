@@ -3,6 +3,8 @@ the positions that are read."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from biasbench.errors import InputError, TooLong
@@ -113,10 +115,15 @@ def context_length(model: Any) -> int | None:
 def guard_context(model: Any, tokenizer: Any) -> int | None:
     """Make every forward pass of ``model`` refuse a sequence longer than its context before
     the model reads it (one hook on the base model, which every engine call goes through,
-    counting a cached prefix's positions too); returns the context length."""
+    counting a cached prefix's positions too); returns the context length. A study model of
+    the library's own (``SharedBodyMLM``: no module to hook) has its items checked only."""
     limit = context_length(model)
     body = getattr(model, "base_model", model)
-    if limit is None or getattr(body, "_biasbench_context_guard", False):
+    if (
+        limit is None
+        or getattr(body, "_biasbench_context_guard", False)
+        or not hasattr(body, "register_forward_pre_hook")
+    ):
         return limit
 
     def check(module, args, kwargs):
@@ -145,3 +152,13 @@ def guard_context(model: Any, tokenizer: Any) -> int | None:
     body.register_forward_pre_hook(check, with_kwargs=True)
     body._biasbench_context_guard = True
     return limit
+
+
+@contextmanager
+def naming_too_long(where: str, fix: str) -> Iterator[None]:
+    """A text past the context (:class:`TooLong`, from :func:`guard_context`) re-raised naming
+    what was read (``where``: the job's input and model) and what to change (``fix``)."""
+    try:
+        yield
+    except TooLong as exc:
+        raise InputError(f"{where}: {exc}; the model cannot read it. {fix}") from exc
