@@ -107,6 +107,18 @@ def test_span_lost_to_truncation_is_invalid(tiny):
     assert not out["valid"][0]
 
 
+def test_a_context_longer_than_the_models_is_cut_to_it(tiny):
+    """The tiny models read 64 positions, fewer than max_length: a longer context ended in
+    "IndexError: index out of range in self"; it is cut to the model's context as a longer
+    one is to max_length, a stimulus past the cut invalid."""
+    model, tokenizer = tiny
+    long = "This is a person that is here and " * 12
+    frame = contexts([("", "John", " " + long + "."), (long, "Amy", ".")])
+    assert len(tokenizer(frame["sentence"][0])["input_ids"]) > 64
+    out = encode_transformer(model, tokenizer, frame, max_length=512, progress=False)
+    assert out["valid"].tolist() == [True, False]
+
+
 def test_prefix_only_keeps_a_decoders_word_encodings(tmp_path):
     path = tiny_gpt2(tmp_path)
     spec = ModelSpec("gpt2", "transformer", "path", str(path), None, False, -1, "any")

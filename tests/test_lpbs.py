@@ -341,3 +341,44 @@ def test_p_word_is_calibrated_where_templates_share_their_attribute_word():
     low, high = binom.interval(0.95, draws, 0.05)
     assert low <= np.sum(np.array(p_word) < 0.05) <= high
     assert np.mean(np.array(per_template) < 0.05) > 0.5
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_a_template_or_context_longer_than_the_context_is_refused(tmp_path, kind):
+    """The tiny models read 64 positions. A longer template or corpus context ended in
+    "IndexError: index out of range in self" (GPT-2) or a tensor-size RuntimeError (BERT);
+    it is refused naming its length and the context, and the job names its input and model
+    (:func:`naming_too_long`). A masked LM's corpus context is cut to the context as to its
+    tokenizer's length: a stimulus past the cut is the error."""
+    from biasbench.errors import TooLong
+    from biasbench.models.logprobs.common import naming_too_long
+
+    if kind == "masked":
+        path = tiny_bert(tmp_path, extra_words=("likes", "flowers", "and"), mlm_head=True)
+        model, tok = (
+            AutoModelForMaskedLM.from_pretrained(path).eval(),
+            AutoTokenizer.from_pretrained(path),
+        )
+        templates, contexts = mlm_log_probs, mlm_context_log_probs
+    else:
+        model, tok = causal_lm(tmp_path)
+        templates, contexts = causal_log_probs, causal_context_log_probs
+    long = "john is here and " * 20
+    template = split_double_template(long + "TTT likes AAA.", "TTT", "AAA")
+    too_long = r"a text of \d+ tokens, longer than the model's context of 64"
+    with pytest.raises(TooLong, match=too_long):
+        templates(model, tok, template, ["john"], ["flowers"])
+    text = long + "john likes flowers ."
+    spans = [(len(long), len(long) + 4)], [(len(long) + 11, len(long) + 18)]
+    with pytest.raises(TooLong if kind == "causal" else InputError) as error:
+        contexts(model, tok, [text], *spans)
+    if kind == "masked":
+        assert "a stimulus lost to truncation (the text is cut to 64 tokens" in str(error.value)
+    where = "LPBS templates t.txt on tiny"
+    with pytest.raises(InputError) as error, naming_too_long(where, "Fix."):
+        templates(model, tok, template, ["john"], ["flowers"])
+    assert str(error.value).startswith(f"{where}: a text of ")
+    assert str(error.value).endswith("; the model cannot read it. Fix.")
+    # a text within the context is scored as before
+    short = contexts(model, tok, ["john likes flowers ."], [(0, 4)], [(11, 18)])
+    assert np.isfinite(short[0]).all()

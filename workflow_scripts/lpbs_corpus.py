@@ -12,6 +12,7 @@ from biasbench.models.load import (
     tokenizer_vocabulary_test,
 )
 from biasbench.models.logprobs.causal import causal_context_log_probs
+from biasbench.models.logprobs.common import naming_too_long
 from biasbench.models.logprobs.masked import mlm_context_log_probs
 from biasbench.scoring import PairContextProbabilities, score
 from biasbench.scoring.corpus import pair_contexts, with_log_probs
@@ -28,7 +29,12 @@ for ws in wordsets.values():  # stimuli the model cannot tell apart fail before 
         ws.sets, stimulus_normaliser(spec, tokenizer), f"{ws.test}/{ws.descriptor}"
     )
 probe = mlm_context_log_probs if masked else causal_context_log_probs
-contexts = with_log_probs(contexts, partial(probe, model, tokenizer))
+with naming_too_long(
+    f"LPBS contexts {sm.input.pairs} on {spec.name}",
+    "Lower lpbs.max_gap (the most words between target and attribute: shorter contexts) or "
+    "use a model with a longer context",
+):
+    contexts = with_log_probs(contexts, partial(probe, model, tokenizer))
 print(f"{len(contexts)} contexts of {contexts.groupby(['target', 'attribute']).ngroups} pairs")
 probabilities = PairContextProbabilities(
     contexts=contexts,

@@ -14,6 +14,7 @@ from biasbench.models.load import (
     tokenizer_vocabulary_test,
 )
 from biasbench.models.logprobs.causal import causal_log_probs
+from biasbench.models.logprobs.common import naming_too_long
 from biasbench.models.logprobs.masked import mlm_log_probs
 from biasbench.scoring import TemplateProbabilities, score
 from biasbench.scoring.settings import ScoreSettings
@@ -38,12 +39,22 @@ probabilities = TemplateProbabilities(
     templates=load_double_templates(sm.input.templates, paths.external),
     encoding="mlm" if masked else "causal",
 )
-frame = score(
-    probabilities,
-    model=spec.name,
-    settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
-    signature=signature_of(
-        [sm.input.spec, *sm.input.wordsets, sm.input.templates, *sm.input.external, sm.input.model]
-    ),
-)
+with naming_too_long(
+    f"LPBS templates {sm.input.templates} on {spec.name}",
+    "Use shorter templates or a model with a longer context",
+):
+    frame = score(
+        probabilities,
+        model=spec.name,
+        settings=ScoreSettings(seed=sm.params.seed, **sm.params.scoring),
+        signature=signature_of(
+            [
+                sm.input.spec,
+                *sm.input.wordsets,
+                sm.input.templates,
+                *sm.input.external,
+                sm.input.model,
+            ]
+        ),
+    )
 write_tsv(sm.output[0], frame)

@@ -27,6 +27,7 @@ from biasbench.errors import InputError
 from biasbench.io import array_checksum, atomic_path, check_recorded, refuse_folder
 from biasbench.models.device import model_device
 from biasbench.models.load import StaticVectors
+from biasbench.models.logprobs.common import context_length
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,9 @@ def encode_transformer(
         empty = {k: np.zeros((0, dim), np.float32) for k in (*SENT_ENCODINGS, *WORD_ENCODINGS)}
         return {**empty, "valid": np.zeros(0, bool), "pieces": np.zeros(0, np.int32)}
     sentences, inverse = np.unique(contexts["sentence"].to_numpy(dtype=object), return_inverse=True)
+    # a model with fewer positions than max_length has no embedding past them (an
+    # IndexError): its contexts are cut to its context, as longer ones are to max_length
+    max_length = min(max_length, context_length(model) or max_length)
     tok = tokenize(tokenizer, [str(s) for s in sentences], max_length)
     rows_of = pd.Series(np.arange(len(contexts))).groupby(inverse).apply(list).to_dict()
     starts, ends = contexts["start"].to_numpy(), contexts["end"].to_numpy()

@@ -19,6 +19,7 @@ import numpy as np
 from biasbench.errors import InputError
 from biasbench.models.device import model_device
 from biasbench.models.logprobs.common import (
+    guard_context,
     next_token_log_probs,
     output_logits,
     pad_id,
@@ -194,6 +195,7 @@ def causal_log_probs(
     """(log p_t, log p_p), each (attributes, targets), for a causal LM (see module doc)."""
     from tqdm.auto import tqdm
 
+    guard_context(model, tokenizer)  # a template past the context: refused, not an IndexError
     head, middle, tail = template
     prefix = [(head + t + middle).rstrip() for t in targets]
     gap = middle[len(middle.rstrip()) :]
@@ -223,6 +225,7 @@ def causal_context_log_probs(
     and of the text with the attribute deleted (the adaptation of the module doc; the
     attribute may stand before or after the target in a corpus sentence)."""
     del target_spans  # the target stays in both texts
+    guard_context(model, tokenizer)  # a text past the context: refused, not an IndexError
     without = [
         (t[:a].rstrip() + " " + t[b:].lstrip()).strip()
         for t, (a, b) in zip(texts, attribute_spans, strict=True)

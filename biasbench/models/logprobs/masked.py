@@ -12,7 +12,7 @@ import numpy as np
 
 from biasbench.errors import InputError
 from biasbench.models.device import model_device
-from biasbench.models.logprobs.common import pad_id, padded
+from biasbench.models.logprobs.common import context_length, guard_context, pad_id, padded
 
 
 def mlm_log_probs(
@@ -30,6 +30,7 @@ def mlm_log_probs(
     head, middle, tail = template
     if tokenizer.mask_token is None:
         raise InputError("LPBS with a masked LM needs a tokenizer with a mask token")
+    guard_context(model, tokenizer)  # a template past the context: refused, not an IndexError
 
     def n_tokens(word: str) -> int:
         return len(tokenizer(word, add_special_tokens=False)["input_ids"])
@@ -87,7 +88,12 @@ def mlm_context_log_probs(
     dev = model_device(model)
 
     out_t, out_p = np.zeros(len(texts)), np.zeros(len(texts))
-    lengths = [len(i) for i in tokenizer(texts, truncation=True)["input_ids"]]
+    guard_context(model, tokenizer)
+    # texts are cut to what the model reads, where that is shorter than its tokenizer's length
+    # (a tokenizer without one declares a huge number: no cut, as the tokenizer would do)
+    declared = (tokenizer.model_max_length, context_length(model))
+    cut = min((n for n in declared if n and n < 10**9), default=None)
+    lengths = [len(i) for i in tokenizer(texts, truncation=True, max_length=cut)["input_ids"]]
     order = np.argsort(lengths, kind="stable")
     for start in range(0, len(texts), batch):
         rows = order[start : start + batch].tolist()
@@ -96,6 +102,7 @@ def mlm_context_log_probs(
             return_tensors="pt",
             padding=True,
             truncation=True,
+            max_length=cut,
             return_offsets_mapping=True,
         ).to(dev)
         offsets = enc.pop("offset_mapping")
@@ -108,7 +115,10 @@ def mlm_context_log_probs(
             in_t = real & (a < target_spans[i][1]) & (b > target_spans[i][0])
             in_a = real & (a < attribute_spans[i][1]) & (b > attribute_spans[i][0])
             if not in_t.any() or not in_a.any():
-                raise InputError(f"LPBS context {texts[i]!r}: a stimulus lost to truncation")
+                raise InputError(
+                    f"LPBS context {texts[i]!r}: a stimulus lost to truncation (the text "
+                    f"is cut to {cut} tokens, the model's context)"
+                )
             target_mask[r], prior_mask[r] = in_t, in_t | in_a
         at, cols = target_mask.nonzero(as_tuple=True)  # the head runs at the target only
         for mask, out in ((target_mask, out_t), (prior_mask, out_p)):
