@@ -247,6 +247,24 @@ def test_damaged_hdf5_metadata_names_the_file_whatever_h5py_raises(tmp_path):
     assert "RuntimeError" in causes
 
 
+@pytest.mark.parametrize("written", [b"code_version", b"dtype", b"float32"])
+def test_damaged_hdf5_attributes_are_named_not_read_as_others(tmp_path, written):
+    """The file's attributes carry no checksum: 8 bytes overwritten in an attribute's name or
+    text read back as a name in bytes, a text of undecodable bytes, or a missing attribute
+    (a damaged dtype read as '\\udcff...'): each is an error naming the file and the fix."""
+    path = tmp_path / "e.h5"
+    _write_example(path)
+    raw = path.read_bytes()
+    assert raw.count(written) == 1
+    at = raw.find(written)
+    path.write_bytes(raw[:at] + b"\xff" * len(written) + raw[at + len(written) :])
+    with pytest.raises(InputError) as error:
+        read_embeddings(path, "terms")
+    message = str(error.value)
+    assert message.startswith(f"{path}: damaged attributes ("), message
+    assert f"delete {path} and rerun" in message
+
+
 def test_an_embeddings_file_of_another_test_is_refused(tmp_path):
     """A copy of (or a link to) another test's embeddings file holds valid checksums: its
     attributes (model, context source, test) are compared with what its path says."""

@@ -280,8 +280,42 @@ def read_embeddings(
         raise InputError(
             f"{path}: unreadable embeddings file ({type(exc).__name__}: {exc}); {fix}"
         ) from exc
+    _check_attributes(path, attrs, fix)
     check_recorded(path, attrs)
     return arrays, attrs, sums.hexdigest()
+
+
+#: the attributes :func:`write_embeddings` writes to every file
+WRITTEN_ATTRIBUTES = ("code_version", "dtype")
+
+
+def _check_attributes(path, attrs: dict[Any, Any], fix: str) -> None:
+    """The file's attributes carry no checksum (its datasets do), and damaged bytes in them
+    read back as other attributes (a name as bytes, a text with undecodable bytes, one
+    missing): what the writer cannot have written (its names and texts are UTF-8) is an
+    error naming the file. Damage that leaves valid UTF-8 goes unseen."""
+    damaged = [
+        repr(key)
+        for key, value in attrs.items()
+        if not (isinstance(key, str) and _utf8(key))
+        or isinstance(value, bytes)
+        or (isinstance(value, str) and not _utf8(value))
+    ]
+    damaged += [f"{name!r} missing" for name in WRITTEN_ATTRIBUTES if name not in attrs]
+    if damaged:
+        raise InputError(
+            f"{path}: damaged attributes ({', '.join(damaged)}): not what the workflow "
+            f"writes; {fix}"
+        )
+
+
+def _utf8(text: str) -> bool:
+    """Whether a text is valid UTF-8 (h5py keeps undecodable bytes as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _dataset_names(group: h5py.Group) -> list[str]:
