@@ -441,3 +441,44 @@ def test_skip_leaves_a_too_long_item_out_counts_it_and_says_so(tmp_path, monkeyp
     short, fitting, _ = datasets.score_dataset(engine, "crows_pairs", {}, None, **args)
     assert "too_long" not in fitting and not short["note"].str.contains("left out").any()
     pd.testing.assert_series_equal(frame["effect_size"], short["effect_size"])
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_skip_leaves_a_winobias_item_out_whose_scored_text_is_too_long(tmp_path, monkeypatch, kind):
+    """WinoBias scores its sentence with "(the <occupation>)" after the pronoun: that text,
+    longer than the sentence, is measured. A long item under skip was refused, its
+    (item, pro, type) record read as having no text."""
+    engine = tiny_engine(tmp_path, kind)
+    items = [(w, p, "type1") for w in WINO for p in (True, False)]
+    tail = " and kind" * (24 if kind == "masked" else 2)
+    sentence = f"The developer argued with the designer because he was angry{tail}."
+    at = sentence.index(" he ") + 1
+    long = WinoBiasItem(sentence, "The developer", "the designer", "he", (at, at + 2))
+    # the sentence fits the context; the texts scored, with the parenthesis, do not
+    assert engine.longest([sentence]) <= 64 < engine.longest(datasets.item_texts((long, 1, 2)))
+    args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
+    with_items(monkeypatch, [*items, (long, True, "type1")])
+    with pytest.raises(InputError, match="WinoBias on tiny: an item of .* 'The developer argued"):
+        datasets.score_dataset(engine, "winobias", {}, None, **args)
+    frame, coverage, _ = datasets.score_dataset(
+        engine, "winobias", {}, None, **args, too_long="skip"
+    )
+    assert coverage["scored"] == 4 and coverage["too_long"] == 1
+    note = "1 of 5 items left out: a text longer than the model's context of 64 tokens"
+    assert frame["note"].str.contains(note, regex=False).all()
+
+
+def test_a_built_text_too_long_under_skip_says_skip_cannot_leave_it_out(tmp_path, monkeypatch):
+    """A DisCo template filled past the context is no item skip can leave out: the message
+    said "Set datasets.too_long: skip" to a run that had set it."""
+    engine = tiny_engine(tmp_path, "masked")
+    template = "{target} is [MASK]." + " John is kind." * 20
+    inputs = ([template], {"names": [("john", "amy")]})
+    monkeypatch.setattr(datasets, "dataset_items", lambda *a: (inputs, {"items": None}))
+    args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
+    with pytest.raises(InputError) as error:
+        datasets.score_dataset(engine, "disco", {}, None, **args, too_long="skip")
+    message = str(error.value)
+    assert message.startswith("DisCo on tiny: a text of ")
+    assert "so datasets.too_long: skip, which leaves out items whose own texts" in message
+    assert "Set datasets.too_long" not in message and "longer context" in message

@@ -579,6 +579,15 @@ def fill_disco(template: str, word: str, kind: str) -> str:
 MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 
 
+def resolution_pieces(item: WinoBiasItem) -> list[tuple[str, str, str]]:
+    """(the text before the occupation, the occupation, the text after) of each candidate of
+    a WinoBias item, the referent first: the texts :func:`winobias` scores, longer than the
+    sentence, so the context check measures them too (:func:`item_texts`)."""
+    b = item.pronoun_span[1]
+    before, after = item.sentence[:b] + " (the ", ")" + item.sentence[b:]
+    return [(before, occupation_of(phrase), after) for phrase in (item.referent, item.other)]
+
+
 def winobias(
     engine,
     items: list[tuple[WinoBiasItem, bool, str]],
@@ -597,10 +606,7 @@ def winobias(
     A tie counts as unresolved."""
     pieces, prefixes, rests = [], [], []
     for item, _pro, _kind in items:
-        a, b = item.pronoun_span
-        before, after = item.sentence[:b] + " (the ", ")" + item.sentence[b:]
-        for phrase in (item.referent, item.other):
-            word = occupation_of(phrase)
+        for before, word, after in resolution_pieces(item):
             pieces.append((before, word, after))
             prefixes.append(before.rstrip())
             rests.append(" " + word + after)
@@ -725,7 +731,7 @@ def score_dataset(
             outcomes=found,
         )
     except TooLong as exc:  # a text the item check could not see (a prefix and its tail)
-        raise InputError(_too_long_message(dataset, model, str(exc))) from exc
+        raise InputError(_too_long_message(dataset, model, str(exc), too_long)) from exc
     if left_out:
         note = (
             f"{left_out} of {left_out + len(items)} items left out: a text longer than the "
@@ -737,11 +743,20 @@ def score_dataset(
     return frame, coverage, (outcomes[0] if outcomes else no_outcomes())
 
 
-def _too_long_message(dataset: str, model: str, what: str) -> str:
+def _too_long_message(dataset: str, model: str, what: str, too_long: str = "refuse") -> str:
+    """Under ``skip`` the text is one no item holds as it is (a DisCo template filled, an
+    LPBS salary sentence): suggesting skip again would not help."""
+    head = f"{DATASETS[dataset].name} on {model}: {what}; the model cannot read it."
+    if too_long == "skip":
+        return (
+            f"{head} It is built from the data set's items (a template filled), so "
+            "datasets.too_long: skip, which leaves out items whose own texts are too long, "
+            "cannot leave it out: run the data set on a model with a longer context, or "
+            "shorten its templates"
+        )
     return (
-        f"{DATASETS[dataset].name} on {model}: {what}; the model cannot read it. Set "
-        "datasets.too_long: skip to leave such items out (counted in the coverage and noted in "
-        "the rows), or run the data set on a model with a longer context"
+        f"{head} Set datasets.too_long: skip to leave such items out (counted in the coverage "
+        "and noted in the rows), or run the data set on a model with a longer context"
     )
 
 
@@ -753,6 +768,8 @@ def item_texts(item) -> list[str]:
         return [item]
     if isinstance(item, StereoSetItem):
         return [f"{item.context} {c}" for c in item.candidates.values()]
+    if isinstance(item, tuple) and item and isinstance(item[0], WinoBiasItem):
+        return ["".join(p) for p in resolution_pieces(item[0])]  # (item, pro, type)
     if dataclasses.is_dataclass(item):
         return [v for f in dataclasses.fields(item) if isinstance(v := getattr(item, f.name), str)]
     return []
