@@ -167,36 +167,6 @@ def test_cells_exact_by_construction_are_left_out_beside_those_that_can_fail():
     assert word["verdict_0.05"] == "miscalibrated"
 
 
-@pytest.mark.parametrize("kind", sorted(cal.RANDOMIZES))
-def test_every_method_s_designs_are_exact_by_the_null_kind_s_declared_unit(kind):
-    """For every registered method with a test and every null kind: the word-level designs
-    are exact by construction exactly where the kind randomizes words, and the paper's test
-    only where its items are words (static vectors, or the stimulus unit), never over
-    contexts or CEAT's sampled contexts."""
-    from biasbench.methods.registry import REGISTRY
-
-    randomizes = cal.RANDOMIZES[kind]
-    for method in (m for m in REGISTRY if m.family == "embedding"):
-        rows = [
-            score_row(method=method.name, model=NULL, source=source, unit=unit)
-            for source, unit in (
-                ("words", "context"),
-                ("templates", "stimulus"),
-                ("templates", "context"),
-                ("natural", "sampled context"),
-            )
-        ]
-        cells = pd.DataFrame(rows)
-        for design in ("word", "strata"):
-            exact = cal.exact_by_construction(cells, design, randomizes)
-            assert list(exact) == [randomizes == "words"] * 4, (method.name, design)
-        paper = list(cal.exact_by_construction(cells, "paper", randomizes))
-        words = randomizes == "words"
-        assert paper == [words, words, False, False], method.name
-    with pytest.raises(ValueError, match="unknown randomized unit"):
-        cal.exact_by_construction(cells, "word", "contexts")
-
-
 def test_copies_of_one_test_are_one_cluster_and_cells_that_cannot_reject_are_apart():
     """Six copies of one test agreeing count once; a test whose floor is above alpha is
     counted apart, named, and in no share."""
@@ -228,12 +198,41 @@ def test_copies_of_one_test_are_one_cluster_and_cells_that_cannot_reject_are_apa
     assert named["floor"].iloc[0] == pytest.approx(1 / 6)
 
 
-def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
+def _caught_frame() -> pd.DataFrame:
+    """:func:`_null_frame` with its s-SEAT read as w-SEAT, beside s-SEAT's paper test on
+    templates (the random-weight source's known-bad test) rejecting in 60 of 80 clusters:
+    the source's detection check passes, so its verdicts stand."""
+    frame = _null_frame().replace({"method": {"s-SEAT": "w-SEAT"}})
+    bad = _cells("s-SEAT", NULL, [0.001] * 60 + [0.5] * 20, [NAN] * 80, test="K")
+    return pd.concat([frame, pd.DataFrame(bad)], ignore_index=True)
+
+
+def test_a_source_that_misses_its_known_bad_test_gives_no_verdict(tmp_path):
+    """s-SEAT's paper test on templates at 3% of 100 clusters: the known-bad test is not
+    caught, so no test on that source is called calibrated; CEAT's 80% stays miscalibrated."""
     write_tsv(tmp_path / "all.tsv", _null_frame())
+    inputs = {"scores": [str(tmp_path / "all.tsv")]}
+    csv, _md, _ = render_table(TABLES["synthesis_null"], inputs, SETTINGS)
+    null = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
+    assert set(null["source"]) == {"papers-random"}  # no pooled row: nothing passed
+    assert null.loc[("s-SEAT", "paper"), "verdict_0.05"] == cal.WITHHELD
+    assert null.loc[("CEAT", "paper"), "verdict_0.05"] == "miscalibrated"
+    league = league_report.league(inputs, SETTINGS).set_index("method")
+    assert league.loc["s-SEAT", "calibration_paper"] == "n/a"
+    checks = render_table(TABLES["synthesis_null_detection"], inputs, SETTINGS)[0]
+    checks = pd.read_csv(pd.io.common.StringIO(checks)).set_index("source")
+    assert not checks.loc["papers-random", "passes"]
+    assert checks.loc["papers-random", "clusters"] == 100
+
+
+def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
+    write_tsv(tmp_path / "all.tsv", _caught_frame())
     inputs = {"scores": [str(tmp_path / "all.tsv")]}
     csv, md, _ = render_table(TABLES["synthesis_null"], inputs, SETTINGS)
     null = pd.read_csv(pd.io.common.StringIO(csv))
-    assert list(null["design"]) == ["paper", "word", "strata"] * 2  # CEAT, s-SEAT
+    # CEAT, s-SEAT, w-SEAT: the source's rows, then the pooled ones
+    assert list(null["design"]) == ["paper", "word", "strata"] * 6
+    assert list(null["source"]) == ["papers-random"] * 9 + ["pooled: papers-random"] * 9
     for column in ("verdict_0.01", "clusters_0.05", "cannot_0.05", "null_low_0.05", "real_0.05"):
         assert column in null
     assert "fixed in code before any run" in md and "67 at 0.05" in md
@@ -243,9 +242,10 @@ def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
     assert league.loc["CEAT", "significant_null"] == pytest.approx(0.8)
     assert league.loc["CEAT", "significant_null_word"] == pytest.approx(0.04)
     assert league.loc["CEAT", "null_clusters"] == 50
-    assert league.loc["s-SEAT", "calibration_paper"] == "calibrated"
-    assert league.loc["s-SEAT", "calibration_word"] == "n/a"
-    assert np.isnan(league.loc["s-SEAT", "significant_null_word"])
+    assert league.loc["w-SEAT", "calibration_paper"] == "calibrated"
+    assert league.loc["w-SEAT", "calibration_word"] == "n/a"
+    assert np.isnan(league.loc["w-SEAT", "significant_null_word"])
+    assert league.loc["s-SEAT", "calibration_paper"] == "miscalibrated"
     assert league.loc["MAC", "calibration_paper"] == "n/a"  # no rows at all
     low, high = cal.clopper_pearson(40, 50)
     assert league.loc["CEAT", ["null_low", "null_high"]].tolist() == pytest.approx([low, high])
@@ -255,7 +255,7 @@ def test_null_table_league_and_cards_give_the_verdicts(tmp_path):
         f"p < 0.05, 95% interval [{low:.3g}, {high:.3g}] over 50 clusters)"
     ) in pages["ceat"]
     assert "- the word-level test (p_word) on null models: undetermined (50" in pages["ceat"]
-    assert "the word-level test (p_word) on null models: n/a" in pages["s-seat"]
+    assert "the word-level test (p_word) on null models: n/a" in pages["w-seat"]
 
 
 def test_survival_by_hand(tmp_path):
@@ -389,27 +389,29 @@ def test_shares_lie_in_their_intervals_and_in_0_1(p):
 def test_the_calibration_copies_are_null_cells_of_the_null_table(tmp_path):
     from biasbench.models.null import copy_names, null_file
 
-    write_tsv(tmp_path / "all.tsv", _null_frame())
+    write_tsv(tmp_path / "all.tsv", _caught_frame().replace({"method": {"w-SEAT": "RND"}}))
     copies = copy_names("m", 3)
     path = tmp_path / null_file("m")
     path.parent.mkdir(parents=True)
-    write_tsv(path, pd.DataFrame([r for c in copies for r in _cells("s-SEAT", c, [0.5], [0.04])]))
+    write_tsv(path, pd.DataFrame([r for c in copies for r in _cells("RND", c, [0.5], [0.04])]))
     settings = ReportSettings(models={}, alpha=0.05, null_models=(NULL, *copies))
     inputs = {"scores": [str(tmp_path / "all.tsv")], "nulls": [str(path)]}
     csv, md, _ = render_table(TABLES["synthesis_null"], inputs, settings)
-    null = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
-    assert null.loc[("s-SEAT", "paper"), "cells_null"] == 100 + 3
-    assert null.loc[("s-SEAT", "word"), "cells_null"] == 3
+    null = pd.read_csv(pd.io.common.StringIO(csv))
+    null = null[null["source"] == "papers-random"].set_index(["method", "design"])
+    assert null.loc[("RND", "paper"), "cells_null"] == 100 + 3
+    assert null.loc[("RND", "word"), "cells_null"] == 3
     assert "m-null-s0..s2 (3 seeded copies)" in md
     league = league_report.league(inputs, settings).set_index("method")
-    assert league.loc["s-SEAT", "significant_null_word"] == pytest.approx(1.0)
+    assert league.loc["RND", "significant_null_word"] == pytest.approx(1.0)
     # without the file (another table's inputs) the copies are not there
     alone = pd.read_csv(
         pd.io.common.StringIO(
             render_table(TABLES["synthesis_null"], {"scores": inputs["scores"]}, settings)[0]
         )
-    ).set_index(["method", "design"])
-    assert alone.loc[("s-SEAT", "paper"), "cells_null"] == 100
+    )
+    alone = alone[alone["source"] == "papers-random"].set_index(["method", "design"])
+    assert alone.loc[("RND", "paper"), "cells_null"] == 100
 
 
 #: the word pieces of model m's stimuli (T0: X 1, 1 against Y 2, 3, imbalanced; T1: X and Y

@@ -229,6 +229,11 @@ def descriptors(path: str | os.PathLike) -> list[str]:
     return list(targets)
 
 
+def has_pairs(path: str | os.PathLike) -> bool:
+    """Whether a word-set file declares its attributes definitional pairs (A[i] ~ B[i])."""
+    return read_yaml(path).get("definitional_pairs", False) is True
+
+
 def load_wordset(path: str | os.PathLike, descriptor: str, resolve: Resolver) -> WordSet:
     """Resolve and validate one descriptor of a word-set file."""
     doc = read_yaml(path)

@@ -315,6 +315,9 @@ class Method:
     #: the words its word-level test exchanges (one of PERMUTES): a word-piece gap between
     #: those words, not the others, can make a null model's copies reject
     permutes: str | None = None
+    #: its score reads each word vector's direction alone (cosines, unit rows): rescaling
+    #: any vector leaves it unchanged, so on i.i.d. random directions its word tests are exact
+    scale_free: bool = False
     #: the score of no bias where it is not what ``swap`` implies (0 for a signed difference
     #: or a magnitude, 50 for a percentage of stereotypical choices): MAC's 1, a quality's 100
     neutral: float | None = None

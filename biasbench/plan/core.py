@@ -38,6 +38,12 @@ class ZooPlan:
     #: model -> the files its preparation reads, resolved when planning (:func:`model_sources`)
     model_sources: dict[str, list[str]] = field(default_factory=dict)
 
+    def paired_tests(self) -> list[str]:
+        """The configured tests whose attributes are definitional pairs."""
+        from biasbench.data.wordsets import has_pairs
+
+        return [t for t in self.tests if has_pairs(self.root / "resources/wordsets" / f"{t}.yaml")]
+
     @property
     def template_file(self) -> str:
         """The templates every transformer's template contexts are built from."""

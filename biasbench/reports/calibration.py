@@ -23,6 +23,7 @@ from biasbench.reports.synthesis_inputs import (
     null_mask,
     piece_inputs,
     scores_with,
+    source_cells,
     synthesis_table,
 )
 from biasbench.reports.tables import plain_table
@@ -116,37 +117,66 @@ def _verdict_rule(alphas) -> str:
     )
 
 
-def null_table(inputs: Inputs, settings):
-    title = "Null-model control: false-positive shares on random weights, paper and word tests"
-    cells, null = _null_cells(inputs, settings)
-    alphas = _alphas(settings)
-    table = cal.calibration(
-        cells, null, settings.null_bases, alphas, randomizes=cal.RANDOMIZES["random weights"]
+def _by_source(inputs: Inputs, settings, alphas) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`cal.by_source` on the run's cells: the table by source and its detection
+    checks."""
+    cells, sources, bases = source_cells(inputs, settings)
+    return cal.by_source(cells, sources, bases, alphas, paired=settings.paired)
+
+
+def _sources_note() -> str:
+    return "; ".join(
+        f"{s.key}: {s.label} (randomizes {s.randomizes or 'nothing a test exchanges'})"
+        for s in cal.SOURCES
     )
+
+
+def null_table(inputs: Inputs, settings):
+    title = "Null-model control by source: false-positive shares, paper and word tests"
+    cells, _sources, _bases = source_cells(inputs, settings)
+    null = sorted(set(cells["model"]) & set(settings.null_models))
+    alphas = _alphas(settings)
+    table, checks = _by_source(inputs, settings, alphas)
+    passing = ", ".join(checks.loc[checks["passes"].astype(bool), "source"]) or "none"
     note = (
-        "Per method and test design (paper: the paper's p_value; word: p_word, the same "
-        "statistic tested with the stimulus word as the exchangeable unit, every context of a "
-        "word moving with it; strata: p_word_strata, the word test exchanging target words "
-        "only with words of as many word pieces): cells_null, the primary cells of the null "
-        "models "
-        f"{null_names(null) or '(none configured)'} with that p-value (each transformer's "
-        "architecture and tokenizer with seeded random weights, each static model's stimuli "
-        "as seeded random directions of their vectors' norms). Per alpha: cannot_<alpha>, "
-        "the cells whose design cannot give p below alpha whatever the model (too few words "
-        "or partitions; named in synthesis_null_floors), left out; cells_<alpha> the others "
-        "and clusters_<alpha> their clusters (one test and descriptor on one base model: its "
-        "copies share words, templates and word pieces); null_<alpha>, the false-positive "
-        "share: the mean over clusters of the share of a cluster's cells with p < alpha, "
-        f"with its {cal.LEVEL:.0%} interval null_low / null_high, exact over the clusters "
-        "(each cluster one trial, its share the success: exact when its copies agree, "
-        f"conservative when they do not). {_verdict_rule(alphas)}. cells_real / "
-        "real_<alpha>: the share of the real models' cells (that can reach alpha) below it. "
-        "Methods without a test (MAC, Direct Bias, the data-set percentages, DivDist) have "
-        "no row; synthesis_null_pieces splits the transformers' cells by word-piece balance. "
-        "The cells include the generated designs (<base>-null-g<i>: random word sets, one "
-        "cluster each), which synthesis_null_generated shows alone, by balance."
+        "Per null source, method and test design (paper: the paper's p_value; word: p_word, "
+        "the same statistic tested with the stimulus word as the exchangeable unit, every "
+        "context of a word moving with it; strata: p_word_strata, the word test exchanging "
+        "target words only with words of as many word pieces). The sources "
+        f"(biasbench.studies.calibration.SOURCES): {_sources_note()}. The null models: "
+        f"{null_names(null) or '(none configured)'} and the trained-weight null's draws. "
+        "by_construction: the cells whose test exchanges what their source randomizes (a p "
+        "uniform there whatever the method: left out of every share; where no other cell is "
+        f"left the verdict is '{cal.BY_CONSTRUCTION}'). Each source's verdicts stand only where "
+        "its detection check caught a known-bad test (synthesis_null_detection; passing: "
+        f"{passing}); elsewhere they read '{cal.WITHHELD}', a 'miscalibrated' kept. The "
+        "pooled rows cover the passing sources alone, every cell labelled by its own source. "
+        "Per alpha: cannot_<alpha>, the cells whose design cannot give p below alpha "
+        "whatever the model (named in synthesis_null_floors), left out; cells_<alpha> the "
+        "others and clusters_<alpha> their clusters (one test and descriptor on one base "
+        "model); null_<alpha>, the mean over clusters of the share of a cluster's cells with "
+        f"p < alpha, with its {cal.LEVEL:.0%} interval null_low / null_high, exact over the "
+        f"clusters. {_verdict_rule(alphas)}. cells_real / real_<alpha>: the share of the "
+        "real models' cells (that can reach alpha) below it."
     )
     return plain_table(table, title, note)
+
+
+def detection_table(inputs: Inputs, settings):
+    title = "Null-model control: can each source catch a test known to be miscalibrated?"
+    _table, checks = _by_source(inputs, settings, (cal.DETECTION_ALPHA,))
+    note = (
+        "Per null source (biasbench.studies.calibration.SOURCES): what its draws randomize, "
+        "the test known to be miscalibrated there (known_bad), its cells and clusters on "
+        f"the source (none exact by construction; those that can reach "
+        f"{cal.DETECTION_ALPHA:g}), its false-positive share at {cal.DETECTION_ALPHA:g} with "
+        f"the {cal.LEVEL:.0%} cluster interval and verdict. passes: the verdict is "
+        "'miscalibrated', so a bad test can fail there; a source that does not pass (or "
+        "declares no known-bad test: i.i.d. random directions make every word test of a "
+        "scale-free method exact) gives no 'calibrated' or 'undetermined' verdict in "
+        "synthesis_null, and is left out of the pooled rows."
+    )
+    return plain_table(checks, title, note)
 
 
 def trained_table(kind: nulls.TrainedNull):
@@ -331,12 +361,13 @@ def league_columns(design: str) -> dict[str, str]:
     return {what: column for column, d, what in CALIBRATED if d == design}
 
 
-def calibrated_columns(
-    cells: pd.DataFrame, null: list[str], null_bases: dict, alpha: float
-) -> pd.DataFrame:
-    """Per method at the configured alpha: the word test's cluster-aware share on the null
-    models, both designs' intervals, clusters and verdicts."""
-    table = cal.calibration(cells, null, null_bases, (alpha,)).set_index(["method", "design"])
+def calibrated_columns(inputs: Inputs, settings) -> pd.DataFrame:
+    """Per method at the configured alpha: each design's cluster-aware share over the
+    sources whose detection check passed (:func:`cal.pooled_rows`), its interval, clusters
+    and verdict."""
+    alpha = settings.alpha
+    table, _checks = _by_source(inputs, settings, (alpha,))
+    table = cal.pooled_rows(table).set_index(["method", "design"])
     out = pd.DataFrame({"method": sorted(table.index.get_level_values("method").unique())})
     for column, design, what in CALIBRATED:
         values = table.xs(design, level="design")[f"{what}_{alpha:g}"] if len(table) else None
@@ -484,8 +515,15 @@ TABLES = (
         "synthesis_null",
         "Null-model control",
         null_table,
-        "Significant results on random weights.",
+        "Significant results on null models, by source and pooled where a bad test is caught.",
         reads=piece_inputs,
+    ),
+    synthesis_table(
+        "synthesis_null_detection",
+        "Null-model detection check",
+        detection_table,
+        "Per null source: is a test known to be miscalibrated caught there?",
+        reads=null_inputs,
     ),
     synthesis_table(
         "synthesis_null_generated",

@@ -107,7 +107,6 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
     scores = scores_with(inputs)
     cells = primary_cells(scores, method_sources(settings))
     real = cells[~null_mask(cells, settings)]
-    null = sorted(set(cells["model"]) & set(settings.null_models))
     frames = injected_rows(inputs)
     with_truth = cells_with_truth(frames, inputs, settings)
     truth_frame, _pairs = truth_inference(with_truth)
@@ -136,7 +135,7 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
     datasets = frames[frames["test"] != STUDY_TEST]
     all_models = pd.concat([real, primary_cells(datasets, method_sources(settings))])
     out = out.merge(validity.extrinsic(all_models), on="method", how="left")
-    calibrated = calibrated_columns(cells, null, settings.null_bases, settings.alpha)
+    calibrated = calibrated_columns(inputs, settings)
     out = out.merge(calibrated, on="method", how="left")
     costs = inputs.get("costs", ())
     if costs:  # a committed benchmark table (benchmarks/), not a workflow output

@@ -99,8 +99,9 @@ def scores_with(inputs: Inputs, extra: str = "nulls") -> pd.DataFrame:
 
 
 def null_inputs(plan) -> dict[str, list[str]]:
-    """The tidy scores and the null-model calibration's rows (the null cells)."""
-    return {"scores": [SCORES], "nulls": plan.null_files()}
+    """The tidy scores, the null-model calibration's rows (the null cells) and the
+    trained-weight null's draws (the null sources: biasbench.studies.calibration.SOURCES)."""
+    return {"scores": [SCORES], "nulls": plan.null_files(), "trained": plan.trained_files()}
 
 
 def piece_inputs(plan) -> dict[str, list[str]]:
@@ -110,6 +111,20 @@ def piece_inputs(plan) -> dict[str, list[str]]:
 
 def comparison_cells(inputs: Inputs, settings) -> pd.DataFrame:
     return primary_cells(scores_with(inputs), method_sources(settings))
+
+
+def source_cells(inputs: Inputs, settings) -> tuple[pd.DataFrame, pd.Series, dict[str, str]]:
+    """(the primary cells of the real models and of every null source, each cell's source
+    key (None: a real model's), each null model's base): what the calibration by source
+    reads."""
+    from biasbench.studies.calibration import source_of
+
+    added = [read_rows(p) for p in (*inputs.get("nulls", ()), *inputs.get("trained", ()))]
+    frames = pd.concat([read_rows(the_file(inputs, "scores")), *added], ignore_index=True)
+    cells = primary_cells(frames, method_sources(settings))
+    draws = [m for m in settings.trained_bases if m in set(cells["model"])]
+    sources = source_of(cells, settings.null_models, settings.null_bases, settings.kinds, draws)
+    return cells, sources, {**settings.null_bases, **settings.trained_bases}
 
 
 def null_mask(cells: pd.DataFrame, settings) -> pd.Series:

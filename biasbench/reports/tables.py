@@ -41,6 +41,7 @@ class ReportSettings:
     jobs: tuple[Cell, ...] = ()  # embedding jobs: every method on context vectors
     lpbs_jobs: tuple[Cell, ...] = ()  # LPBS (templates) and p-CEAT (corpora)
     adjectives: tuple[str, ...] = ()  # tests whose LPBS attributes have adjective forms
+    paired: tuple[str, ...] = ()  # tests whose attributes are definitional pairs
 
 
 def report_settings(config: Mapping, plan) -> dict:
@@ -66,6 +67,7 @@ def report_settings(config: Mapping, plan) -> dict:
             (m, s, t, d) for m, t in plan.lpbs_jobs for s in lpbs_sources[m] for d in lpbs_tests[t]
         ),
         "adjectives": tuple(t for t in lpbs_tests if plan.lpbs_has_adjectives(t)),
+        "paired": tuple(plan.paired_tests()),
     }
 
 

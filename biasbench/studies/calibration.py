@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -38,30 +39,148 @@ DETECT_RATIO = 3.0
 POWER = 0.8
 
 
-#: what each null kind randomizes, declared with the kind: the random-weight copies hold no
-#: association at all but randomize no unit a test exchanges (None); each trained-weight null
-#: kind declares its own (:mod:`biasbench.nulls`: the reassigned draws, the words
-#: of every role)
-RANDOMIZES = {"random weights": None, **{k.label: k.randomizes for k in TRAINED_NULLS}}
+#: the units a null source can randomize: nothing a test exchanges (None); each word's
+#: vector direction, drawn i.i.d. (random static copies); the words' sets (a reassignment)
+UNITS = (None, "directions", "words")
 #: the verdict of a test that exchanges exactly what its null randomizes: its p is uniform
 #: under that null whatever the method computes, so its share checks the machinery and
 #: cannot fail as a test; never "calibrated"
 BY_CONSTRUCTION = "exact by construction"
+#: the level at which a source's known-bad test must be called miscalibrated (detection)
+DETECTION_ALPHA = 0.05
 
 
-def exact_by_construction(cells: pd.DataFrame, design: str, randomizes: str | None) -> pd.Series:
-    """Per cell: whether ``design``'s test exchanges what the null randomizes. Under a null
-    that reassigns words: the word-level designs (``word``, ``strata``: a uniform
-    reassignment is uniform within strata too) and the paper's test where every item is a
-    word (one context per stimulus, source ``words``, or unit ``stimulus``); the paper's
-    tests over contexts or sampled contexts are not, and can fail."""
+@dataclass(frozen=True)
+class KnownBad:
+    """A test known to be miscalibrated on a null source: ``method``'s ``design`` on the
+    cells that ``where`` selects (column -> value). A source on which this test is not
+    called miscalibrated could not have failed a test either: it gives no verdict."""
+
+    method: str
+    design: str
+    where: Mapping[str, str]
+    why: str
+
+    def cells(self, cells: pd.DataFrame) -> pd.Series:
+        """Per cell: it is one of this test's cells."""
+        mask = cells["method"].astype(str) == self.method
+        for column, value in self.where.items():
+            mask &= cells[column].astype(str) == value
+        return mask
+
+
+@dataclass(frozen=True)
+class NullSource:
+    """Where null cells come from. ``randomizes``: the unit its draws randomize (one of
+    :data:`UNITS`); a test that exchanges that unit is exact there by construction
+    (:func:`exact_by_construction`) and never counts toward a share. ``known_bad``: the test
+    its detection check must call miscalibrated (None: no test is known to fail there, so
+    the source gives no verdict)."""
+
+    key: str
+    label: str
+    randomizes: str | None
+    known_bad: KnownBad | None
+
+
+#: s-SEAT's paper test takes every template sentence as an exchangeable unit, though a
+#: word's sentences share its vector: pseudo-replication wherever words differ at all
+_SENTENCES = KnownBad(
+    "s-SEAT",
+    "paper",
+    {"source": "templates"},
+    "s-SEAT's paper test on templates (every sentence an exchangeable unit, though a word's "
+    "sentences share that word)",
+)
+#: every declared source of null cells, in the tables' order
+SOURCES = (
+    NullSource("papers-random", "the papers' designs on random weights", None, _SENTENCES),
+    NullSource(
+        "generated-random",
+        "generated designs on random weights",
+        None,
+        KnownBad(
+            "WEAT",
+            "word",
+            {"descriptor": "pieces"},
+            "WEAT's word test without strata where X and Y are classes of word-piece count "
+            "(random weights pool a word's pieces, so the classes differ whatever was learned)",
+        ),
+    ),
+    NullSource("papers-static", "the papers' designs on random static vectors", "directions", None),
+    NullSource(
+        "generated-static", "generated designs on random static vectors", "directions", None
+    ),
+    NullSource("reassigned", "trained weights, words reassigned", "words", _SENTENCES),
+)
+SOURCE_BY_KEY = {s.key: s for s in SOURCES}
+#: the trained-weight null kinds' sources by their label (:mod:`biasbench.nulls`)
+RANDOMIZES = {k.label: k.randomizes for k in TRAINED_NULLS}
+
+
+def _method_traits() -> pd.DataFrame:
+    """Per registered method: whether it reads directions only, what its word test
+    exchanges, and its unit."""
+    from biasbench.methods.registry import REGISTRY
+
+    return pd.DataFrame(
+        {
+            "scale_free": [m.scale_free for m in REGISTRY],
+            "permutes": [m.permutes for m in REGISTRY],
+            "unit": [m.unit for m in REGISTRY],
+        },
+        index=[m.name for m in REGISTRY],
+    )
+
+
+def exact_by_construction(
+    cells: pd.DataFrame, design: str, randomizes: str | None, paired: Iterable[str] = ()
+) -> pd.Series:
+    """Per cell: whether ``design``'s test exchanges what the null randomizes, so its p is
+    uniform there whatever the method.
+
+    A test exchanges words where it is a word-level design (``word``, ``strata``: uniform
+    within strata too) or the paper's test where every item is a word (source ``words`` or
+    unit ``stimulus``), unless it combines sampled contexts (CEAT, p-CEAT: a z-test over
+    samples, no exchange). ``directions`` (i.i.d. directions, the base's norms kept): such a
+    test of a method that reads directions alone (``Method.scale_free``) is exact, since
+    every word's vector is then exchangeable. ``words`` (targets shuffled freely, attributes
+    too or, in a test of definitional pairs (``paired``: its name), each pair flipped by a
+    coin): exact where the test exchanges what was shuffled freely, the targets always, the
+    attributes only outside ``paired`` (SAME re-splits A and B freely: not exact on flipped
+    pairs)."""
     if randomizes is None:
         return pd.Series(False, index=cells.index)
-    if randomizes != "words":
+    if randomizes not in UNITS:
         raise ValueError(f"unknown randomized unit {randomizes!r}")
+    traits = _method_traits().reindex(cells["method"].astype(str))
+    sampled = (traits["unit"] == "sampled context").to_numpy()
+    unit = cells["unit"].astype(str) if "unit" in cells else pd.Series("", index=cells.index)
+    on_words = (cells["source"].astype(str) == "words") | (unit == "stimulus")
     if design in ("word", "strata"):
-        return pd.Series(True, index=cells.index)
-    return (cells["source"].astype(str) == "words") | (cells["unit"].astype(str) == "stimulus")
+        exchanges = pd.Series(True, index=cells.index)
+    else:
+        exchanges = on_words & ~sampled
+    if randomizes == "directions":
+        return exchanges & traits["scale_free"].fillna(False).astype(bool).to_numpy()
+    permutes = traits["permutes"].to_numpy()
+    in_pairs = cells["test"].astype(str).isin(set(paired)).to_numpy()
+    free = (permutes == "targets") | ((permutes == "attributes") & ~in_pairs)
+    return exchanges & free
+
+
+def exact_cells(
+    cells: pd.DataFrame, design: str, randomizes: str | None | pd.Series, paired: Iterable[str]
+) -> pd.Series:
+    """:func:`exact_by_construction` where each cell may come from another source
+    (``randomizes`` per cell: a Series beside ``cells``)."""
+    if not isinstance(randomizes, pd.Series):
+        return exact_by_construction(cells, design, randomizes, paired)
+    out = pd.Series(False, index=cells.index)
+    for unit in randomizes.dropna().unique():
+        mine = randomizes == unit
+        out[mine] = exact_by_construction(cells[mine], design, unit, paired)
+    return out
 
 
 def p_column(cells: pd.DataFrame, column: str) -> pd.Series:
@@ -160,15 +279,17 @@ def chance_calibrated(
     """The probability that :func:`verdict` calls a test "calibrated" when its false-positive
     rate is exactly ``alpha``, on ``clusters`` clusters that each reject or not as one (the
     binomial sum over the rejection counts whose Clopper-Pearson upper bound is at most
-    ``ratio`` x alpha); 0 below :func:`min_clusters`, where the rule calls nothing calibrated.
+    ``ratio`` x alpha and whose lower bound does not call it miscalibrated first); 0 below
+    :func:`min_clusters`, where the rule calls nothing calibrated.
     What an "undetermined" means: at 67 clusters and 0.05 an exact test has a 15% chance."""
     from scipy import stats as sps
 
     if clusters < min_clusters(alpha):
         return 0.0
     k = np.arange(clusters + 1)
-    _low, high = clopper_pearson(k, clusters, level)
-    return float(sps.binom.pmf(k[high <= ratio * alpha], clusters, alpha).sum())
+    low, high = clopper_pearson(k, clusters, level)
+    called = (low <= alpha) & (high <= ratio * alpha)  # "miscalibrated" is decided first
+    return float(sps.binom.pmf(k[called], clusters, alpha).sum())
 
 
 @functools.lru_cache(maxsize=16)
@@ -216,7 +337,8 @@ def calibration(
     alphas: Iterable[float] = ALPHAS,
     designs: Mapping[str, str] = DESIGNS,
     level: float = LEVEL,
-    randomizes: str | None = None,
+    randomizes: str | None | pd.Series = None,
+    paired: Iterable[str] = (),
 ) -> pd.DataFrame:
     """Per method and test design (``designs``: name -> p column): the null cells with that
     p-value (``cells_null``), of which ``by_construction`` exchange what the null
@@ -239,7 +361,7 @@ def calibration(
     p = {design: p_column(cells, column) for design, column in designs.items()}
     any_p = np.logical_or.reduce([v.notna().to_numpy() for v in p.values()])
     able_to = {(c, a): can_reject(cells, c, a) for c in designs.values() for a in alphas}
-    by_construction = {d: exact_by_construction(cells, d, randomizes) for d in designs}
+    by_construction = {d: exact_cells(cells, d, randomizes, paired) for d in designs}
     rows = []
     for method in sorted(cells.loc[any_p, "method"].unique()):
         mine = cells["method"] == method
@@ -323,3 +445,141 @@ def cannot_reject_cells(
             rows.append(grouped.rename(columns={"min": "floor", "size": "cells"}).reset_index())
     columns = ["alpha", "method", "design", "base", "test", "descriptor", "floor", "cells"]
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
+
+
+def source_of(
+    cells: pd.DataFrame,
+    null_models: Iterable[str],
+    null_bases: Mapping[str, str],
+    kinds: Mapping[str, str],
+    trained_draws: Iterable[str] = (),
+) -> pd.Series:
+    """Per cell, the key of its null source (:data:`SOURCES`; None: a real model's cell): a
+    random copy of a static base is random static vectors, of any other random weights; a
+    copy of a generated design (``<base>-null-g<i>``) holds a generated design; a draw of a
+    trained-weight null is the reassignment."""
+    model = cells["model"].astype(str)
+    base = model.map(lambda m: null_bases.get(m, m))
+    static = base.map(lambda b: kinds.get(b) == "static").astype(bool)
+    generated = model.str.fullmatch(r".+-null-g\d+").astype(bool)
+    null = model.isin(set(null_models))
+    out = pd.Series(None, index=cells.index, dtype=object)
+    out[null & ~static & ~generated] = "papers-random"
+    out[null & ~static & generated] = "generated-random"
+    out[null & static & ~generated] = "papers-static"
+    out[null & static & generated] = "generated-static"
+    out[model.isin(set(trained_draws))] = "reassigned"
+    return out
+
+
+def detection(
+    cells: pd.DataFrame,
+    sources: pd.Series,
+    bases: Mapping[str, str],
+    paired: Iterable[str] = (),
+    alpha: float = DETECTION_ALPHA,
+) -> pd.DataFrame:
+    """Per declared source: its known-bad test's false-positive share on the source's cells
+    (those that can reach ``alpha``, none exact by construction), with its cluster-aware
+    interval and verdict; ``passes`` where that verdict is "miscalibrated". A source with no
+    known-bad test, or one it does not catch, cannot tell a bad test from a good one: its
+    verdicts are withheld (:func:`withhold`)."""
+    rows = []
+    for source in SOURCES:
+        row = {"source": source.key, "label": source.label, "randomizes": source.randomizes}
+        bad = source.known_bad
+        mine = sources == source.key
+        if bad is None:
+            rows.append(row | {"known_bad": "none", "cells": int(mine.sum()), "passes": False})
+            continue
+        column = DESIGNS[bad.design]
+        values = p_column(cells, column)
+        exact = exact_by_construction(cells, bad.design, source.randomizes, paired)
+        on = mine & bad.cells(cells) & values.notna() & can_reject(cells, column, alpha) & ~exact
+        share, low, high, n = cluster_share(
+            (values[on] < alpha).to_numpy(), null_clusters(cells[on], bases).to_numpy()
+        )
+        call = verdict(low, high, n, alpha)
+        rows.append(
+            row
+            | {
+                "known_bad": bad.why,
+                "cells": int(on.sum()),
+                "clusters": n,
+                f"share_{alpha:g}": share,
+                f"low_{alpha:g}": low,
+                f"high_{alpha:g}": high,
+                "verdict": call,
+                "passes": call == "miscalibrated",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+#: what a withheld source prints where its verdict would say "calibrated" or "undetermined"
+WITHHELD = "no verdict (its known-bad test is not caught here)"
+
+
+def withhold(table: pd.DataFrame) -> pd.DataFrame:
+    """A source's rows whose detection check failed: a "miscalibrated" verdict stands (the
+    test failed even where failing is hard), as do "exact by construction" and "n/a"; any
+    other verdict is :data:`WITHHELD`."""
+    out = table.copy()
+    for column in [c for c in out.columns if c.startswith("verdict_")]:
+        keep = out[column].astype(str).isin(["miscalibrated", BY_CONSTRUCTION, "n/a"])
+        out.loc[~keep, column] = WITHHELD
+    return out
+
+
+def by_source(
+    cells: pd.DataFrame,
+    sources: pd.Series,
+    bases: Mapping[str, str],
+    alphas: Iterable[float] = ALPHAS,
+    paired: Iterable[str] = (),
+    designs: Mapping[str, str] = DESIGNS,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the calibration table by source, its detection checks): :func:`calibration` on each
+    source's cells alone (``source``: its key), verdicts withheld where its detection check
+    failed, then ``pooled`` over the sources where it passed, every cell's exact label from
+    its own source (exact cells never count toward a share). The real models' cells (no
+    source) give each row's ``real_<alpha>``."""
+    alphas = list(alphas)
+    checks = detection(cells, sources, bases, paired)
+    passing = set(checks.loc[checks["passes"].astype(bool), "source"])
+    real = sources.isna()
+    units = sources.map({s.key: s.randomizes for s in SOURCES})
+    frames = []
+    for source in SOURCES:
+        mine = sources == source.key
+        if not mine.any():
+            continue
+        models = sorted(set(cells.loc[mine, "model"]))
+        table = calibration(
+            cells[mine | real],
+            models,
+            bases,
+            alphas,
+            designs,
+            randomizes=source.randomizes,
+            paired=paired,
+        )
+        table = table if source.key in passing else withhold(table)
+        frames.append(table.assign(source=source.key))
+    pooled = sources.isin(passing)
+    if pooled.any():
+        keep = pooled | real
+        models = sorted(set(cells.loc[pooled, "model"]))
+        table = calibration(
+            cells[keep], models, bases, alphas, designs, randomizes=units[keep], paired=paired
+        )
+        frames.append(table.assign(source="pooled: " + " + ".join(sorted(passing))))
+    if not frames:
+        frames = [calibration(cells[real], [], bases, alphas, designs).assign(source="")]
+    out = pd.concat(frames, ignore_index=True)
+    return out[["source", *(c for c in out.columns if c != "source")]], checks
+
+
+def pooled_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The pooled rows of :func:`by_source` (none: no source passed its detection check)."""
+    return table[table["source"].astype(str).str.startswith("pooled")].drop(columns="source")

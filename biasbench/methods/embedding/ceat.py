@@ -300,6 +300,7 @@ CEAT = Method(
     context="natural",
     unit="sampled context",
     permutes="targets",
+    scale_free=True,
     description="Contextualized Embedding Association Test: WEAT effect sizes over sampled "
     "contexts, one per stimulus, combined by a random-effects model.",
 )

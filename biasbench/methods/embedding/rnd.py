@@ -47,6 +47,7 @@ RND = Method(
     reads=("unit", "exact_max", "n_samples"),
     encodings=("word/mean",),
     permutes="targets",
+    scale_free=True,
     description="Relative norm distance of the target words to the mean vectors of A and B; "
     "mean over X minus mean over Y.",
 )

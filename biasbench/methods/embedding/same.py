@@ -164,6 +164,7 @@ _COMMON = dict(
     consumes=ContextVectors,
     encodings=("word/mean",),
     swap="keeps",
+    scale_free=True,
 )
 #: the settings SAME and its skew read (the stereotype reads only the unit: it has no test)
 TESTED = ("unit", "exact_max", "n_samples", "same_samples")

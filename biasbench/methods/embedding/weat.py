@@ -126,6 +126,7 @@ WEAT = Method(
     model_kinds=("static",),
     context="words",
     permutes="targets",
+    scale_free=True,
     description="Word Embedding Association Test on static word vectors.",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
 )
@@ -139,6 +140,7 @@ S_SEAT = Method(
     encodings=SENT_ENCODINGS,
     model_kinds=CONTEXTUAL,
     permutes="targets",
+    scale_free=True,
     description="WEAT on sentence encodings of the stimuli in templates ([CLS] for encoders, "
     "the last token for decoders).",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
@@ -153,6 +155,7 @@ W_SEAT = Method(
     encodings=WORD_ENCODINGS,
     model_kinds=CONTEXTUAL,
     permutes="targets",
+    scale_free=True,
     description="WEAT on the stimulus' own subword tokens in templates (mean, first or last).",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
 )

@@ -1,0 +1,126 @@
+"""The null sources: what each randomizes, the "exact by construction" label of every
+registered method on every source, the scale-free declaration checked on the methods
+themselves, the detection check by simulation (a known-bad test is caught where it can
+be, and a source that cannot catch it gives no verdict), and the verdict's own probability."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from biasbench.methods.contract import ContextVectors, Settings
+from biasbench.methods.registry import REGISTRY
+from biasbench.studies import calibration as cal
+
+from .conftest import score_row
+
+TESTED = [m for m in REGISTRY if m.consumes is ContextVectors and m.permutes is not None]
+
+
+def _vectors(rng, scale=None) -> ContextVectors:
+    """One vector per word, X leaning to A; ``scale``: per role, each word's factor."""
+    lean = {"X": 0.8, "Y": 0.2, "A": 0.9, "B": 0.1}
+    groups = {}
+    for role, n in {"X": 5, "Y": 5, "A": 4, "B": 4}.items():
+        base = np.array([lean[role], 1 - lean[role], 0.0, 0.0, 0.0])
+        words = [base + rng.normal(scale=0.3, size=(1, 5)) for _ in range(n)]
+        if scale is not None:
+            words = [w * f for w, f in zip(words, scale[role], strict=True)]
+        groups[role] = words
+    return ContextVectors(groups, tuple(zip(groups["A"], groups["B"], strict=True)))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_scale_free_methods_read_directions_alone(seed):
+    """Every method that declares ``scale_free`` gives the same effect and p when each word's
+    vector is rescaled by its own factor; RIPA, which reads raw norms, does not (so the
+    declaration is what decides the label on random static vectors)."""
+    rng = np.random.default_rng(seed)
+    scale = {r: rng.uniform(0.2, 5.0, n) for r, n in {"X": 5, "Y": 5, "A": 4, "B": 4}.items()}
+    plain = _vectors(np.random.default_rng(seed))
+    scaled = _vectors(np.random.default_rng(seed), scale)
+    options = Settings(exact_max=300, n_samples=300, ceat_samples=50)
+    for method in TESTED:
+        a, b = method(plain, options, 1), method(scaled, options, 1)
+        same = np.isclose(a.effect_size, b.effect_size) and np.isclose(a.p_value, b.p_value)
+        if method.scale_free:
+            assert same, method.name
+    ripa = next(m for m in TESTED if m.name == "RIPA")
+    assert not ripa.scale_free
+    assert not np.isclose(ripa(plain, options, 1).effect_size, ripa(scaled, options, 1).effect_size)
+
+
+def _cells(method, sources=("words", "templates", "natural"), test="T"):
+    units = {"words": "context", "templates": "context", "natural": "sampled context"}
+    return pd.DataFrame(
+        [
+            score_row(method=method.name, model="m", source=s, unit=units[s], test=test)
+            for s in sources
+        ]
+    )
+
+
+@pytest.mark.parametrize("source", cal.SOURCES, ids=lambda s: s.key)
+def test_every_method_s_label_on_every_source(source):
+    """The label per registered method, design and cell, from what the source randomizes:
+    nothing is exact where nothing is randomized; on i.i.d. directions the tests of
+    scale-free methods that exchange words; under reassignment the tests that exchange what
+    was shuffled freely (targets always; attributes unless the test holds definitional
+    pairs, which are flipped by a coin). A paper test over contexts or sampled contexts
+    never exchanges words."""
+    for method in TESTED:
+        for paired in ((), ("T",)):
+            cells = _cells(method)
+            sampled = method.unit == "sampled context"
+            word = cal.exact_by_construction(cells, "word", source.randomizes, paired)
+            paper = cal.exact_by_construction(cells, "paper", source.randomizes, paired)
+            if source.randomizes is None:
+                expect = False
+            elif source.randomizes == "directions":
+                expect = method.scale_free
+            else:
+                expect = method.permutes == "targets" or not paired
+            assert list(word) == [expect] * 3, (method.name, source.key, paired)
+            assert list(paper) == [expect and not sampled, False, False], (method.name, paired)
+    with pytest.raises(ValueError, match="unknown randomized unit"):
+        cal.exact_by_construction(_cells(TESTED[0]), "word", "contexts")
+
+
+def test_same_under_flipped_pairs_is_not_exact_but_weat_is():
+    """The reassignment flips each definitional pair by a coin; SAME's test re-splits A and
+    B freely, so on a paired test it is not exact there, while WEAT's target test is."""
+    rows = [
+        score_row(method=m, model="m-reassigned-r0", source="words", test=t)
+        for m in ("SAME", "SAME skew", "WEAT")
+        for t in ("WEAT7", "C6")
+    ]
+    cells = pd.DataFrame(rows)
+    exact = cal.exact_by_construction(cells, "word", "words", paired=("WEAT7",))
+    assert list(exact) == [False, True, False, True, True, True]
+
+
+def test_each_source_declares_its_unit_and_known_bad_test():
+    assert [s.randomizes for s in cal.SOURCES] == [None, None, "directions", "directions", "words"]
+    # i.i.d. directions: every word test of a scale-free method is exact, so no known-bad
+    # test can be caught there and the source gives no verdict
+    assert all(s.known_bad is None for s in cal.SOURCES if s.randomizes == "directions")
+    assert all(s.known_bad is not None for s in cal.SOURCES if s.randomizes != "directions")
+
+
+@pytest.mark.parametrize("clusters", [67, 231, 2000, 6000])
+def test_chance_calibrated_is_the_verdict_s_own_probability(clusters):
+    """The binomial sum over exactly the rejection counts the verdict calls "calibrated":
+    at many clusters some counts have an upper bound under 2 x alpha and a lower bound
+    above alpha; those are "miscalibrated" and not counted."""
+    alpha = 0.05
+    k = np.arange(clusters + 1)
+    low, high = cal.clopper_pearson(k, clusters)
+    called = [cal.verdict(lo, hi, clusters, alpha) == "calibrated" for lo, hi in zip(low, high)]
+    expected = sps.binom.pmf(k[np.array(called)], clusters, alpha).sum()
+    assert cal.chance_calibrated(clusters, alpha) == pytest.approx(expected, abs=1e-12)
+    if clusters == 6000:  # where the two readings differ
+        loose = sps.binom.pmf(k[high <= 2 * alpha], clusters, alpha).sum()
+        assert loose - expected > 0.01
