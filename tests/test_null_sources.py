@@ -124,3 +124,34 @@ def test_chance_calibrated_is_the_verdict_s_own_probability(clusters):
     if clusters == 6000:  # where the two readings differ
         loose = sps.binom.pmf(k[high <= 2 * alpha], clusters, alpha).sum()
         assert loose - expected > 0.01
+
+
+def test_ceat_on_one_context_per_word_is_left_out_of_its_share():
+    """CEAT's paper test on the words alone gives p near 0 by its own construction: those
+    cells are counted apart (one_context), and the share is over the template cells."""
+    rows = [
+        score_row(
+            method="CEAT",
+            model="m-null",
+            source="words",
+            unit="sampled context",
+            test=f"W{i}",
+            p_value=1e-300,
+        )
+        for i in range(70)
+    ]
+    rows += [
+        score_row(
+            method="CEAT",
+            model="m-null",
+            source="templates",
+            unit="sampled context",
+            test=f"T{i}",
+            p_value=0.5 if i else 0.01,
+        )
+        for i in range(70)
+    ]
+    row = cal.calibration(pd.DataFrame(rows), ["m-null"], {}).set_index("design").loc["paper"]
+    assert (row["cells_null"], row["one_context"], row["clusters_0.05"]) == (70, 70, 70)
+    assert row["null_0.05"] == pytest.approx(1 / 70)
+    assert row["verdict_0.05"] == "calibrated"

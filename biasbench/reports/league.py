@@ -144,7 +144,7 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
         out = out.rename(columns={"seconds": "statistic_seconds"})
     for design in DESIGNS:
         verdict = league_columns(design)["verdict"]
-        out[verdict] = out[verdict].fillna("n/a")
+        out[verdict] = out[verdict].astype(object).fillna("n/a")
     out["cells"] = out["method"].map(real.groupby("method").size()).fillna(0).astype(int)
     return out
 

@@ -183,6 +183,19 @@ def exact_cells(
     return out
 
 
+def one_context(cells: pd.DataFrame, design: str) -> pd.Series:
+    """Per cell: the paper's test of a method that combines sampled contexts (CEAT) scored
+    on one context per word (source ``words``). Every sample is then the same set of
+    vectors, the samples' effects agree exactly and the combined z grows without bound:
+    p goes to 0 by the method's construction, whatever the model. Such cells are counted
+    apart (``one_context``), in no share."""
+    if design != "paper" or "source" not in cells:
+        return pd.Series(False, index=cells.index)
+    traits = _method_traits().reindex(cells["method"].astype(str))
+    sampled = (traits["unit"] == "sampled context").to_numpy()
+    return pd.Series(sampled, index=cells.index) & (cells["source"].astype(str) == "words")
+
+
 def p_column(cells: pd.DataFrame, column: str) -> pd.Series:
     """A p-value (or floor) column as numbers (NaN where absent: a constructed row that
     leaves it blank)."""
@@ -341,8 +354,10 @@ def calibration(
     paired: Iterable[str] = (),
 ) -> pd.DataFrame:
     """Per method and test design (``designs``: name -> p column): the null cells with that
-    p-value (``cells_null``), of which ``by_construction`` exchange what the null
-    ``randomizes`` (:func:`exact_by_construction`: left out of the shares while any other
+    p-value (``cells_null``; the paper's test of CEAT on one context per word is counted
+    apart as ``one_context``: :func:`one_context`), of which ``by_construction`` exchange
+    what the null ``randomizes`` (one unit, or one per cell; ``paired``: the tests of
+    definitional pairs; :func:`exact_by_construction`: left out of the shares while any other
     cell is left; where none is, the share is over them and the verdict is
     :data:`BY_CONSTRUCTION`, or ``miscalibrated`` if even they reject too often); for each
     alpha, those whose design cannot reach it (``cannot_<alpha>``, left out:
@@ -367,7 +382,8 @@ def calibration(
         mine = cells["method"] == method
         for design, column in designs.items():
             values = p[design]
-            tested = mine & values.notna()
+            single = mine & values.notna() & one_context(cells, design)
+            tested = mine & values.notna() & ~single
             exact = tested & null & by_construction[design]
             only_exact = bool(exact.any()) and not bool((tested & null & ~exact).any())
             row = {
@@ -375,6 +391,7 @@ def calibration(
                 "design": design,
                 "p": column,
                 "cells_null": int((tested & null).sum()),
+                "one_context": int((single & null).sum()),
                 "by_construction": int(exact.sum()),
             }
             for a in alphas:
@@ -405,7 +422,7 @@ def calibration(
                 row[f"real_{a:g}"] = float(np.mean(real < a)) if len(real) else np.nan
             rows.append(row)
     per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed", "chance")
-    columns = ["method", "design", "p", "cells_null", "by_construction"]
+    columns = ["method", "design", "p", "cells_null", "one_context", "by_construction"]
     columns += [f"{c}_{a:g}" for a in alphas for c in (*per_alpha, "verdict")]
     columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]
     return pd.DataFrame(rows, columns=columns)
