@@ -1,3 +1,11 @@
+def null_lexicon_params(wildcards):
+    """The settings of the static model whose vocabulary is the generated designs' lexicon
+    (None without generated designs)."""
+    if not PLAN.null_pool_files(wildcards.model):
+        return None
+    return {"name": PLAN.null_lexicon, **model_params(PLAN.null_lexicon)}
+
+
 rule null_calibration:
     """The null-model calibration of one configured model: its seeded random copies built in
     memory, each scored with every method on context vectors (templates; a static model's on
@@ -32,6 +40,7 @@ rule null_calibration:
         max_gap=LPBS.get("max_gap"),
         datasets=of_wildcards(PLAN.null_datasets_of, "model"),
         designs=of_wildcards(PLAN.null_designs_of, "model"),
+        lexicon=null_lexicon_params,
         spec=model_settings,
         extraction=config["extraction"],
         scoring=config["scoring"],

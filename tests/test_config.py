@@ -190,29 +190,37 @@ def test_a_model_name_the_workflow_takes_is_refused(name, message):
     assert "rename the model" in str(error.value)
 
 
-def test_more_generated_designs_than_the_word_sets_supply_are_refused_at_planning():
-    """GloVe on C6 alone (a pool of 52 words) with a million designs planned, and its job
-    failed at design 10 ("a pool of 52 words is too small for sets of 16"), naming neither
-    the field nor the count the pool allows."""
+def test_generated_designs_need_a_static_lexicon_and_at_most_the_cap_at_planning():
+    """Designs without a lexicon, beyond what the lexicon surely supplies, or from a lexicon
+    that is not a static model are refused at planning, each naming its field; the
+    lexicon's own model need run no test."""
+    from biasbench.data.designs import MAX_DESIGNS
+
     config = default_config()
     config.update(tests=["C6"], lpbs=None, datasets=None, groundtruth=None)
     config.update(delobelle=None, bommasani=None)
-    config["models"] = {"glove-6b-50d": {**config["models"]["glove-6b-50d"], "tests": "all"}}
+    config["models"] = {
+        "glove-6b-50d": {**config["models"]["glove-6b-50d"], "tests": "all"},
+        "minilm-l6": {**config["models"]["minilm-l6"], "tests": []},
+    }
     config["null_calibration"] = {"models": {"glove-6b-50d": {"seeds": 1}}, "datasets": {}}
     own = config["null_calibration"]["models"]["glove-6b-50d"]
-    for designs in (10, 11, 1_000_000):  # design 10 is the first to draw sets of 16
-        own["designs"] = designs
-        if designs == 10:
-            make_plan(validate_config(config), ROOT)
-            continue
-        with pytest.raises(InputError) as error:
-            make_plan(validate_config(config), ROOT)
-        assert str(error.value).startswith(
-            f"config: null_calibration.models.glove-6b-50d.designs: {designs} generated "
-            "designs, but a pool of 52 words"
-        )
-        assert "supplies the first 10 only" in str(error.value)
-        assert "set null_calibration.models.glove-6b-50d.designs to at most 10" in str(error.value)
+    field = "null_calibration.models.glove-6b-50d.designs"
+    own["designs"] = 10
+    with pytest.raises(InputError, match=f"{field}: 10 generated designs need a lexicon"):
+        make_plan(validate_config(config), ROOT)
+    config["null_calibration"]["lexicon"] = "glove-6b-50d"
+    plan = make_plan(validate_config(config), ROOT)
+    assert plan.null_pool_files("glove-6b-50d") == [
+        "results/models/glove-6b-50d/biasbench_model.json"
+    ]
+    own["designs"] = MAX_DESIGNS + 1
+    with pytest.raises(InputError, match=f"set {field} to at most {MAX_DESIGNS:,}"):
+        make_plan(validate_config(config), ROOT)
+    own["designs"] = 10
+    config["null_calibration"]["lexicon"] = "minilm-l6"
+    with pytest.raises(InputError, match="lexicon names 'minilm-l6', not a configured static"):
+        make_plan(validate_config(config), ROOT)
 
 
 def test_names_like_a_copy_of_no_configured_model_are_accepted():

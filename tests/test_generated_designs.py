@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as sps
 
 from biasbench.config import model_entry
-from biasbench.data.designs import SIZES, check_designs, design_seed, designs_allowed, word_pool
+from biasbench.data.designs import LEXICON_WORDS, MAX_DESIGNS, SIZES, check_designs
 from biasbench.errors import InputError
 from biasbench.io import write_tsv
 from biasbench.models.load import StaticVectors
@@ -24,76 +24,71 @@ from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import calibration as cal
 from biasbench.studies import null_calibration as nc
 from biasbench.studies.cells import primary_cells
-from biasbench.studies.generated import QUARTER, draw_design
+from biasbench.studies.generated import PROPERTIES, draw_designs, lexicon
 
 from .conftest import score_row
 
-POOL = [f"w{i:03d}" + "x" * (i % 7) for i in range(400)]  # lengths 4 to 10
+
+def _word(i: int) -> str:
+    """A distinct plain word per i: an initial of 7, i in base 8, padding, an ending of 3."""
+    digits = "".join("aeiounrs"[int(d)] for d in np.base_repr(i, 8))
+    return "bdkmpst"[i % 7] + digits + "z" * (i % 4) + ("er", "ly", "ed")[(i // 7) % 3]
 
 
-def test_a_design_is_seeded_by_its_index_and_its_sets_are_disjoint_and_sized():
-    for index in range(12):
-        design = draw_design(POOL, index, seed=7)
-        assert design == draw_design(POOL, index, seed=7)  # drawn alone or among others
-        assert design != draw_design(POOL, index, seed=8)
-        words = [w for r in "XYAB" for w in design.sets[r]]
-        assert len(set(words)) == len(words) and set(words) <= set(POOL)
+#: a synthetic lexicon of 12,000 distinct plain words
+LEXICON = [_word(i) for i in range(12_000)]
+POOL = LEXICON
+
+
+def test_designs_are_seeded_disjoint_sized_and_classes_of_one_property():
+    designs = draw_designs(LEXICON, 12, seed=7)
+    assert designs == draw_designs(LEXICON, 12, seed=7)  # reproducible
+    assert designs[:5] == draw_designs(LEXICON, 5, seed=7)  # more designs keep the first
+    assert designs != draw_designs(LEXICON, 12, seed=8)
+    used = [w for d in designs for r in "XYAB" for w in d.sets[r]]
+    assert len(set(used)) == len(used) and set(used) <= set(LEXICON)  # no word twice
+    rank = {w: i for i, w in enumerate(LEXICON)}
+    for design in designs:
         sizes = {len(design.sets[r]) for r in "XYAB"}
         assert len(sizes) == 1 and sizes.pop() in SIZES
-        assert design.kind == ("balanced" if index % 2 == 0 else "length")
-        assert design.test == f"gen{index:03d}"
+        assert design.kind != design.attributes
+        for roles, prop in (("XY", design.kind), ("AB", design.attributes)):
+            classes = [{PROPERTIES[prop](w, rank[w], None) for w in design.sets[r]} for r in roles]
+            # each set one class of its property, the two sets two classes
+            assert all(len(c) == 1 for c in classes) and classes[0] != classes[1]
+        assert design.test == f"gen{design.index:03d}"
+    # the target properties in turn, without word pieces for static vectors
+    assert [d.kind for d in designs[:4]] == ["initial", "ending", "length", "frequency"]
 
 
-def test_an_unbalanced_design_takes_x_and_y_mostly_from_the_two_ends_of_the_cost():
-    # word pieces: 1 in the first quarter of the pool, 5 in the last, 3 between
-    cost = {w: 1 if i < 100 else 5 if i >= 300 else 3 for i, w in enumerate(POOL)}
-    ranked = sorted(cost.values())
-    low, high = ranked[int(len(POOL) * QUARTER) - 1], ranked[-int(len(POOL) * QUARTER)]
-    assert (low, high) == (1, 5)  # the two quarters: one piece, five pieces
-    for index in (1, 3, 5):
-        design = draw_design(POOL, index, seed=2, cost=cost)
-        size = len(design.sets["X"])
-        x, y = ([cost[w] for w in design.sets[r]] for r in "XY")
-        assert design.kind == "pieces"
-        # three quarters from its own end, a quarter from the other: both ends on both sides
-        assert sorted(x) == [1] * (size - size // 4) + [5] * (size // 4)
-        assert sorted(y) == [1] * (size // 4) + [5] * (size - size // 4)
-        a_b = [cost[w] for r in "AB" for w in design.sets[r]]
-        assert set(a_b) == {3}  # the middle half
-    # without a tokenizer: the length in characters, X mostly short and Y mostly long
-    design = draw_design(POOL, 1, seed=2)
-    x, y = (np.sort([len(w) for w in design.sets[r]]) for r in "XY")
-    assert np.median(x) < np.median(y)
+def test_word_pieces_are_a_property_where_a_tokenizer_gives_them():
+    pieces = {w: 1 + len(w) % 3 for w in LEXICON}
+    designs = draw_designs(LEXICON, 10, seed=3, pieces=pieces)
+    split = [d for d in designs if d.kind == "pieces"]
+    assert len(split) == 2
+    for design in split:
+        x, y = ({pieces[w] for w in design.sets[r]} for r in "XY")
+        assert len(x) == len(y) == 1 and x != y
 
 
-def test_the_pool_is_one_word_per_form_the_model_tells_apart():
-    pool = word_pool(["Tom", "tom", "New York", "amy", "", "zed", "amy"], normalise=str.lower)
-    assert pool == ["Tom", "amy", "zed"]
-    assert word_pool(["b", "a", "c"], known=lambda w: w != "c") == ["a", "b"]
-    with pytest.raises(ValueError, match="too small"):
-        draw_design(POOL[:30], 0, seed=1)
+def test_the_lexicon_is_the_first_plain_words_and_its_capacity_is_named():
+    vocabulary = ["the", "A", "of", "x-ray", "1990", "dogs", "naïve", "cats", "emu"]
+    assert lexicon(vocabulary) == ["the", "dogs", "cats", "emu"]
+    assert lexicon(vocabulary, 2) == ["the", "dogs"]
+    with pytest.raises(ValueError, match="supplies [0-9]+ generated designs"):
+        draw_designs(LEXICON[:200], 50, seed=1)
 
 
-def test_the_designs_a_pool_allows_are_those_draw_design_can_draw():
-    """The job failed at the first design too large for its pool ("a pool of 52 words is too
-    small for sets of 16"), naming neither the config field nor how many designs fit: it now
-    refuses the count first, from the sizes draw_design draws."""
-    for size in (30, 40, 47, 52, 60, 64):
-        allowed, too_large = designs_allowed(size, 60, seed=3)
-        for index in range(allowed):
-            draw_design(POOL[:size], index, seed=3)
-        if allowed < 60:
-            with pytest.raises(ValueError, match=f"too small for sets of {too_large}"):
-                draw_design(POOL[:size], allowed, seed=3)
-    assert designs_allowed(64, 10**6, seed=3) == (10**6, 0)  # every size fits
+def test_planning_refuses_designs_without_a_lexicon_or_beyond_the_cap():
     field = "null_calibration.models.glove-6b-50d.designs"
-    allowed, _ = designs_allowed(52, 1000, design_seed(20221207, "glove-6b-50d"))
-    with pytest.raises(InputError) as error:
-        check_designs(52, 1000, design_seed(20221207, "glove-6b-50d"), field, "its words")
-    assert str(error.value).startswith(f"config: {field}: 1000 generated designs")
-    assert f"supplies the first {allowed} only" in str(error.value)
-    assert f"set {field} to at most {allowed}" in str(error.value)
-    check_designs(52, allowed, design_seed(20221207, "glove-6b-50d"), field, "its words")
+    with pytest.raises(InputError, match="need a lexicon: set null_calibration.lexicon"):
+        check_designs(10, field, None, "null_calibration.lexicon")
+    with pytest.raises(InputError, match=f"set {field} to at most {MAX_DESIGNS:,}"):
+        check_designs(MAX_DESIGNS + 1, field, "glove", "null_calibration.lexicon")
+    check_designs(MAX_DESIGNS, field, "glove", "null_calibration.lexicon")
+    check_designs(0, field, None, "null_calibration.lexicon")
+    # the cap holds for a lexicon of GloVe's size: the largest sets fit that often
+    assert MAX_DESIGNS * 4 * max(SIZES) <= LEXICON_WORDS
 
 
 def _static(words, dim=8):
@@ -104,7 +99,7 @@ def _static(words, dim=8):
 
 def test_each_design_is_scored_on_a_copy_of_its_own_as_a_cluster_of_its_own():
     base = ModelSpec.from_config("glove", model_entry(kind="static", source="glove-pkg:x"))
-    designs = [draw_design(POOL, i, seed=3) for i in range(4)]
+    designs = draw_designs(POOL, 4, seed=3)
     settings = ScoreSettings(seed=1, exact_max=500, n_samples=200, same_samples=50)
     run = [
         nc.static_null_rows(
@@ -134,7 +129,7 @@ def test_on_random_static_vectors_the_designs_reject_at_the_nominal_rate():
     uniform by a Kolmogorov-Smirnov test and the share below 0.05 inside its exact 99.9%
     interval. A test that rejected too often on them would fail here."""
     base = ModelSpec.from_config("glove", model_entry(kind="static", source="glove-pkg:x"))
-    designs = [draw_design(POOL, i, seed=11) for i in range(240)]
+    designs = draw_designs(POOL, 100, seed=11)
     settings = ScoreSettings(seed=2, exact_max=1000, n_samples=1000, same_samples=200)
     frame = nc.static_null_rows(
         base, _static(POOL, dim=16), 1, {}, settings=settings, seed=4, designs=designs, log=print
@@ -142,24 +137,24 @@ def test_on_random_static_vectors_the_designs_reject_at_the_nominal_rate():
     cells = primary_cells(frame, {})
     for method in ("WEAT", "RND", "RIPA"):
         p = cells.loc[cells["method"] == method, "p_value"].dropna().to_numpy()
-        assert len(p) == 240, method
+        assert len(p) == 100, method
         assert sps.kstest(p, "uniform").pvalue > 0.001, method
         low, high = cal.clopper_pearson(int((p < 0.05).sum()), len(p), level=0.999)
         assert low <= 0.05 <= high, method
 
 
-def test_the_generated_table_shows_the_designs_alone_by_balance(tmp_path):
+def test_the_generated_table_shows_the_designs_alone_by_property(tmp_path):
     """synthesis_null_generated: the generated designs' null cells (tests gen<i>) alone, a
-    calibration per kind; a seeded copy's paper test stays out."""
+    calibration per property; a seeded copy's paper test stays out."""
     rows = [
         score_row(
             method="s-SEAT",
             model=f"m-null-g{i}",
             test=f"gen{i:03d}",
-            descriptor="balanced" if i % 2 == 0 else "pieces",
+            descriptor="initial" if i % 2 == 0 else "pieces",
             source="words",
             effect_size=0.1,
-            p_value=0.5 if i % 2 == 0 else 0.001,  # the unbalanced designs reject
+            p_value=0.5 if i % 2 == 0 else 0.001,  # the designs split by pieces reject
             p_floor=0.0005,
         )
         for i in range(8)
@@ -188,7 +183,7 @@ def test_the_generated_table_shows_the_designs_alone_by_balance(tmp_path):
     csv, markdown, _ = render_table(TABLES["synthesis_null_generated"], inputs, settings)
     table = pd.read_csv(io.StringIO(csv))
     paper = table[table["design"] == "paper"].set_index("designs")
-    assert paper.loc["balanced", "clusters_0.05"] == 4 and paper.loc["balanced", "null_0.05"] == 0
+    assert paper.loc["initial", "clusters_0.05"] == 4 and paper.loc["initial", "null_0.05"] == 0
     assert paper.loc["pieces", "clusters_0.05"] == 4 and paper.loc["pieces", "null_0.05"] == 1
     assert "random copy of its own" in markdown
 
@@ -207,7 +202,7 @@ def test_the_plan_names_each_designs_copy_and_refuses_those_names_to_a_model():
     assert "minilm-l6-null-g480" not in plan.null_bases()
     assert "glove-6b-50d-null-g0" in plan.null_copies()
     assert not any(n.startswith("smollm2-135m-null-g") for n in plan.null_copies())
-    assert plan.null_pool_files("minilm-l6") == plan.wordset_files()
+    assert plan.null_pool_files("minilm-l6") == ["results/models/glove-6b-50d/biasbench_model.json"]
     assert plan.null_pool_files("smollm2-135m") == []
     with pytest.raises(InputError, match="seeded null copy"):
         check_model_names(["m", "m-null-g3"])

@@ -203,6 +203,7 @@ def test_only_the_calibration_targets_read_the_null_copies():
     }
     assert readers == {
         "synthesis_null",
+        "synthesis_null_detection",
         "synthesis_null_floors",
         "synthesis_null_generated",
         "synthesis_null_pieces",

@@ -118,7 +118,10 @@ def test_chance_calibrated_is_the_verdict_s_own_probability(clusters):
     alpha = 0.05
     k = np.arange(clusters + 1)
     low, high = cal.clopper_pearson(k, clusters)
-    called = [cal.verdict(lo, hi, clusters, alpha) == "calibrated" for lo, hi in zip(low, high)]
+    called = [
+        cal.verdict(lo, hi, clusters, alpha) == "calibrated"
+        for lo, hi in zip(low, high, strict=True)
+    ]
     expected = sps.binom.pmf(k[np.array(called)], clusters, alpha).sum()
     assert cal.chance_calibrated(clusters, alpha) == pytest.approx(expected, abs=1e-12)
     if clusters == 6000:  # where the two readings differ

@@ -58,7 +58,7 @@ def test_a_base_models_null_copies_read_its_model_tests_lpbs_pairs_and_pool(plan
     ]
     assert inputs["templates"] == plan.lpbs_template_file
     assert inputs["external"] == ["results/external/husse_templates_double"]
-    assert inputs["pool"] == plan.wordset_files()  # the generated designs' words
+    assert inputs["pool"] == ["results/models/glove-6b-50d/biasbench_model.json"]  # lexicon
     with pytest.raises(InputError, match="null_calibration.models"):
         plan.null_calibration_inputs("word2vec-gnews")
 

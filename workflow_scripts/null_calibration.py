@@ -5,19 +5,19 @@ from pathlib import Path
 
 from biasbench import paths
 from biasbench.data.datasets import dataset_items
-from biasbench.data.designs import check_designs, design_seed, word_pool
+from biasbench.data.designs import design_seed
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
 from biasbench.io import read_sealed, read_tsv, signature_of, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.device import start_model_job
-from biasbench.models.load import load_static, stimulus_normaliser
+from biasbench.models.load import load_static
 from biasbench.models.specs import ModelSpec
 from biasbench.rows import sort_rows
 from biasbench.scoring.corpus import pair_contexts
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies import null_calibration as nc
-from biasbench.studies.generated import draw_design
+from biasbench.studies.generated import draw_designs, lexicon
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -30,33 +30,26 @@ tests = nc.read_tests(
     signature_of([sm.input.model]),
 )
 log = lambda line: print(line, file=sys.stderr)  # noqa: E731
-stimuli = [
-    s for ws in read_wordset_files(sm.input.pool) for words in ws.sets.values() for s in words
-]
 seed_of_designs = design_seed(sm.params.seed, spec.name)
-designs_field = f"null_calibration.models.{spec.name}.designs"  # where it is set for this model
 shared = {"settings": settings, "seed": sm.params.seed, "log": log}  # every kind of base
+words = []
+if sm.params.lexicon:  # the generated designs' lexicon: a static model's vocabulary
+    entry = dict(sm.params.lexicon)
+    lexicon_spec = ModelSpec.from_config(entry.pop("name"), entry)
+    vocabulary = load_static(Path(sm.input.pool[0]).parent, lexicon_spec).words
+    words = lexicon(vocabulary)
 if spec.kind == "static":
     vectors = load_static(prepared, spec)
-    pool = word_pool(
-        stimuli,
-        lambda word: vectors.lookup(word) is not None,
-        stimulus_normaliser(spec),
-    )
-    what = "the single words of the word sets of config: tests in the model's vocabulary"
-    check_designs(len(pool), sm.params.designs, seed_of_designs, designs_field, what)
-    designs = [draw_design(pool, i, seed_of_designs) for i in range(sm.params.designs)]
+    words = [w for w in words if vectors.lookup(w) is not None]
+    designs = draw_designs(words, sm.params.designs, seed_of_designs)
     frame = nc.static_null_rows(spec, vectors, sm.params.seeds, tests, designs=designs, **shared)
 else:
     from biasbench.models.null import Architecture
-    from biasbench.models.word_pieces import word_pieces
+    from biasbench.models.word_pieces import bare_word_pieces
 
     architecture = Architecture.of(spec, prepared)
-    pool = word_pool(stimuli, normalise=stimulus_normaliser(spec, architecture.tokenizer))
-    pieces = {w: word_pieces(architecture.tokenizer, w, 0, len(w)) for w in pool}
-    what = "the single words of the word sets of config: tests, one per form its tokenizer reads"
-    check_designs(len(pool), sm.params.designs, seed_of_designs, designs_field, what)
-    designs = [draw_design(pool, i, seed_of_designs, pieces) for i in range(sm.params.designs)]
+    pieces = bare_word_pieces(architecture.tokenizer, words) if sm.params.designs else {}
+    designs = draw_designs(words, sm.params.designs, seed_of_designs, pieces)
 
     lpbs = {}
     if sm.params.lpbs:

@@ -1,10 +1,8 @@
-"""The pool and the sizes of generated null designs (:mod:`biasbench.studies.generated`): what
-planning needs to know, before any job, whether the run's word sets can supply the designs the
-configuration asks for."""
+"""The lexicon and the sizes of generated null designs (:mod:`biasbench.studies.generated`):
+what planning needs to know, before any job, whether a configuration can supply the designs
+it asks for."""
 
 from __future__ import annotations
-
-from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -13,21 +11,11 @@ from biasbench.stats import derived_seed
 
 #: the words of each set of a design: one size per design, drawn from these
 SIZES = (8, 10, 12, 16)
-
-
-def word_pool(
-    stimuli: Iterable[str],
-    known: Callable[[str], bool] = lambda word: True,
-    normalise: Callable[[str], str] = str,
-) -> list[str]:
-    """The frozen pool: the single-word stimuli that ``known`` accepts (a static model's
-    vocabulary), one per form the model tells apart (``normalise``: an uncased model reads
-    "Tom" as "tom"; the first in sorted order stays), sorted: the pool does not depend on the
-    order the tests are read in."""
-    pool: dict[str, str] = {}
-    for word in sorted({s for s in map(str, stimuli) if s and " " not in s and known(s)}):
-        pool.setdefault(normalise(word), word)
-    return sorted(pool.values())
+#: the words of the lexicon a design may draw: the first this many plain words
+LEXICON_WORDS = 80_000
+#: the designs a base may ask for: four sets of the largest size each, no word used twice,
+#: fit this many times into the lexicon whatever the classes (the job checks the real count)
+MAX_DESIGNS = LEXICON_WORDS // (4 * max(SIZES))
 
 
 def design_seed(seed: int, model: str) -> int:
@@ -40,30 +28,18 @@ def design_rng(index: int, seed: int) -> np.random.Generator:
     return np.random.default_rng(derived_seed(seed, "generated design", str(index)))
 
 
-def designs_allowed(pool_size: int, designs: int, seed: int) -> tuple[int, int]:
-    """(how many of the first ``designs`` designs a pool of ``pool_size`` words supplies, the
-    set size of the first it does not; 0 when all fit): each design draws its own size
-    (:data:`SIZES`), and its four disjoint sets need four times as many words (what
-    :func:`draw_design` refuses), so a pool too small for the largest size fails at the first
-    design that draws it, whatever the designs before it drew."""
-    if pool_size >= 4 * max(SIZES):
-        return designs, 0
-    for index in range(designs):
-        size = int(design_rng(index, seed).choice(SIZES))
-        if 4 * size > pool_size:
-            return index, size
-    return designs, 0
-
-
-def check_designs(pool_size: int, designs: int, seed: int, field: str, pool: str) -> None:
-    """Refuse ``designs`` generated designs that a pool of ``pool_size`` words (``pool``: what
-    it is) cannot supply, naming the config ``field`` and the count it allows: the job would
-    otherwise fail at the first design too large for it, after every copy before it ran."""
-    allowed, size = designs_allowed(pool_size, designs, seed)
-    if allowed < designs:
+def check_designs(designs: int, field: str, lexicon: str | None, lexicon_field: str) -> None:
+    """Refuse generated designs without a lexicon, or more than :data:`MAX_DESIGNS`, naming
+    the config ``field``: the job would otherwise fail after every copy before it ran."""
+    if designs and lexicon is None:
         raise InputError(
-            f"config: {field}: {designs} generated designs, but a pool of {pool_size} words "
-            f"({pool}) supplies the first {allowed} only: design {allowed} draws four disjoint "
-            f"sets of {size} words, {4 * size} in all: set {field} to at most {allowed}, or add "
-            "tests with more single words (config: tests)"
+            f"config: {field}: {designs} generated designs need a lexicon: set "
+            f"{lexicon_field} to a configured static model (its vocabulary's first "
+            f"{LEXICON_WORDS:,} plain words), or {field} to 0"
+        )
+    if designs > MAX_DESIGNS:
+        raise InputError(
+            f"config: {field}: {designs} generated designs, but the lexicon's "
+            f"{LEXICON_WORDS:,} words, none used twice, supply {MAX_DESIGNS:,} for sure: set "
+            f"{field} to at most {MAX_DESIGNS:,}"
         )

@@ -41,6 +41,28 @@ def word_pieces(tokenizer: Any, sentence: str, start: int, end: int) -> int:
     return len(span_tokens(enc["offset_mapping"], enc["special_tokens_mask"], start, end))
 
 
+def bare_word_pieces(tokenizer: Any, words: list[str]) -> dict[str, int]:
+    """Each word's number of word pieces read alone (as a generated design's words are
+    scored: the word is the whole text), counted as :func:`word_pieces` counts them; one
+    batched call of the tokenizer."""
+    from biasbench.models.extract import span_tokens
+
+    if not words:
+        return {}
+    enc = tokenizer(
+        list(words),
+        add_special_tokens=True,
+        return_offsets_mapping=True,
+        return_special_tokens_mask=True,
+    )
+    return {
+        w: len(span_tokens(offsets, special, 0, len(w)))
+        for w, offsets, special in zip(
+            words, enc["offset_mapping"], enc["special_tokens_mask"], strict=True
+        )
+    }
+
+
 def stimulus_pieces(tokenizer: Any, contexts: pd.DataFrame) -> pd.DataFrame:
     """Role, word and pieces of each stimulus of a contexts file: the count most of its
     contexts give it (:func:`word_pieces`; a tie: the smaller), in the order of first use."""

@@ -83,6 +83,19 @@ def restrict_to_models(config: dict[str, Any]) -> None:
     bommasani = config.get("bommasani")
     if bommasani and bommasani["generation"] and bommasani["generation"]["model"] not in wanted:
         bommasani["generation"] = None
+    _keep_lexicon(config, models)
+
+
+def _keep_lexicon(config: dict[str, Any], models: dict[str, Any]) -> None:
+    """The generated designs' lexicon (``null_calibration.lexicon``), where an audited model
+    keeps its designs: prepared, unscored, as a model an audited one is built from."""
+    null = config.get("null_calibration") or {}
+    lexicon = null.get("lexicon")
+    if lexicon is None or lexicon in config["models"] or lexicon not in models:
+        return
+    entries = [e if isinstance(e, dict) else {} for e in null.get("models", {}).values()]
+    if any(e.get("designs", null.get("designs", 0)) for e in entries):
+        config["models"][lexicon] = {**models[lexicon], "tests": []}
 
 
 def _audit_every_family(config: dict[str, Any], only: list[str]) -> None:

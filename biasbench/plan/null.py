@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,8 @@ class NullPlan(LpbsPlan, DatasetPlan):
     null_datasets: dict[str, dict[str, int | None]] = field(default_factory=dict)
     null_corpora: dict[str, tuple[str, ...]] = field(default_factory=dict)
     null_designs: dict[str, int] = field(default_factory=dict)
+    #: the static model whose vocabulary the generated designs draw from (``lexicon``)
+    null_lexicon: str | None = None
     #: the trained-weight null, per kind (its key, ``null_calibration.<key>``): model -> its
     #: draws (:mod:`biasbench.nulls`)
     trained_draws: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -204,7 +205,7 @@ class NullPlan(LpbsPlan, DatasetPlan):
             "datasets": [
                 f for d in datasets.values() for files in d["files"].values() for f in files
             ],
-            # the generated designs' pool of words: every word set of the run
+            # the generated designs' lexicon: a static model's vocabulary
             "pool": self.null_pool_files(model),
         }
         if lpbs:
@@ -237,9 +238,11 @@ class NullPlan(LpbsPlan, DatasetPlan):
         return self.null_designs.get(model, 0)
 
     def null_pool_files(self, model: str) -> list[str]:
-        """The word sets whose stimuli a base model's generated designs are drawn from: every
-        word set of the run (none without designs)."""
-        return self.wordset_files() if self.null_designs_of(model) else []
+        """The prepared lexicon model a base model's generated designs are drawn from (none
+        without designs)."""
+        if not self.null_designs_of(model) or self.null_lexicon is None:
+            return []
+        return [paths.MODEL.format(model=self.null_lexicon)]
 
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
@@ -321,45 +324,6 @@ def trained_null(
     return out
 
 
-def pool_stimuli(root: Path, available: dict[str, list[str]]) -> list[str] | None:
-    """The stimuli of every configured word set, which the generated designs' pool is drawn
-    from (rule null_calibration's ``pool``); None where one does not load at planning (an
-    external list not fetched yet, a word set its own job will report): the job checks then."""
-    from biasbench.data.wordsets import load_wordset
-
-    stimuli: list[str] = []
-    for test, descriptors in available.items():
-        for descriptor in descriptors:
-            try:
-                words = load_wordset(
-                    root / "resources" / "wordsets" / f"{test}.yaml",
-                    descriptor,
-                    lambda file_id: root / paths.external(file_id),
-                )
-            except InputError:
-                return None
-            stimuli += [s for role in words.sets.values() for s in role]
-    return stimuli
-
-
-def check_design_pool(
-    spec: ModelSpec, designs: int, seed: int, field: str, stimuli: list[str] | None
-) -> None:
-    """Refuse more generated designs than the run's word sets can supply a base model: its
-    pool (:func:`biasbench.data.designs.word_pool`) holds at most their single words, one
-    per form the model tells apart (its vocabulary or tokenizer can only take words away, and
-    the job checks the pool it gets)."""
-    from biasbench.data.designs import check_designs, design_seed, word_pool
-    from biasbench.models.load import stimulus_normaliser
-
-    if not designs or stimuli is None:
-        return
-    normalise = stimulus_normaliser(spec) if spec.kind == "static" else str
-    pool = word_pool(stimuli, normalise=normalise)
-    what = "the single words of the word sets of config: tests"
-    check_designs(len(pool), designs, design_seed(seed, spec.name), field, what)
-
-
 def null_calibration(
     config: dict[str, Any],
     specs: dict[str, ModelSpec],
@@ -369,9 +333,10 @@ def null_calibration(
     """The null-model calibration per base model, as :class:`NullPlan`'s fields by name: its
     seeds, (test, descriptor) pairs, LPBS tests, the corpora of their probability-based CEAT,
     data sets with their limits (a model's own entries, else the section's) and generated
-    designs, checked (against the pool of the word sets under ``root``); {} when the section
+    designs, checked (against the lexicon they draw from); {} when the section
     is null."""
     from biasbench.data.datasets import DATASETS
+    from biasbench.data.designs import check_designs
 
     section = config.get("null_calibration")
     if not section:
@@ -379,7 +344,7 @@ def null_calibration(
     lpbs_tests = (config["lpbs"] or {}).get("tests", ())
     keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora", "designs")
     seeds, tests, lpbs, datasets, corpora, designs = ({} for _ in keys)
-    stimuli = cache(lambda: pool_stimuli(root, available))  # read once, for every model
+    lexicon = section.get("lexicon")
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
         spec = with_own_weights(specs, model, field)
@@ -409,8 +374,14 @@ def null_calibration(
         has_lpbs = lpbs[model]  # p-CEAT reads the LPBS tests' pairs
         corpora[model] = tuple(chosen["corpora"]) if has_lpbs else ()
         designs[model] = chosen["designs"]
-        if designs[model]:
-            check_design_pool(spec, designs[model], config["seed"], where["designs"], stimuli())
+        check_designs(designs[model], where["designs"], lexicon, "null_calibration.lexicon")
+    if any(designs.values()) and lexicon is not None:
+        spec = specs.get(lexicon)
+        if spec is None or spec.kind != "static" or spec.scheme == "random":
+            raise InputError(
+                f"config: null_calibration.lexicon names {lexicon!r}, not a configured static "
+                "model with its own vectors (the generated designs draw their words from it)"
+            )
     return {
         "null_seeds": seeds,
         "null_tests": tests,
@@ -418,4 +389,5 @@ def null_calibration(
         "null_datasets": datasets,
         "null_corpora": corpora,
         "null_designs": designs,
+        "null_lexicon": lexicon if any(designs.values()) else None,
     }

@@ -79,10 +79,6 @@ def null_names(null: list[str]) -> str:
     return ", ".join(named)
 
 
-#: the test names of the generated null designs (biasbench.studies.generated.Design.test)
-GENERATED = r"gen\d+$"
-
-
 def _alphas(settings) -> tuple[float, ...]:
     """The calibration table's levels: 0.01 and 0.05, and the configured alpha."""
     return tuple(sorted({*cal.ALPHAS, float(settings.alpha)}))
@@ -246,36 +242,40 @@ def floors_table(inputs: Inputs, settings):
 
 
 def generated_table(inputs: Inputs, settings):
-    title = "Null-model control on generated designs, balanced and unbalanced"
-    cells, null = _null_cells(inputs, settings)
+    title = "Null-model control on generated designs, by the property X and Y differ in"
+    cells, sources, bases = source_cells(inputs, settings)
     alphas = _alphas(settings)
-    designs = cells["model"].isin(set(null)) & cells["test"].astype(str).str.match(GENERATED)
-    kinds = sorted(set(cells.loc[designs, "descriptor"]))
+    generated = sources.isin(["generated-random", "generated-static"])
+    units = sources.map({s.key: s.randomizes for s in cal.SOURCES})
     frames = [
         cal.calibration(
-            cells[designs & cells["descriptor"].eq(kind)],
-            null,
-            settings.null_bases,
+            cells[generated & (sources == source) & cells["descriptor"].eq(kind)],
+            sorted(set(cells.loc[generated, "model"])),
+            bases,
             alphas,
-            randomizes=cal.RANDOMIZES["random weights"],
-        ).assign(designs=kind)
-        for kind in kinds
-    ] or [cal.calibration(cells.iloc[:0], null, settings.null_bases, alphas).assign(designs="")]
+            randomizes=units[generated & (sources == source) & cells["descriptor"].eq(kind)],
+            paired=settings.paired,
+        ).assign(source=source, designs=kind)
+        for source in sorted(set(sources[generated]))
+        for kind in sorted(set(cells.loc[generated & (sources == source), "descriptor"]))
+    ] or [cal.calibration(cells.iloc[:0], [], bases, alphas).assign(source="", designs="")]
     table = pd.concat(frames, ignore_index=True)
-    table = table[["designs", *(c for c in table.columns if c != "designs")]]
+    table = table[
+        ["source", "designs", *(c for c in table.columns if c not in ("source", "designs"))]
+    ]
     note = (
         "The null cells of the generated designs alone (biasbench.studies.generated; "
-        "null_calibration.designs per base model): four disjoint sets of 8-16 words drawn "
-        "from the stimuli of the run's word sets, each design scored on its words alone on a "
-        "random copy of its own, one cluster each. designs: balanced (a random draw), pieces "
-        "(three quarters of X from the quarter of the pool the base tokenizer splits into the "
-        "fewest pieces and a quarter from the quarter it splits into the most, Y the reverse) "
-        "or length (the same by characters, for "
-        "static vectors, whose random directions have no such confound: a control). A test "
-        "whose exchangeable unit is the word rejects on 'pieces' designs where random weights "
-        "tell one piece from several; the stratified test (strata) exchanges target words "
-        "only within their piece count and should not. Columns as in synthesis_null; "
-        f"{_verdict_rule(alphas)}."
+        "null_calibration.designs per base model), by source and by the property whose two "
+        "classes X and Y are (designs: initial letter, last two letters, length, frequency "
+        "band of the lexicon, word pieces under the base's tokenizer; A and B two classes of "
+        "another), drawn from the lexicon (null_calibration.lexicon) with no word used "
+        "twice; each design scored on its words alone on a random copy of its own, one "
+        "cluster each. A test that is not robust to what X and Y differ in rejects: the word "
+        "test on 'pieces' designs on random weights is the source's known-bad test "
+        "(synthesis_null_detection); the stratified test (strata) exchanges target words only "
+        "within their piece count and removes that confound, not the others. On random "
+        "static vectors (i.i.d. directions) a scale-free method's test is exact by "
+        f"construction. Columns as in synthesis_null; {_verdict_rule(alphas)}."
     )
     return plain_table(table, title, note)
 
@@ -529,7 +529,7 @@ TABLES = (
         "synthesis_null_generated",
         "Null-model control on generated designs",
         generated_table,
-        "Significant results on random weights over generated word sets, by balance.",
+        "Significant results on random weights over generated designs, by property.",
         reads=null_inputs,
     ),
     *trained_tables(),

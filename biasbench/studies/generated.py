@@ -1,83 +1,151 @@
-"""Generated null designs: on random weights any word sets form a null design.
+"""Generated null designs, built like real tests: on random weights no weight has learned
+anything, so any two categories of words form a null design, yet their words still differ
+the way the papers' X and Y do (spelling, length, frequency, word pieces).
 
-A verdict on a test's calibration needs many independent designs (``calibration.min_clusters``:
-67 at 0.05; 231 for an exactly calibrated test to be called so with 80% probability), and the
-papers' tests give a few dozen. On a random-weight copy no weight has learned anything, so word
-sets drawn at random are as null as the papers' and cost a forward pass of a few hundred words:
-designs are drawn, not only inherited.
+A verdict on a test's calibration needs many independent designs
+(``calibration.min_clusters``: 67 at 0.05; 231 for an exactly calibrated test to be called so
+with 80% probability); the papers' tests give a few dozen. A design drawn as a random split of
+one pool would be exact by construction for every test that re-splits its words, whatever the
+network, so its share could not fail. Here X and Y are instead two classes of one property of
+a lexicon's words (:data:`PROPERTIES`: the initial letter, the last two letters, the length,
+the frequency band, the word-piece count under the base's tokenizer), and A and B two classes
+of another property: membership goes with what a network without knowledge can still pick
+up, as it does in the papers' tests, and a test that is not robust to it rejects.
 
-Each design draws four disjoint sets X, Y, A and B from a frozen pool of single words (the
-stimuli of the run's word sets), each set of one size drawn from ``SIZES`` (the papers' tests
-have 8 to 25 words a set). Every other design is deliberately unbalanced: X takes three
-quarters of its words from the quarter of the pool that the base model's tokenizer splits into
-the fewest pieces and the rest from the quarter it splits into the most, Y the reverse (a
-static model, without a tokenizer: the shortest and the longest words), A and B from the rest:
-the confound that the word test within piece counts (``p_word_strata``) must remove, and that
-random static vectors do not have. Each design is scored on the words alone on a random copy of
-its own (``<base>-null-g<i>``, seeded by that name): its test is ``gen<i>`` and its descriptor
-its kind, so each design is a cluster of its own in the calibration
-(``calibration.null_clusters``) and the designs share nothing but the pool, independent as the
-verdict's exact interval assumes. Each is seeded by its index, so adding designs leaves the
-earlier ones as they were.
+The lexicon is a static model's vocabulary (``null_calibration.lexicon``; its file order is
+its frequency order): its first :data:`LEXICON_WORDS` plain words (:func:`lexicon`). No word
+is used by two designs of one base, so the designs share nothing and each is a cluster of its
+own (``calibration.null_clusters``), independent as the verdict's exact interval assumes.
+Each design is scored on its words alone on a random copy of its own
+(``<base>-null-g<i>``); its test is ``gen<i>`` and its descriptor the property that splits X
+from Y. Designs are drawn in order, each from its own seeded stream, so adding designs leaves
+the earlier ones as they were.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from biasbench.data.designs import SIZES, design_rng
+from biasbench.data.designs import LEXICON_WORDS, SIZES, design_rng
 
-#: the share of the pool each end of an unbalanced design draws its targets from
-QUARTER = 0.25
+#: a plain word: lower-case ASCII letters, 3 to 14 of them
+PLAIN = re.compile(r"[a-z]{3,14}")
+#: words per frequency band (the lexicon's rank // this)
+BAND = 10_000
+
+
+def lexicon(vocabulary: Iterable[str], size: int = LEXICON_WORDS) -> list[str]:
+    """The first ``size`` plain words of a vocabulary in its own (frequency) order."""
+    out = []
+    for word in vocabulary:
+        if PLAIN.fullmatch(word):
+            out.append(word)
+            if len(out) == size:
+                break
+    return out
+
+
+#: each property's class of a word, from the word, its rank and its word pieces
+PROPERTIES: dict[str, Callable[[str, int, int | None], str]] = {
+    "initial": lambda w, _rank, _pieces: w[0],
+    "ending": lambda w, _rank, _pieces: w[-2:],
+    "length": lambda w, _rank, _pieces: str(min(len(w), 11)),
+    "frequency": lambda w, rank, _pieces: str(rank // BAND),
+    "pieces": lambda _w, _rank, pieces: str(min(pieces, 4)),
+}
 
 
 @dataclass(frozen=True)
 class Design:
-    """One generated null design: its index, its kind (``balanced``, or the confound it
-    carries: ``pieces`` or ``length``) and its four sets."""
+    """One generated null design: its index, the property whose classes X and Y are
+    (``kind``), the property of A and B (``attributes``) and its four sets."""
 
     index: int
     kind: str
     sets: Mapping[str, tuple[str, ...]]
+    attributes: str = ""
 
     @property
     def test(self) -> str:
         return f"gen{self.index:03d}"
 
 
-def draw_design(
-    pool: list[str], index: int, seed: int, cost: Mapping[str, int] | None = None
-) -> Design:
-    """Design ``index`` of ``pool``: balanced at even indices; at odd ones X mostly from the
-    quarter of the pool with the lowest ``cost`` (word pieces; None: the word's length in
-    characters) and Y mostly from the quarter with the highest, a quarter of each from the
-    other end (so the word test within piece counts has words of one count on both sides to
-    exchange), A and B from the rest (ties in cost broken at random)."""
-    rng = design_rng(index, seed)
-    size = int(rng.choice(SIZES))
-    words = np.array(pool, dtype=object)
-    if len(words) < 4 * size:  # four disjoint sets; a quarter of the pool holds one
-        raise ValueError(f"a pool of {len(words)} words is too small for sets of {size}")
-    if index % 2 == 0:
-        drawn = rng.choice(words, 4 * size, replace=False)
-        sets = {r: tuple(drawn[k * size : (k + 1) * size]) for k, r in enumerate("XYAB")}
-        return Design(index, "balanced", sets)
-    key = np.array([len(w) if cost is None else cost[w] for w in pool], float)
-    order = np.lexsort((rng.random(len(pool)), key))  # by cost, ties in a random order
-    quarter = int(len(pool) * QUARTER)
-    low, high, middle = order[:quarter], order[-quarter:], order[quarter:-quarter]
-    crossed = size // 4  # from the other end: the stratified test has words to exchange
-    cheap = rng.choice(low, size, replace=False)
-    dear = rng.choice(high, size, replace=False)
-    x = np.concatenate([cheap[: size - crossed], dear[:crossed]])
-    y = np.concatenate([dear[crossed:], cheap[size - crossed :]])
-    a_b = rng.choice(middle, 2 * size, replace=False)
-    sets = {"X": x, "Y": y, "A": a_b[:size], "B": a_b[size:]}
-    return Design(
-        index,
-        "length" if cost is None else "pieces",
-        {r: tuple(words[i] for i in v) for r, v in sets.items()},
-    )
+class Lexicon:
+    """A lexicon's words with each property's classes, and which words designs have used
+    (a running count of unused words per class: a design costs its classes, not the
+    lexicon)."""
+
+    def __init__(self, words: Sequence[str], pieces: Mapping[str, int] | None = None):
+        self.words = list(words)
+        names = [p for p in PROPERTIES if p != "pieces" or pieces is not None]
+        self.class_of: dict[str, list[str]] = {}
+        self.members: dict[str, dict[str, np.ndarray]] = {}
+        self.unused: dict[str, dict[str, int]] = {}
+        for p in names:
+            values = [
+                PROPERTIES[p](w, rank, None if pieces is None else pieces[w])
+                for rank, w in enumerate(self.words)
+            ]
+            groups: dict[str, list[int]] = {}
+            for i, value in enumerate(values):
+                groups.setdefault(value, []).append(i)
+            self.class_of[p] = values
+            self.members[p] = {v: np.array(ix) for v, ix in sorted(groups.items())}
+            self.unused[p] = {v: len(ix) for v, ix in self.members[p].items()}
+        self.used = np.zeros(len(self.words), bool)
+
+    @property
+    def properties(self) -> list[str]:
+        return list(self.members)
+
+    def take(self, rng: np.random.Generator, prop: str, size: int) -> tuple | None:
+        """Two classes of ``prop`` with ``size`` unused words each, ``size`` drawn from
+        each and marked used; None where fewer than two classes have that many."""
+        free = [v for v, n in self.unused[prop].items() if n >= size]
+        if len(free) < 2:
+            return None
+        drawn = []
+        for value in rng.choice(free, 2, replace=False):
+            members = self.members[prop][value]
+            chosen = rng.choice(members[~self.used[members]], size, replace=False)
+            self.used[chosen] = True
+            for i in chosen:
+                for p, values in self.class_of.items():
+                    self.unused[p][values[i]] -= 1
+            drawn.append(tuple(self.words[i] for i in chosen))
+        return tuple(drawn)
+
+
+def draw_designs(
+    words: Sequence[str], count: int, seed: int, pieces: Mapping[str, int] | None = None
+) -> list[Design]:
+    """``count`` designs from a lexicon's ``words`` (``pieces``: each word's word-piece count
+    under the base's tokenizer; None for static vectors, without the ``pieces`` property).
+    Design i takes its targets' property in turn (i modulo the properties), its size
+    (:data:`SIZES`) and the attributes' property from its own stream; X and Y are two classes
+    of the first, A and B two of the second, no word used twice. A lexicon that cannot
+    supply a design is an error naming how many it supplied."""
+    pool = Lexicon(words, pieces)
+    props = pool.properties
+    out = []
+    for index in range(count):
+        rng = design_rng(index, seed)
+        size = int(rng.choice(SIZES))
+        first = props[index % len(props)]
+        others = [p for p in props if p != first]
+        second = others[int(rng.integers(len(others)))]
+        targets = pool.take(rng, first, size)
+        attributes = pool.take(rng, second, size) if targets else None
+        if targets is None or attributes is None:
+            raise ValueError(
+                f"a lexicon of {len(words)} words supplies {index} generated designs: design "
+                f"{index} finds no two classes of {first!r} and {second!r} with {size} unused "
+                "words each"
+            )
+        sets = {"X": targets[0], "Y": targets[1], "A": attributes[0], "B": attributes[1]}
+        out.append(Design(index, first, sets, second))
+    return out
