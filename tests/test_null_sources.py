@@ -158,3 +158,79 @@ def test_ceat_on_one_context_per_word_is_left_out_of_its_share():
     assert (row["cells_null"], row["one_context"], row["clusters_0.05"]) == (70, 70, 70)
     assert row["null_0.05"] == pytest.approx(1 / 70)
     assert row["verdict_0.05"] == "calibrated"
+
+
+def _design_cells(structure: str, designs_to_score: int = 40, seed: int = 0) -> pd.DataFrame:
+    """WEAT's word test (and its test within piece counts) on generated designs of a
+    synthetic lexicon, each word one vector: ``iid`` vectors, or vectors built as a random
+    network pools word pieces (``pieces``: a shared direction per piece count; ``ending``:
+    a shared direction per last two letters, the last piece two words share)."""
+    from biasbench.studies.generated import draw_designs
+
+    from .test_generated_designs import LEXICON
+
+    pieces = {w: 1 + len(w) % 3 for w in LEXICON}
+    designs = draw_designs(LEXICON, 5 * designs_to_score, seed=seed, pieces=pieces)
+    rng = np.random.default_rng(seed)
+    dim = 12
+    shared = {k: rng.normal(size=dim) for k in [*range(1, 4), *{w[-2:] for w in LEXICON}]}
+
+    def vector(word: str) -> np.ndarray:
+        own = rng.normal(size=dim)
+        if structure == "pieces":
+            return own + 1.5 * shared[pieces[word]]
+        if structure == "ending":
+            return own + 1.5 * shared[word[-2:]]
+        return own
+
+    options = Settings(exact_max=500, n_samples=500)
+    weat = next(m for m in REGISTRY if m.name == "WEAT")
+    rows = []
+    for design in designs:
+        groups = {r: [vector(w)[None, :] for w in design.sets[r]] for r in "XYAB"}
+        strata = {r: [pieces[w] for w in design.sets[r]] for r in "XYAB"}
+        score = weat(ContextVectors(groups, None, strata), options, design.index)
+        rows.append(
+            score_row(
+                method="WEAT",
+                model=f"b-null-g{design.index}",
+                test=design.test,
+                descriptor=design.kind,
+                source="words",
+                p_value=score.p_value,
+                p_word=score.p_word,
+                p_word_strata=score.p_word_strata,
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def _detected(cells: pd.DataFrame) -> bool:
+    sources = pd.Series("generated-random", index=cells.index)
+    bases = dict.fromkeys(cells["model"], "b")
+    checks = cal.detection(cells, sources, bases).set_index("source")
+    return bool(checks.loc["generated-random", "passes"])
+
+
+def test_the_known_bad_test_is_caught_where_words_differ_by_pieces_and_not_on_iid_vectors():
+    """Detection by simulation: where a network's vectors carry the word-piece count (as a
+    random network's pooled pieces do), WEAT's word test on designs split by piece count
+    rejects far beyond 0.05 and the source passes; on i.i.d. vectors the same test is
+    exact and the source cannot catch it, so it gives no verdict."""
+    assert _detected(_design_cells("pieces"))
+    assert not _detected(_design_cells("iid"))
+
+
+def test_a_stratified_test_can_fail_on_designs_split_by_spelling():
+    """The stratified test removes the piece count, not what else X and Y differ in: on
+    vectors that share a direction per ending, designs split by ending make it reject far
+    beyond 0.05 (a random split of one pool would have made it exact)."""
+    cells = _design_cells("ending")
+    ending = cells[cells["descriptor"] == "ending"]
+    table = cal.calibration(ending, list(ending["model"]), dict.fromkeys(ending["model"], "b"))
+    strata = table.set_index("design").loc["strata"]
+    assert strata["clusters_0.05"] == 40
+    assert strata["verdict_0.05"] == "miscalibrated"
+    iid = _design_cells("iid")
+    share = (iid.loc[iid["descriptor"] == "ending", "p_word_strata"] < 0.05).mean()
+    assert share < 0.2
