@@ -7,6 +7,8 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biasbench.methods.registry import get
 from biasbench.reports import card_findings as cf
@@ -118,20 +120,89 @@ def test_found_paper_only_and_cannot_by_hand():
     assert not ceat["found"] and ceat["paper_only"] and ceat["test_p"] == 0.3
 
 
-def test_the_summary_says_what_was_found_and_how_it_was_counted():
-    primary = _table()[_table()["primary"]]
-    lines = cf.summary_lines(primary, None, LABELS, 0.01)
-    text = "\n".join(lines)
-    assert "* **embedding** (CEAT, s-SEAT): bias found in 1 of 4 tested cells at p < 0.01" in text
-    assert "2 more significant under the paper's test alone" in text
-    assert "1 cannot reach 0.01 whatever the model" in text
-    assert (
-        "s-SEAT on C6/names (templates): 0.9, p = 0.002 (word-level test); male names vs "
-        "female names, career vs family" in text
+def _league(verdicts: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """A league with the given calibration verdicts (method, design) -> verdict, "n/a" else."""
+    from biasbench.reports.calibration import league_columns
+    from biasbench.studies.calibration import DESIGNS
+
+    methods = sorted({m for m, _d in verdicts} | {"CEAT", "LPBS", "RND", "s-SEAT"})
+    frame = pd.DataFrame({"method": methods})
+    for design in DESIGNS:
+        column = league_columns(design)["verdict"]
+        frame[column] = [verdicts.get((m, design), "n/a") for m in methods]
+    return frame
+
+
+def _with_rnd():
+    """The table's primary rows and RND on C6, its word test at 0.001."""
+    rnd = _row("RND", "C6", 0.3, 1e-5, 0.001, p_word_floor=1e-4)
+    table = pd.concat([_table(), pd.DataFrame([rnd])], ignore_index=True)
+    return table[table["primary"]]
+
+
+CALIBRATED = {
+    ("s-SEAT", "word"): "calibrated",
+    ("CrowS-Pairs", "paper"): "calibrated",
+    ("RND", "word"): "miscalibrated",
+    ("CEAT", "strata"): "undetermined (42 clusters; 67 needed)",
+}
+
+
+def test_the_card_finds_only_under_a_calibrated_test_after_holm_beyond_its_null_copies():
+    """By hand: 7 tested cells. At 0.05, s-SEAT C6 (word test, calibrated: p 0.002, Holm
+    6 x 0.002 = 0.012) and CrowS-Pairs (calibrated: 5 x 0.0046 = 0.023) are found; RND's
+    word test (p 0.001) is significant under a test the league calls miscalibrated, so it
+    is listed apart, never found. At 0.01 the same s-SEAT cell is not found: its raw p is
+    below 0.01, its Holm p is not. With its own null copies reaching 1.0 the s-SEAT effect
+    (0.9) lies inside their spread: not found either."""
+    league = _league(CALIBRATED)
+    cells = cf.card_verdicts(_with_rnd(), league, 0.05).set_index(["method", "test"])
+    assert cells.loc[("s-SEAT", "C6"), "p_holm"] == pytest.approx(6 * 0.002)
+    assert cells.loc[("CrowS-Pairs", "CrowS-Pairs"), "p_holm"] == pytest.approx(5 * 0.0046)
+    assert cells.loc[("RND", "C6"), "p_holm"] == pytest.approx(7 * 0.001)
+    assert set(cells.index[cells["found"]]) == {("s-SEAT", "C6"), ("CrowS-Pairs", "CrowS-Pairs")}
+    rnd = cells.loc[("RND", "C6")]
+    assert rnd["unshown"] and not rnd["found"] and rnd["shown_verdict"] == "miscalibrated"
+    strict = cf.card_verdicts(_with_rnd(), league, 0.01).set_index(["method", "test"])
+    assert not strict.loc[("s-SEAT", "C6"), "found"]  # raw p 0.002 < 0.01, Holm 0.012
+    copies = pd.DataFrame(
+        [
+            {**_row("s-SEAT", "C6", e, 0.5, 0.5), "model": f"m-null-s{i}"}
+            for i, e in enumerate((-1.0, 0.3))
+        ]
     )
-    # CrowS-Pairs found at 0.0046 (its items are pairs: the paper's test is the word test)
+    inside = cf.card_verdicts(_with_rnd(), league, 0.05, copies).set_index(["method", "test"])
+    assert inside.loc[("s-SEAT", "C6"), "inside_null"]
+    assert not inside.loc[("s-SEAT", "C6"), "found"]
+    assert inside.loc[("CrowS-Pairs", "CrowS-Pairs"), "found"]  # no copies on its cell
+
+
+def test_without_a_comparison_nothing_is_found():
+    """No league: no test is shown calibrated, so no cell is found and every significant
+    one is listed apart with why."""
+    cells = cf.card_verdicts(_with_rnd(), None, 0.05)
+    assert not cells["found"].any()
+    assert set(cells.loc[cells["unshown"], "method"]) == {"s-SEAT", "RND", "CrowS-Pairs"}
+    assert set(cells.loc[cells["unshown"], "shown_verdict"]) == {"n/a (no comparison)"}
+
+
+def test_the_summary_says_what_was_found_and_how_it_was_counted():
+    lines = cf.summary_lines(_with_rnd(), _league(CALIBRATED), LABELS, 0.05)
+    text = "\n".join(lines)
+    assert "after Holm over the card's 7 tested cells" in text
+    assert "* **embedding** (CEAT, RND, s-SEAT): bias found in 1 of 5 tested cells" in text
+    assert "1 more significant under a test not shown calibrated (word-level test: miscal" in text
+    assert "1 cannot reach 0.05 whatever the model" in text
+    assert (
+        "s-SEAT on C6/names (templates): 0.9, p = 0.002 (word-level test; Holm 0.012); male "
+        "names vs female names, career vs family" in text
+    )
     assert "* **probability** (CrowS-Pairs, LPBS): bias found in 1 of 2 tested cells" in text
-    assert "no comparison beside this card" in text
+
+    notes = pd.Series(["no pairs", "no pairs", "", "no pairs", "once"])
+    shown, caveats = cf.folded_notes(notes)
+    assert shown.tolist() == ["[1]", "[1]", "", "[1]", "once"]
+    assert caveats == ["[1] no pairs (3 rows)"]
 
 
 def test_a_verdict_that_changes_with_an_encoding_is_flagged():
@@ -259,3 +330,24 @@ def test_no_significance_change_where_one_side_cannot_reach_alpha():
 
     assert pair(0.01).empty
     assert pair(0.001)["changed"].tolist() == ["significance"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    p=st.lists(st.floats(1e-8, 1.0), min_size=1, max_size=12),
+    verdict=st.sampled_from(["calibrated", "miscalibrated", "undetermined (9 clusters)"]),
+)
+def test_a_finding_needs_a_calibrated_test_and_its_holm_p(p, verdict):
+    """Whatever the p-values: a found cell has a calibrated test whose raw and Holm p are
+    below alpha, Holm never lowers a p, and a league with no calibrated verdict finds
+    nothing."""
+    rows = pd.DataFrame([_row("WEAT", f"T{i}", 0.5, q, q) for i, q in enumerate(p)])
+    cells = cf.card_verdicts(rows, _league({("WEAT", "word"): verdict}), 0.05)
+    assert (cells["p_holm"] >= cells["test_p"] - 1e-12).all()
+    found = cells[cells["found"]]
+    assert (found["shown_p"] < 0.05).all() and (found["p_holm"] < 0.05).all()
+    if verdict != "calibrated":
+        assert not cells["found"].any()
+    # at least the smallest p is tested at alpha / n: below it nothing is found
+    if (cells["test_p"] * len(p) >= 0.05).all():
+        assert not cells["found"].any()

@@ -76,6 +76,92 @@ def judged(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return out
 
 
+#: what a card says of a significant cell whose test has no "calibrated" verdict
+UNSHOWN = "significant under a test not shown calibrated"
+
+
+def _league_verdicts(league: pd.DataFrame | None) -> dict[tuple[str, str], str]:
+    """(method, design) -> the league's calibration verdict at its alpha (pooled over the
+    null sources whose detection check passed)."""
+    if league is None or league.empty:
+        return {}
+    out = {}
+    for design in DESIGNS:
+        column = league_columns(design)["verdict"]
+        if column in league:
+            for method, verdict in zip(league["method"], league[column], strict=True):
+                out[(str(method), design)] = str(verdict)
+    return out
+
+
+def _null_spread(rows: pd.DataFrame, own_null: pd.DataFrame | None) -> pd.Series:
+    """Per row: the largest distance from the neutral point of its cell's effect on the
+    model's own null copies (same method, source, test, descriptor); NaN without copies."""
+    if own_null is None or own_null.empty:
+        return pd.Series(np.nan, index=rows.index)
+    keys = ["method", "source", "test", "descriptor"]
+    copies = own_null[is_primary(own_null)].copy()
+    neutral = copies["method"].map(lambda m: get(str(m)).neutral_point)
+    copies["distance"] = (pd.to_numeric(copies["effect_size"], errors="coerce") - neutral).abs()
+    spread = copies.groupby(keys, dropna=False)["distance"].max()
+    index = pd.MultiIndex.from_frame(rows[keys].astype(object))
+    return pd.Series(spread.reindex(index).to_numpy(), index=rows.index)
+
+
+def card_verdicts(
+    rows: pd.DataFrame,
+    league: pd.DataFrame | None,
+    alpha: float,
+    own_null: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """:func:`judged` with the card's rule, fixed before any card is read. A cell is
+    **found** where (1) its most conservative test with a "calibrated" verdict at alpha in
+    the league (``shown_p``, ``shown_name``: pooled over the null sources where a bad test
+    could fail) exists and can reach alpha; (2) that p survives Holm over every tested cell of
+    the card (``p_holm``: a cell without a calibrated test enters with its trusted p); (3)
+    its effect lies beyond the spread of the model's own null copies on the same cell
+    (``inside_null``; no copies: not checked). ``unshown``: significant under its trusted
+    test, which has no "calibrated" verdict (``shown_verdict``: what it has)."""
+    from biasbench.stats import holm_bonferroni
+
+    cells = judged(rows, alpha)
+    verdicts = _league_verdicts(league)
+    shown_p, shown_name, shown_floor, trusted_verdict = [], [], [], []
+    for row in cells.to_dict("records"):
+        chosen = (math.nan, "", math.nan)
+        for d in reversed(TEST_DESIGNS):
+            p = _float(row.get(d.p))
+            if not math.isnan(p) and verdicts.get((row["method"], d.name)) == "calibrated":
+                floor = _float(row.get(d.floor))
+                chosen = (p, d.test, 0.0 if math.isnan(floor) else floor)
+                break
+        shown_p.append(chosen[0])
+        shown_name.append(chosen[1])
+        shown_floor.append(chosen[2])
+        name = next((d.name for d in TEST_DESIGNS if d.test == row["test_name"]), "")
+        trusted_verdict.append(verdicts.get((row["method"], name), "n/a (no comparison)"))
+    cells = cells.assign(
+        shown_p=shown_p,
+        shown_name=shown_name,
+        shown_floor=shown_floor,
+        shown_verdict=trusted_verdict,
+    )
+    tested = cells["test_p"].notna()
+    p_family = cells["shown_p"].where(cells["shown_p"].notna(), cells["test_p"])
+    cells["p_holm"] = np.nan
+    if tested.any():
+        cells.loc[tested, "p_holm"] = holm_bonferroni(p_family[tested].to_numpy(float))
+    neutral = cells["method"].map(lambda m: get(str(m)).neutral_point)
+    distance = (pd.to_numeric(cells["effect_size"], errors="coerce") - neutral).abs()
+    spread = _null_spread(cells, own_null)
+    cells["null_spread"] = spread
+    cells["inside_null"] = spread.notna() & (distance <= spread)
+    shown = cells["shown_p"].notna() & (cells["shown_floor"] < alpha)
+    cells["found"] = shown & (cells["p_holm"] < alpha) & ~cells["inside_null"]
+    cells["unshown"] = (cells["test_p"] < alpha) & ~cells["cannot"] & ~shown
+    return cells
+
+
 def _cell(row) -> str:
     parts = [str(row["test"])]
     descriptor = row.get("descriptor")
@@ -121,13 +207,21 @@ def summary_lines(
     labels: Mapping[str, Mapping[str, str]],
     alpha: float,
     top: int = 3,
+    own_null: pd.DataFrame | None = None,
 ) -> list[str]:
-    """The card's findings, per family: how many tested cells its most conservative tests
-    find at alpha, how many only the paper's test finds, how many cannot reach alpha, the
-    strongest findings with what they compare, and what the comparison says of the methods."""
-    cells = judged(rows, alpha)
+    """The card's findings, per family, under :func:`card_verdicts`' rule: how many tested
+    cells are found, the strongest with what they compare; how many are significant under a
+    test not shown calibrated (with its verdict), inside the model's own null copies'
+    spread, or cannot reach alpha; and what the comparison says of the methods."""
+    cells = card_verdicts(rows, league, alpha, own_null)
     tested = cells[cells["test_p"].notna()]
-    lines = []
+    lines = [
+        f"A cell is **found** at p < {alpha:g} only under a test the comparison shows "
+        f"calibrated at {alpha:g} on null models where a bad test could fail, after Holm over "
+        f"the card's {len(tested)} tested cells, and beyond the spread of the model's own null "
+        "copies.",
+        "",
+    ]
     for family in FAMILIES:
         part = tested[tested["family"] == family]
         if part.empty:
@@ -136,15 +230,21 @@ def summary_lines(
         found = part[part["found"]]
         sentence = (
             f"* **{family}** ({', '.join(methods)}): bias found in {len(found)} of "
-            f"{len(part)} tested cells at p < {alpha:g} under each row's most conservative test"
+            f"{len(part)} tested cells"
         )
-        paper_only = int(part["paper_only"].sum())
-        cannot = int(part["cannot"].sum())
-        if paper_only:
-            sentence += (
-                f"; {paper_only} more significant under the paper's test alone (not counted: "
-                "its unit is not independent, see the null-model verdicts)"
+        unshown = part[part["unshown"]]
+        if len(unshown):
+            why = ", ".join(
+                f"{name}: {verdict}"
+                for (name, verdict), _n in unshown.groupby(["test_name", "shown_verdict"])
+                .size()
+                .items()
             )
+            sentence += f"; {len(unshown)} more {UNSHOWN} ({why})"
+        inside = int((part["inside_null"] & (part["p_holm"] < alpha)).sum())
+        if inside:
+            sentence += f"; {inside} significant but inside its own null copies' spread"
+        cannot = int(part["cannot"].sum())
         if cannot:
             sentence += f"; {cannot} cannot reach {alpha:g} whatever the model (too few words)"
         lines.append(sentence + ".")
@@ -153,11 +253,11 @@ def summary_lines(
             compared = _labels_text(labels, row)
             lines.append(
                 f"  * {row['method']} on {_cell(row)}: {_float(row['effect_size']):.3g}, "
-                f"p = {row['test_p']:.3g} ({row['test_name']})"
+                f"p = {row['shown_p']:.3g} ({row['shown_name']}; Holm {row['p_holm']:.3g})"
                 + (f"; {compared}" if compared else "")
             )
         lines.append(f"  * Validity: {_validity(league, methods)}.")
-    return lines or ["* No test with a p-value ran on this model."]
+    return lines if len(lines) > 2 else ["* No test with a p-value ran on this model."]
 
 
 def test_lines(rows: pd.DataFrame, labels: Mapping[str, Mapping[str, str]]) -> list[str]:

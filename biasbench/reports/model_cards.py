@@ -432,7 +432,8 @@ def model_card(
     if facts.paper_model:
         head += f", standing in for {facts.paper_model}"
     lines = [head + ".", "", "## Findings", ""]
-    lines += findings.summary_lines(mine, league, labels, facts.alpha)
+    own_null = null_rows[null_rows["model"].isin(set(copies))] if null_rows is not None else None
+    lines += findings.summary_lines(mine, league, labels, facts.alpha, own_null=own_null)
     lines += ["", "### Sensitive to a design choice", ""]
     lines += findings.sensitivity_lines(every, facts.alpha)
     tests = findings.test_lines(mine, labels)
