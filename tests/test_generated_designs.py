@@ -124,23 +124,27 @@ def test_each_design_is_scored_on_a_copy_of_its_own_as_a_cluster_of_its_own():
 
 
 def test_on_random_static_vectors_the_designs_reject_at_the_nominal_rate():
-    """A null that could have failed the tests: 240 generated designs on random vectors, every
+    """A level check that could have failed: 600 generated designs on random vectors, every
     one a fresh copy, each method's p-values (its paper test: the words are its items)
-    uniform by a Kolmogorov-Smirnov test and the share below 0.05 inside its exact 99.9%
-    interval. A test that rejected too often on them would fail here."""
+    uniform by a Kolmogorov-Smirnov test and the share below 0.05 inside its exact 99%
+    interval. The same check on the p-values halved (a test rejecting at about 10%) fails:
+    the interval is tight enough to catch it."""
     base = ModelSpec.from_config("glove", model_entry(kind="static", source="glove-pkg:x"))
-    designs = draw_designs(POOL, 100, seed=11)
-    settings = ScoreSettings(seed=2, exact_max=1000, n_samples=1000, same_samples=200)
+    words = [_word(i) for i in range(36_000)]
+    designs = draw_designs(words, 600, seed=11)
+    settings = ScoreSettings(seed=2, exact_max=400, n_samples=400, same_samples=100)
     frame = nc.static_null_rows(
-        base, _static(POOL, dim=16), 1, {}, settings=settings, seed=4, designs=designs, log=print
+        base, _static(words, dim=16), 0, {}, settings=settings, seed=4, designs=designs, log=print
     )
     cells = primary_cells(frame, {})
     for method in ("WEAT", "RND", "RIPA"):
         p = cells.loc[cells["method"] == method, "p_value"].dropna().to_numpy()
-        assert len(p) == 100, method
+        assert len(p) == 600, method
         assert sps.kstest(p, "uniform").pvalue > 0.001, method
-        low, high = cal.clopper_pearson(int((p < 0.05).sum()), len(p), level=0.999)
+        low, high = cal.clopper_pearson(int((p < 0.05).sum()), len(p), level=0.99)
         assert low <= 0.05 <= high, method
+        bad_low, _ = cal.clopper_pearson(int((p / 2 < 0.05).sum()), len(p), level=0.99)
+        assert bad_low > 0.05, method
 
 
 def test_the_generated_table_shows_the_designs_alone_by_property(tmp_path):

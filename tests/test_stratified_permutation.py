@@ -126,3 +126,15 @@ def test_the_stratified_test_holds_alpha_where_a_piece_confound_breaks_the_plain
         plain_rejects += plain.p_value < 0.05
     assert stratified_rejects / runs <= 0.08
     assert plain_rejects / runs >= 0.3
+
+
+def test_sampled_splits_follow_the_seed():
+    """Two seeds draw other splits (a sampler that ignored its seed would repeat them), each
+    still within the strata."""
+    strata = [1] * 10 + [2] * 10 + [1] * 10 + [2] * 10
+    first, _ = stratified_splits(strata, 20, exact_max=100, n_samples=300, seed=7)
+    second, _ = stratified_splits(strata, 20, exact_max=100, n_samples=300, seed=8)
+    assert not np.array_equal(first, second)
+    shared = {tuple(r) for r in first} & {tuple(r) for r in second}
+    assert len(shared) < 5  # C(20, 10)^2 splits: two seeds almost never meet
+    assert np.all((np.array(strata)[second] == 1).sum(axis=1) == 10)

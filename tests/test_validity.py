@@ -308,3 +308,25 @@ def test_rhos_against_different_truths_are_not_ranked():
     assert row["ci_high"] - row["difference"] == pytest.approx(z * row["se"])
     _table, every = validity.league_inference(cells, n_boot=200, n_perm=199)
     assert len(every) == 3
+
+
+def test_the_league_s_permutation_p_moves_whole_clusters():
+    """Four clusters of five models each, truth and score set per cluster: moving whole
+    clusters gives 4! = 24 arrangements, of which identity and reversal reach |rho| = 1,
+    so p is about 2/24 and never below the floor 1/24. A test that permuted models one by
+    one (ignoring the clusters) would give p near 1/(n_perm + 1) = 0.001."""
+    truth = np.repeat([1.0, 2.0, 3.0, 4.0], 5)
+    clusters = np.repeat(["a", "b", "c", "d"], 5)
+    cells = pd.DataFrame(
+        {
+            "method": "M",
+            "model": [f"m{i}" for i in range(20)],
+            "cluster": clusters,
+            "truth": truth,
+            "effect_size": truth,
+        }
+    )
+    table, _pairs = validity.league_inference(cells, n_boot=200, n_perm=999, seed=3)
+    row = table.set_index("method").loc["M"]
+    assert row["p_floor"] == pytest.approx(1 / 24)
+    assert row["p"] >= 1 / 24 and row["p"] == pytest.approx(2 / 24, abs=0.03)
