@@ -309,7 +309,7 @@ def test_survival_leaves_out_the_cells_a_test_cannot_reject():
 
 
 def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
-    frame = _null_frame()
+    frame = _caught_frame()
     # LPBS: real-model cells only (left out of the figure, the title says why)
     frame = pd.concat([frame, pd.DataFrame(_cells("LPBS", "m", [0.01], [NAN]))])
     write_tsv(tmp_path / "all.tsv", frame)
@@ -317,26 +317,34 @@ def test_calibration_figure_draws_both_tests_and_says_what_is_missing(tmp_path):
     figure = FIGURES["synthesis_calibration"]
     fig = figure.draw(inputs, SETTINGS)
     at_01, at_05, qq = fig.axes
-    assert [t.get_text() for t in at_01.get_yticklabels()] == ["CEAT", "s-SEAT"]
-    # the paper's shares at 0.05 (CEAT 0.8, s-SEAT 0.03), then the word test's (CEAT only)
+    assert [t.get_text() for t in at_01.get_yticklabels()] == ["CEAT", "s-SEAT", "w-SEAT"]
+    # the pooled shares of the paper's test at 0.05 (CEAT 0.8, s-SEAT's known-bad 0.75,
+    # w-SEAT 0.03), then the word test's (CEAT only)
     paper, word = at_05.containers[0], at_05.containers[1]
-    np.testing.assert_allclose(paper.lines[0].get_xdata(), [0.8, 0.03])
+    np.testing.assert_allclose(paper.lines[0].get_xdata(), [0.8, 0.75, 0.03])
     np.testing.assert_allclose(word.lines[0].get_xdata(), [0.04])
     texts = [t.get_text() for t in at_05.texts]
     assert texts == [
         "miscalibrated (50 clusters)",  # CEAT's paper test
-        "calibrated (100 clusters)",  # s-SEAT's
-        "word: n/a",  # s-SEAT has no word test
+        "miscalibrated (80 clusters)",  # s-SEAT's on templates: the known-bad test
+        "calibrated (100 clusters)",  # w-SEAT's
+        "word: n/a",  # s-SEAT and w-SEAT have no word test
+        "word: n/a",
         "undetermined (50 clusters)",  # CEAT's word test
         "strata: n/a",  # no p_word_strata (no word pieces in these rows)
+        "strata: n/a",
         "strata: n/a",
     ]
     assert at_05.lines[-1].get_xdata()[0] == 0.05  # the nominal alpha
     labels = qq.get_legend_handles_labels()[1]
-    assert labels == ["CEAT (paper)", "CEAT (word)", "s-SEAT (paper)"]
+    assert labels == ["CEAT (paper)", "CEAT (word)", "s-SEAT (paper)", "w-SEAT (paper)"]
     title = fig._suptitle.get_text()
-    assert "no word-level p-value on the null models yet: s-SEAT" in title
-    assert "no null-model cell (left out): LPBS" in title
+    assert "no word-level p-value on the null models yet: s-SEAT, w-SEAT" in title
+    assert "no null-model cell (left out): LPBS" in title.replace("\n", "")
+    missed = tmp_path / "missed.tsv"  # the known-bad test not caught: no pooled rows
+    write_tsv(missed, _null_frame())
+    empty = figure.draw({"scores": [str(missed)]}, SETTINGS)
+    assert "no null source caught" in empty.axes[0].texts[0].get_text()
     for k in (1, 2):
         save(figure.draw(inputs, SETTINGS), tmp_path / f"{k}.png", tmp_path / f"{k}.pdf")
     assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()

@@ -234,3 +234,21 @@ def test_a_stratified_test_can_fail_on_designs_split_by_spelling():
     iid = _design_cells("iid")
     share = (iid.loc[iid["descriptor"] == "ending", "p_word_strata"] < 0.05).mean()
     assert share < 0.2
+
+
+def test_a_share_without_enough_designs_says_what_one_design_is():
+    """The data-set measures, LPBS and p-CEAT have a few designs each (a data set, an LPBS
+    test per base): the table says why there is no verdict, and what would add designs."""
+    assert cal.why_no_verdict("WEAT", 80, 67) == ""
+    assert "null_calibration.designs adds them" in cal.why_no_verdict("WEAT", 42, 67)
+    assert "disjoint item samples" in cal.why_no_verdict("CrowS-Pairs", 3, 67)
+    assert cal.why_no_verdict("CrowS-Pairs", 3, 67).startswith("3 of the 67 independent")
+    assert "an LPBS test and descriptor" in cal.why_no_verdict("LPBS", 4, 67)
+    assert "corpus pairs" in cal.why_no_verdict("p-CEAT", 2, 67)
+    rows = [
+        score_row(method="CrowS-Pairs", model=f"b-null-s{i}", test="CrowS-Pairs", p_value=0.4)
+        for i in range(4)
+    ]
+    table = cal.calibration(pd.DataFrame(rows), [f"b-null-s{i}" for i in range(4)], {})
+    row = table.set_index("design").loc["paper"]
+    assert row["clusters_0.05"] == 4 and "disjoint item samples" in row["why_0.05"]

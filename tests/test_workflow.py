@@ -104,14 +104,22 @@ def test_outputs(workdir):
     # the calibration's copies: their own files, every method with a p-value on each copy
     copies = read_tsv(workdir / "results/scores/null/tiny-bert.tsv")
     tested = copies[copies["primary"].astype(bool) & copies["p_value"].notna()]
-    assert set(tested["model"]) == {"tiny-bert-null-s0", "tiny-bert-null-s1"}
+    designs = {f"tiny-bert-null-g{i}" for i in range(3)}  # generated, from GloVe's words
+    assert set(tested["model"]) == {"tiny-bert-null-s0", "tiny-bert-null-s1", *designs}
     assert {"s-SEAT", "w-SEAT", "RND", "LPBS", "CrowS-Pairs", "AUL"} <= set(tested["method"])
     vectors = read_tsv(workdir / "results/scores/null/glove-6b-50d.tsv")
-    assert set(vectors["model"]) == {"glove-6b-50d-null-s0", "glove-6b-50d-null-s1"}
+    generated = {f"glove-6b-50d-null-g{i}" for i in range(3)}
+    assert set(vectors["model"]) == {"glove-6b-50d-null-s0", "glove-6b-50d-null-s1", *generated}
+    assert set(vectors.loc[vectors["model"].isin(generated), "test"]) == {
+        "gen000",
+        "gen001",
+        "gen002",
+    }
     assert set(vectors.loc[vectors["p_value"].notna(), "method"]) >= {"WEAT", "RND"}
     assert not scores["model"].str.contains("-null-s").any()  # not among the paper's scores
     null_table = pd.read_csv(workdir / "results/tables/synthesis_null.csv")
     s_seat = null_table[(null_table["method"] == "s-SEAT") & (null_table["design"] == "paper")]
+    s_seat = s_seat[s_seat["source"] == "papers-random"]
     # C6's three descriptors on tiny-null, and on each copy
     assert s_seat["cells_null"].tolist() == [3 + 2 * 3]
     counts = scores.groupby("method").size().to_dict()

@@ -290,14 +290,20 @@ def validity_lines(league: pd.DataFrame, methods: list[str], alpha: float) -> li
 
 
 def own_null_lines(
-    null_rows: pd.DataFrame, model: str, copies: list[str], alpha: float
+    null_rows: pd.DataFrame, model: str, copies: list[str], alpha: float, kind: str = ""
 ) -> list[str]:
     """The model's own null copies (its architecture and tokenizer, random weights): per
     method and test design the false-positive share of their primary cells that can reach
     alpha, with its cluster-aware interval, clusters and verdict (at most alpha is what a
     calibrated test gives)."""
     cells = null_rows[is_primary(null_rows) & null_rows["effect_size"].notna()]
-    table = cal.calibration(cells, copies, dict.fromkeys(copies, model), (alpha,))
+    table = cal.calibration(  # a static model's copies are random directions
+        cells,
+        copies,
+        dict.fromkeys(copies, model),
+        (alpha,),
+        randomizes="directions" if kind == "static" else None,
+    )
     lines = [
         f"| method | test | null cells (cannot reach {alpha:g}) | clusters | share p < "
         f"{alpha:g} [95% CI] | verdict |",
@@ -353,7 +359,7 @@ def comparison_lines(
             f"weights ({', '.join(copies)}): a test that calls many of their cells significant "
             "reads something else than learned associations (the tokenizer, the templates).",
             "",
-            *own_null_lines(null_rows, facts.name, copies, facts.alpha),
+            *own_null_lines(null_rows, facts.name, copies, facts.alpha, facts.kind),
         ]
     return lines
 

@@ -169,6 +169,42 @@ def exact_by_construction(
     return exchanges & free
 
 
+def why_no_verdict(method: str, clusters: int, needed: int) -> str:
+    """Why a method's share has too few clusters for a verdict (empty where it has enough):
+    what one independent design of it is, and why the run has no more."""
+    if clusters >= needed:
+        return ""
+    from biasbench.methods.contract import ContextVectors
+    from biasbench.methods.registry import get
+
+    try:
+        consumes = get(method).consumes
+    except KeyError:
+        return f"{clusters} of the {needed} independent designs a verdict needs"
+    if consumes is ContextVectors:
+        one = (
+            "one design is a test and descriptor on a base (the papers' tests) or a generated "
+            "design: null_calibration.designs adds them"
+        )
+    elif get(method).unit == "sampled context":
+        one = (
+            "one design is an LPBS test's pairs in one corpus on a base: only the LPBS tests "
+            "(null_calibration.lpbs_tests) with corpus pairs make designs"
+        )
+    elif get(method).family == "probability" and get(method).unit == "attribute":
+        one = (
+            "one design is an LPBS test and descriptor on a base (its templates and words "
+            "shared by every copy): only the LPBS tests make designs"
+        )
+    else:
+        one = (
+            "one design is a data set on a base (its copies score the same sampled items); "
+            "disjoint item samples, each on copies of its own, would add designs, at a sample "
+            "scored per copy"
+        )
+    return f"{clusters} of the {needed} independent designs a verdict needs: {one}"
+
+
 def exact_cells(
     cells: pd.DataFrame, design: str, randomizes: str | None | pd.Series, paired: Iterable[str]
 ) -> pd.Series:
@@ -409,6 +445,9 @@ def calibration(
                     f"null_high_{a:g}": high,
                     f"needed_{a:g}": min_clusters(a),
                     f"chance_{a:g}": chance_calibrated(n_clusters, a),
+                    f"why_{a:g}": why_no_verdict(method, n_clusters, min_clusters(a))
+                    if n_clusters
+                    else "",
                     f"verdict_{a:g}": (
                         verdict(low, high, n_clusters, a)
                         if not only_exact or n_clusters == 0 or low > a
@@ -421,7 +460,17 @@ def calibration(
                 real = values[on_real & able_to[column, a]]
                 row[f"real_{a:g}"] = float(np.mean(real < a)) if len(real) else np.nan
             rows.append(row)
-    per_alpha = ("cannot", "cells", "clusters", "null", "null_low", "null_high", "needed", "chance")
+    per_alpha = (
+        "cannot",
+        "cells",
+        "clusters",
+        "null",
+        "null_low",
+        "null_high",
+        "needed",
+        "chance",
+        "why",
+    )
     columns = ["method", "design", "p", "cells_null", "one_context", "by_construction"]
     columns += [f"{c}_{a:g}" for a in alphas for c in (*per_alpha, "verdict")]
     columns += ["cells_real", *(f"real_{a:g}" for a in alphas)]
