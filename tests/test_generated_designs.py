@@ -229,3 +229,20 @@ def test_the_preset_for_alpha_001_gives_every_base_with_designs_enough_for_a_ver
     assert plan.null_designs_of("minilm-l6") >= needed
     assert plan.null_designs_of("glove-6b-50d") >= needed
     assert plan.null_designs_of("smollm2-135m") == 0
+
+
+def test_a_transformer_s_lexicon_keeps_the_words_its_tokenizer_reads():
+    """Word pieces of bare words under a WordPiece tokenizer: a word in the vocabulary is one
+    piece, one made of known pieces several, one with an unknown piece is left out."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    from biasbench.models.word_pieces import bare_word_pieces
+
+    vocab = {t: i for i, t in enumerate(["[UNK]", "[CLS]", "[SEP]", "walk", "##ed", "##ing"])}
+    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]")
+    pieces = bare_word_pieces(fast, ["walk", "walked", "walking", "talked", "walkx"])
+    assert pieces == {"walk": 1, "walked": 2, "walking": 2}
+    assert bare_word_pieces(fast, []) == {}

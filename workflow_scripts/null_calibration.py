@@ -49,6 +49,7 @@ else:
 
     architecture = Architecture.of(spec, prepared)
     pieces = bare_word_pieces(architecture.tokenizer, words) if sm.params.designs else {}
+    words = [w for w in words if w in pieces]  # those the tokenizer reads without [UNK]
     designs = draw_designs(words, sm.params.designs, seed_of_designs, pieces)
 
     lpbs = {}

@@ -43,8 +43,9 @@ def word_pieces(tokenizer: Any, sentence: str, start: int, end: int) -> int:
 
 def bare_word_pieces(tokenizer: Any, words: list[str]) -> dict[str, int]:
     """Each word's number of word pieces read alone (as a generated design's words are
-    scored: the word is the whole text), counted as :func:`word_pieces` counts them; one
-    batched call of the tokenizer."""
+    scored: the word is the whole text), counted as :func:`word_pieces` counts them, for the
+    words none of whose pieces is the unknown token (the others are left out: the model
+    cannot read them); one batched call of the tokenizer."""
     from biasbench.models.extract import span_tokens
 
     if not words:
@@ -55,12 +56,15 @@ def bare_word_pieces(tokenizer: Any, words: list[str]) -> dict[str, int]:
         return_offsets_mapping=True,
         return_special_tokens_mask=True,
     )
-    return {
-        w: len(span_tokens(offsets, special, 0, len(w)))
-        for w, offsets, special in zip(
-            words, enc["offset_mapping"], enc["special_tokens_mask"], strict=True
-        )
-    }
+    unknown = tokenizer.unk_token_id
+    out = {}
+    for w, ids, offsets, special in zip(
+        words, enc["input_ids"], enc["offset_mapping"], enc["special_tokens_mask"], strict=True
+    ):
+        pieces = span_tokens(offsets, special, 0, len(w))
+        if pieces and all(ids[i] != unknown for i in pieces):
+            out[w] = len(pieces)
+    return out
 
 
 def stimulus_pieces(tokenizer: Any, contexts: pd.DataFrame) -> pd.DataFrame:
