@@ -161,7 +161,9 @@ def test_ceat_on_one_context_per_word_is_left_out_of_its_share():
 
 
 def _design_cells(structure: str, designs_to_score: int = 40, seed: int = 0) -> pd.DataFrame:
-    """WEAT's word test (and its test within piece counts) on generated designs of a
+    """The generated source's known-bad method (s-SEAT: WEAT's statistic on one vector per
+    word, computed here by WEAT) with its word test and its test within piece counts, on
+    generated designs of a
     synthetic lexicon, each word one vector: ``iid`` vectors, or vectors built as a random
     network pools word pieces (``pieces``: a shared direction per piece count; ``ending``:
     a shared direction per last two letters, the last piece two words share)."""
@@ -192,7 +194,7 @@ def _design_cells(structure: str, designs_to_score: int = 40, seed: int = 0) -> 
         score = weat(ContextVectors(groups, None, strata), options, design.index)
         rows.append(
             score_row(
-                method="WEAT",
+                method=cal.SOURCE_BY_KEY["generated-random"].known_bad.method,
                 model=f"b-null-g{design.index}",
                 test=design.test,
                 descriptor=design.kind,
@@ -214,7 +216,7 @@ def _detected(cells: pd.DataFrame) -> bool:
 
 def test_the_known_bad_test_is_caught_where_words_differ_by_pieces_and_not_on_iid_vectors():
     """Detection by simulation: where a network's vectors carry the word-piece count (as a
-    random network's pooled pieces do), WEAT's word test on designs split by piece count
+    random network's pooled pieces do), the word test on designs split by piece count
     rejects far beyond 0.05 and the source passes; on i.i.d. vectors the same test is
     exact and the source cannot catch it, so it gives no verdict."""
     assert _detected(_design_cells("pieces"))

@@ -189,7 +189,9 @@ def trained_table(kind: nulls.TrainedNull):
         bases = {m: b for m, b in settings.trained_bases.items() if kind.draw_pattern.fullmatch(m)}
         draws = sorted(set(cells["model"]) & set(bases))
         alphas = _alphas(settings)
-        table = cal.calibration(cells, draws, bases, alphas, randomizes=kind.randomizes)
+        table = cal.calibration(
+            cells, draws, bases, alphas, randomizes=kind.randomizes, paired=settings.paired
+        )
         models = ", ".join(sorted(set(bases.values()))) or "(none configured)"
         note = (
             kind.describes.format(models=models, by_construction=cal.BY_CONSTRUCTION)

@@ -100,10 +100,10 @@ SOURCES = (
         "generated designs on random weights",
         None,
         KnownBad(
-            "WEAT",
+            "s-SEAT",
             "word",
             {"descriptor": "pieces"},
-            "WEAT's word test without strata where X and Y are classes of word-piece count "
+            "s-SEAT's word test without strata where X and Y are classes of word-piece count "
             "(random weights pool a word's pieces, so the classes differ whatever was learned)",
         ),
     ),
