@@ -191,7 +191,10 @@ def test_the_summary_says_what_was_found_and_how_it_was_counted():
     text = "\n".join(lines)
     assert "after Holm over the card's 7 tested cells" in text
     assert "* **embedding** (CEAT, RND, s-SEAT): bias found in 1 of 5 tested cells" in text
-    assert "1 more significant under a test not shown calibrated (word-level test: miscal" in text
+    assert (
+        "1 more significant under a test not shown calibrated (RND's word-level test: "
+        "miscalibrated, 1)" in text
+    )
     assert "1 cannot reach 0.05 whatever the model" in text
     assert (
         "s-SEAT on C6/names (templates): 0.9, p = 0.002 (word-level test; Holm 0.012); male "

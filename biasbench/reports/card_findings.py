@@ -234,11 +234,10 @@ def summary_lines(
         )
         unshown = part[part["unshown"]]
         if len(unshown):
-            why = ", ".join(
-                f"{name}: {verdict}"
-                for (name, verdict), _n in unshown.groupby(["test_name", "shown_verdict"])
-                .size()
-                .items()
+            groups = unshown.groupby(["method", "test_name", "shown_verdict"]).size()
+            why = "; ".join(
+                f"{method}'s {name}: {verdict}, {n}"
+                for (method, name, verdict), n in groups.items()
             )
             sentence += f"; {len(unshown)} more {UNSHOWN} ({why})"
         inside = int((part["inside_null"] & (part["p_holm"] < alpha)).sum())
