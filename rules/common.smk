@@ -111,6 +111,14 @@ def model_settings(wildcards):
     return model_params(wildcards.model)
 
 
+def null_lexicon_params(wildcards):
+    """The settings of the static model whose vocabulary is the generated designs' lexicon
+    (None without generated designs)."""
+    if not PLAN.null_pool_files(wildcards.model):
+        return None
+    return {"name": PLAN.null_lexicon, **model_params(PLAN.null_lexicon)}
+
+
 def base_model_file(wildcards):
     """The prepared model a null model or a trained head is built from."""
     return paths.MODEL.format(model=PLAN.specs[wildcards.model].location)

@@ -1,11 +1,3 @@
-def null_lexicon_params(wildcards):
-    """The settings of the static model whose vocabulary is the generated designs' lexicon
-    (None without generated designs)."""
-    if not PLAN.null_pool_files(wildcards.model):
-        return None
-    return {"name": PLAN.null_lexicon, **model_params(PLAN.null_lexicon)}
-
-
 rule null_calibration:
     """The null-model calibration of one configured model: its seeded random copies built in
     memory, each scored with every method on context vectors (templates; a static model's on
