@@ -264,6 +264,7 @@ def test_a_model_removed_resamples_no_corpus():
     config["bommasani"]["static_models"].remove("glove-6b-50d")
     del config["null_calibration"]["models"]["glove-6b-50d"]
     config["null_calibration"]["trained"]["models"].remove("glove-6b-50d")
+    config["null_calibration"]["lexicon"] = "word2vec-gnews"  # the designs' words, not GloVe's
     after = make_plan(validate_config(config), ROOT).wordset_files()
     assert after == before
     assert "results/wordsets/WEAT2/terms.json" in after

@@ -123,7 +123,11 @@ def test_thm13_14_same_word_range_and_zero(w, groups):
     values = same.word_same(w, groups)
     assert np.all(values >= -1e-12) and np.all(values <= 1 + 1e-12)
     assoc = np.array([unit(w) @ m for m in means]).T  # s(w, A_i) per word and group
-    equal = np.ptp(assoc, axis=1) < 1e-9
+    spread = np.ptp(assoc, axis=1)
+    # equal or clearly not: a spread between float noise and 1e-4 leaves "SAME is 0" to
+    # rounding, which neither side of the theorem decides
+    assume(np.all((spread < 1e-9) | (spread > 1e-4)))
+    equal = spread < 1e-9
     np.testing.assert_array_equal(values < 1e-6, equal)
     inside = max((m - means[0] for m in means[1:]), key=np.linalg.norm)[None]
     assert same.word_same(inside, groups)[0] == pytest.approx(1)

@@ -552,7 +552,11 @@ def detection(
     verdicts are withheld (:func:`withhold`)."""
     rows = []
     for source in SOURCES:
-        row = {"source": source.key, "label": source.label, "randomizes": source.randomizes}
+        row = {
+            "source": source.key,
+            "label": source.label,
+            "randomizes": source.randomizes or "nothing a test exchanges",
+        }
         bad = source.known_bad
         mine = sources == source.key
         if bad is None:
