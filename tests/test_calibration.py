@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+from biasbench import nulls
 from biasbench.io import write_tsv
 from biasbench.reports import league as league_report
 from biasbench.reports import survival as survival_report
@@ -136,7 +137,7 @@ def test_a_test_that_exchanges_what_the_null_randomizes_is_exact_by_construction
     frame = _units_frame(ok, ok)
     random = cal.calibration(frame, [NULL], {}).set_index(["method", "design"])
     assert set(random["verdict_0.05"]) == {"calibrated"} and set(random["by_construction"]) == {0}
-    words = cal.RANDOMIZES["trained weights"]
+    words = nulls.REASSIGNED.randomizes
     trained = cal.calibration(frame, [NULL], {}, randomizes=words).set_index(["method", "design"])
     for key in (("WEAT", "paper"), ("WEAT", "word"), ("WEAT", "strata"), ("s-SEAT", "word")):
         assert trained.loc[key, "verdict_0.05"] == cal.BY_CONSTRUCTION, key

@@ -113,10 +113,10 @@ def _verdict_rule(alphas) -> str:
     )
 
 
-def _by_source(inputs: Inputs, settings, alphas) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`cal.by_source` on the run's cells: the table by source and its detection
-    checks."""
-    cells, sources, bases = source_cells(inputs, settings)
+def _by_source(read, settings, alphas) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`cal.by_source` on the cells of :func:`source_cells` (``read``): the table by
+    source and its detection checks."""
+    cells, sources, bases = read
     return cal.by_source(cells, sources, bases, alphas, paired=settings.paired)
 
 
@@ -129,10 +129,10 @@ def _sources_note() -> str:
 
 def null_table(inputs: Inputs, settings):
     title = "Null-model control by source: false-positive shares, paper and word tests"
-    cells, _sources, _bases = source_cells(inputs, settings)
-    null = sorted(set(cells["model"]) & set(settings.null_models))
+    read = source_cells(inputs, settings)
+    null = sorted(set(read[0]["model"]) & set(settings.null_models))
     alphas = _alphas(settings)
-    table, checks = _by_source(inputs, settings, alphas)
+    table, checks = _by_source(read, settings, alphas)
     passing = ", ".join(checks.loc[checks["passes"].astype(bool), "source"]) or "none"
     note = (
         "Per null source, method and test design (paper: the paper's p_value; word: p_word, "
@@ -160,7 +160,8 @@ def null_table(inputs: Inputs, settings):
 
 def detection_table(inputs: Inputs, settings):
     title = "Null-model control: can each source catch a test known to be miscalibrated?"
-    _table, checks = _by_source(inputs, settings, (cal.DETECTION_ALPHA,))
+    cells, sources, bases = source_cells(inputs, settings)
+    checks = cal.detection(cells, sources, bases, settings.paired)
     note = (
         "Per null source (biasbench.studies.calibration.SOURCES): what its draws randomize, "
         "the test known to be miscalibrated there (known_bad), its cells and clusters on "
@@ -247,20 +248,22 @@ def generated_table(inputs: Inputs, settings):
     title = "Null-model control on generated designs, by the property X and Y differ in"
     cells, sources, bases = source_cells(inputs, settings)
     alphas = _alphas(settings)
-    generated = sources.isin(["generated-random", "generated-static"])
-    units = sources.map({s.key: s.randomizes for s in cal.SOURCES})
-    frames = [
-        cal.calibration(
-            cells[generated & (sources == source) & cells["descriptor"].eq(kind)],
-            sorted(set(cells.loc[generated, "model"])),
-            bases,
-            alphas,
-            randomizes=units[generated & (sources == source) & cells["descriptor"].eq(kind)],
-            paired=settings.paired,
-        ).assign(source=source, designs=kind)
-        for source in sorted(set(sources[generated]))
-        for kind in sorted(set(cells.loc[generated & (sources == source), "descriptor"]))
-    ] or [cal.calibration(cells.iloc[:0], [], bases, alphas).assign(source="", designs="")]
+    frames = []
+    for source in (s for s in cal.SOURCES if s.key.startswith("generated")):
+        mine = cells[sources == source.key]
+        for kind, part in mine.groupby("descriptor", sort=True):
+            table = cal.calibration(
+                part,
+                sorted(set(part["model"])),
+                bases,
+                alphas,
+                randomizes=source.randomizes,
+                paired=settings.paired,
+            )
+            frames.append(table.assign(source=source.key, designs=kind))
+    frames = frames or [
+        cal.calibration(cells.iloc[:0], [], bases, alphas).assign(source="", designs="")
+    ]
     table = pd.concat(frames, ignore_index=True)
     table = table[
         ["source", "designs", *(c for c in table.columns if c not in ("source", "designs"))]
@@ -363,12 +366,12 @@ def league_columns(design: str) -> dict[str, str]:
     return {what: column for column, d, what in CALIBRATED if d == design}
 
 
-def calibrated_columns(inputs: Inputs, settings) -> pd.DataFrame:
+def calibrated_columns(read, settings) -> pd.DataFrame:
     """Per method at the configured alpha: each design's cluster-aware share over the
     sources whose detection check passed (:func:`cal.pooled_rows`), its interval, clusters
-    and verdict."""
+    and verdict; ``read``: :func:`source_cells`."""
     alpha = settings.alpha
-    table, _checks = _by_source(inputs, settings, (alpha,))
+    table, _checks = _by_source(read, settings, (alpha,))
     table = cal.pooled_rows(table).set_index(["method", "design"])
     out = pd.DataFrame({"method": sorted(table.index.get_level_values("method").unique())})
     for column, design, what in CALIBRATED:
@@ -431,9 +434,10 @@ def figure_calibration(inputs: Inputs, settings):
     plot of the null p-values against the uniform."""
     import textwrap
 
-    cells = comparison_cells(inputs, settings)
+    read = source_cells(inputs, settings)
+    cells = read[0]
     null = sorted(set(cells["model"]) & set(settings.null_models))
-    table = cal.pooled_rows(_by_source(inputs, settings, cal.ALPHAS)[0])
+    table = cal.pooled_rows(_by_source(read, settings, cal.ALPHAS)[0])
     if table.empty:
         return no_data("no null source caught its known-bad test (synthesis_null_detection)")
     counted = table.pivot(index="method", columns="design", values="cells_null")

@@ -16,9 +16,8 @@ from biasbench.reports.synthesis_inputs import (
     comparison_inputs,
     injected_rows,
     method_sources,
-    null_mask,
     reliability,
-    scores_with,
+    source_cells,
     study_scores_inputs,
     synthesis_table,
 )
@@ -104,9 +103,9 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
     proxy, null-model calibration, cost."""
     from biasbench.methods.registry import REGISTRY
 
-    scores = scores_with(inputs)
-    cells = primary_cells(scores, method_sources(settings))
-    real = cells[~null_mask(cells, settings)]
+    read = source_cells(inputs, settings)  # the real models' cells and every null source's
+    cells, sources, _bases = read
+    real = cells[sources.isna()]
     frames = injected_rows(inputs)
     with_truth = cells_with_truth(frames, inputs, settings)
     truth_frame, _pairs = truth_inference(with_truth)
@@ -135,7 +134,7 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
     datasets = frames[frames["test"] != STUDY_TEST]
     all_models = pd.concat([real, primary_cells(datasets, method_sources(settings))])
     out = out.merge(validity.extrinsic(all_models), on="method", how="left")
-    calibrated = calibrated_columns(inputs, settings)
+    calibrated = calibrated_columns(read, settings)
     out = out.merge(calibrated, on="method", how="left")
     costs = inputs.get("costs", ())
     if costs:  # a committed benchmark table (benchmarks/), not a workflow output

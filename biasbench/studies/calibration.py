@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from biasbench.nulls import TRAINED_NULLS
 from biasbench.rows import TEST_DESIGNS
 
 #: the test designs of a cell by name, each its p column (:data:`biasbench.rows.TEST_DESIGNS`)
@@ -114,8 +113,6 @@ SOURCES = (
     NullSource("reassigned", "trained weights, words reassigned", "words", _SENTENCES),
 )
 SOURCE_BY_KEY = {s.key: s for s in SOURCES}
-#: the trained-weight null kinds' sources by their label (:mod:`biasbench.nulls`)
-RANDOMIZES = {k.label: k.randomizes for k in TRAINED_NULLS}
 
 
 def _method_traits() -> pd.DataFrame:
@@ -178,20 +175,20 @@ def why_no_verdict(method: str, clusters: int, needed: int) -> str:
     from biasbench.methods.registry import get
 
     try:
-        consumes = get(method).consumes
+        declared = get(method)
     except KeyError:
         return f"{clusters} of the {needed} independent designs a verdict needs"
-    if consumes is ContextVectors:
+    if declared.consumes is ContextVectors:
         one = (
             "one design is a test and descriptor on a base (the papers' tests) or a generated "
             "design: null_calibration.designs adds them"
         )
-    elif get(method).unit == "sampled context":
+    elif declared.unit == "sampled context":
         one = (
             "one design is an LPBS test's pairs in one corpus on a base: only the LPBS tests "
             "(null_calibration.lpbs_tests) with corpus pairs make designs"
         )
-    elif get(method).family == "probability" and get(method).unit == "attribute":
+    elif declared.family == "probability" and declared.unit == "attribute":
         one = (
             "one design is an LPBS test and descriptor on a base (its templates and words "
             "shared by every copy): only the LPBS tests make designs"
