@@ -26,7 +26,7 @@ def inputs_by_role(sm) -> dict[str, list[str]]:
 #: (activations, logits, partitions) stays in the job's heap for the next one of its size
 #: instead of going back to the kernel and being faulted in again page by page, and at most
 #: 512 MiB free at the heap's top is kept. Unbounded (e857dc6: 4 GiB and 64 GiB) a job once
-#: kept 17 GB it had freed; these bounds and what they save: docs/performance.md. Other
+#: kept 17 GB it had freed; these bounds and what they save: CHANGELOG.md. Other
 #: allocators (macOS's) ignore the variables.
 ALLOCATOR = {"MALLOC_MMAP_THRESHOLD_": str(256 << 20), "MALLOC_TRIM_THRESHOLD_": str(512 << 20)}
 
