@@ -195,7 +195,7 @@ def test_the_summary_says_what_was_found_and_how_it_was_counted():
         "1 more significant under a test not shown calibrated (RND's word-level test: "
         "miscalibrated, 1)" in text
     )
-    assert "1 cannot reach 0.05 whatever the model" in text
+    assert "1 cannot reach 0.05 with these words" in text
     assert (
         "s-SEAT on C6/names (templates): 0.9, p = 0.002 (word-level test; Holm 0.012); male "
         "names vs female names, career vs family" in text
@@ -227,11 +227,11 @@ def test_neutral_points_and_folded_notes():
     assert caveats == ["[1] no pairs (3 rows)"]
 
 
-def test_the_card_opens_with_its_findings():
+def test_the_card_holds_its_findings_and_design_choices():
     facts = ModelFacts(name="m", kind="transformer", source="hf:org/m", alpha=0.01)
     card = model_card(_table(), facts, labels=LABELS)
     assert card.index("## Findings") < card.index("## Method families")
-    assert "### Sensitive to a design choice" in card
+    assert "## Sensitive to a design choice" in card
     assert "| LPBS | C6/names (templates) | sign and significance |" in card
     assert "| C6/names | male names | female names | career | family |" in card
     assert "| CrowS-Pairs | 50 | above the neutral point" in card

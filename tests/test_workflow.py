@@ -564,11 +564,25 @@ def planned_jobs(dry_run: str) -> list[tuple[str, str]]:
     return jobs
 
 
+def planned_outputs(dry_run: str) -> list[tuple[str, list[str]]]:
+    """(rule, output paths) of each job a dry run lists (a target rule: no paths)."""
+    jobs = []
+    for line in dry_run.splitlines():
+        if line.startswith(("rule ", "localrule ")):
+            jobs.append((line.split()[1].rstrip(":"), []))
+        elif line.strip().startswith("output:") and jobs:
+            paths = line.strip().removeprefix("output:").split(",")
+            jobs[-1][1].extend(p.strip() for p in paths if p.strip())
+    return jobs
+
+
 def test_an_audit_beside_the_default_run_rewrites_none_of_its_files(workdir, tmp_path):
-    """Auditing one's own model in a checkout that holds a finished default run: the run's
-    collected scores, provenance and tables stay as they were, byte for byte, its default
-    target plans the same jobs after it, and the audited model's card sets the zoo's scores
-    and the methods' validity beside its own, naming the tables it read."""
+    """Auditing one's own model in a checkout that holds a finished default run: planned, it
+    lists only jobs whose outputs concern the audited model (its own files and its null
+    copies'), none of the run's; run, the run's collected scores, provenance and tables stay
+    as they were, byte for byte, its default target plans the same jobs after it, and the
+    audited model's card sets the zoo's scores and the methods' validity beside its own,
+    naming the tables it read."""
     work = tmp_path / "checkout"
     shutil.copytree(workdir, work, symlinks=True)
     kept = [
@@ -594,6 +608,13 @@ def test_an_audit_beside_the_default_run_rewrites_none_of_its_files(workdir, tmp
         "only_models": ["my-bert"],
     }
     (work / "my.yaml").write_text(yaml.safe_dump(mine))
+    planned = snakemake(work, "-n", "--configfile", "my.yaml")
+    assert planned.returncode == 0, planned.stderr[-3000:]
+    jobs = planned_outputs(planned.stdout)
+    strays = [(r, o) for r, o in jobs if r != "all" and not any("my-bert" in p for p in o)]
+    assert strays == []  # no job of the finished run is planned again
+    rules = {r for r, _o in jobs}
+    assert {"prepare_model", "model_card", "collect_scores", "null_calibration"} <= rules
     run = snakemake(work, "--configfile", "my.yaml")
     assert run.returncode == 0, run.stderr[-3000:]
     assert [str(p) for p in kept if p.read_bytes() != before[p]] == []

@@ -12,7 +12,11 @@ The rules are fixed here, before any card is read:
 * a verdict is **sensitive to a design choice** when another encoding, or another variant
   the method declares a choice (``Method.choices``), of the same (method, source, test,
   descriptor) gives the other sign (both scores away from the neutral
-  point) or the other found / not found.
+  point) or the other found / not found;
+* a p-value prints no finer than its test resolves (:func:`p_shown`): a test whose design
+  cannot reach alpha says so in words, a p at its design's floor prints as that bound, and an
+  analytic tail (a z, t, binomial or Wilcoxon test: a floor below :data:`RESOLUTION`) below
+  :data:`RESOLUTION` prints as "< 1e-6".
 """
 
 from __future__ import annotations
@@ -46,6 +50,64 @@ def _float(value) -> float:
         return float(value)
     except (TypeError, ValueError):
         return math.nan
+
+
+#: the finest p a card prints for an analytic tail (a test whose design floor is below it: a
+#: z-test such as CEAT's combined effect, a t, binomial or Wilcoxon test): below it "< 1e-6".
+#: Such a p is computed from a distribution's tail, not counted, and an approximation's error
+#: is absolute (Berry-Esseen), so a p of 1e-10 and one of 1e-300 are no different evidence;
+#: and no verdict of a card turns on smaller digits: Holm over the card's cells compares its
+#: smallest p with alpha / cells, above 1e-6 for fewer than 10,000 cells at alpha 0.01. A
+#: permutation test's own floor, 1/(1 + n) of n sampled partitions, is far above it.
+RESOLUTION = 1e-6
+RESOLUTION_TEXT = "1e-6"
+
+
+def _exponent(text: str) -> str:
+    """A number's exponent without its padding zero: "1e-05" -> "1e-5"."""
+    mantissa, e, power = text.partition("e")
+    return f"{mantissa}e{int(power)}" if e else text
+
+
+def _up(value: float, digits: int = 2) -> str:
+    """``value`` rounded up to ``digits`` significant digits (a bound that stays a bound)."""
+    scale = 10.0 ** (math.floor(math.log10(value)) - digits + 1)
+    return _exponent(f"{math.ceil(value / scale - 1e-9) * scale:.{digits}g}")
+
+
+def p_shown(p, floor, alpha: float, unit: str = "words") -> str:
+    """A p-value as a card prints it, no finer than its test resolves: blank without one;
+    "cannot reach <alpha> with these <unit>" where the design's floor (the smallest p it can
+    give, whatever the model) is at or above ``alpha`` (too few words or items: 3 words a
+    side enumerate 20 partitions); "<= <floor>" at the floor (1/N of N enumerated partitions,
+    1/(1 + n) of n sampled ones, rounded up); "< 1e-6" for an analytic tail below
+    :data:`RESOLUTION`; else three significant digits."""
+    p, floor = _float(p), _float(floor)
+    if math.isnan(p):
+        return ""
+    if not math.isnan(floor) and floor >= alpha:
+        return f"cannot reach {alpha:g} with these {unit}"
+    if not math.isnan(floor) and floor >= RESOLUTION and p <= floor * (1 + 1e-9):
+        return f"<= {_up(floor)}"
+    if p < RESOLUTION and (math.isnan(floor) or floor < RESOLUTION):
+        return f"< {RESOLUTION_TEXT}"
+    shown = f"{p:.3g}"
+    if not math.isnan(floor) and float(shown) < floor:  # rounded below what the design gives
+        shown = _up(p, 3)
+    return _exponent(shown)
+
+
+def p_is(shown: str) -> str:
+    """A printed p (:func:`p_shown`) in a sentence: "p = 0.002", "p <= 0.001", "p < 1e-6";
+    "its test cannot reach ..." where it cannot."""
+    if shown[:1].isdigit():
+        return f"p = {shown}"
+    return f"p {shown}" if shown.startswith("<") else f"its test {shown}"
+
+
+def unit_of(row: Mapping) -> str:
+    """What a row's test exchanges, as a card names it: a data set's items, else words."""
+    return "items" if str(row.get("source")) == "dataset" else "words"
 
 
 def trusted(row: Mapping) -> tuple[float, float, str]:
@@ -162,6 +224,251 @@ def card_verdicts(
     return cells
 
 
+#: what identifies a cell across models: a method on one test (or data set) and source
+CELL_KEYS = ["method", "source", "test", "descriptor"]
+
+
+def zoo_spread(rows: pd.DataFrame, cells: pd.DataFrame | None, model: str) -> pd.DataFrame:
+    """Per row of ``rows``: the effect sizes of the zoo's other real models (no null model) in
+    the same cell, from the comparison's cells (``synthesis_scores``): ``median``, ``min``,
+    ``max`` and ``count`` (NaN and 0 where no other model scored it, or without cells)."""
+    empty = pd.DataFrame(
+        {"median": np.nan, "min": np.nan, "max": np.nan, "count": 0}, index=rows.index
+    )
+    if cells is None or cells.empty or rows.empty:
+        return empty
+    zoo = cells[(cells["model"] != model) & ~cells["null model"].astype(bool)]
+    zoo = zoo[zoo["effect_size"].notna()].copy()
+    zoo[CELL_KEYS] = zoo[CELL_KEYS].astype(str)  # a blank descriptor reads "nan" on both sides
+    zoo["effect_size"] = zoo["effect_size"].astype(float)
+    spread = zoo.groupby(CELL_KEYS)["effect_size"].agg(["median", "min", "max", "count"])
+    index = pd.MultiIndex.from_frame(rows[CELL_KEYS].astype(str))
+    out = spread.reindex(index).set_axis(rows.index)
+    out["count"] = out["count"].fillna(0).astype(int)
+    return out
+
+
+def _neutral(method) -> float:
+    return get(str(method)).neutral_point
+
+
+def _size(row, zoo: bool, copies: bool = True) -> str:
+    """A cell's effect against the zoo's other models and the model's own null copies."""
+    effect, neutral = _float(row["effect_size"]), _neutral(row["method"])
+    parts = [f"{effect:.3g}"]
+    count = int(row.get("zoo_count", 0) or 0)
+    if count:
+        parts.append(
+            f"zoo median {row['zoo_median']:.3g} [{row['zoo_min']:.3g}, {row['zoo_max']:.3g}] "
+            f"over {count} other model{'s' if count > 1 else ''}"
+        )
+    elif zoo:
+        parts.append("no other model of the zoo scored it")
+    spread = _float(row.get("null_spread"))
+    around = f"{neutral:g} ± " if neutral else "±"
+    if math.isnan(spread):
+        parts.append("no null copy of the model scored it" if copies else "no null copies")
+    elif row["inside_null"]:
+        parts.append(f"inside its null copies' spread ({around}{spread:.3g})")
+    elif spread == 0:
+        parts.append("beyond its null copies, all at the neutral point")
+    else:
+        ratio = abs(effect - neutral) / spread
+        parts.append(f"{ratio:.1f}x its null copies' widest ({around}{spread:.3g})")
+    return ", ".join(parts)
+
+
+def _association(labels: Mapping[str, Mapping[str, str]], row) -> str:
+    """What a cell's test compares, "X vs Y with A vs B", and the cell."""
+    cell = _cell(row)
+    own = labels.get(f"{row['test']}/{row['descriptor']}")
+    if not own or all(own.get(r, r) in ("", r) for r in "XYAB"):
+        return cell
+    where = cell.replace(" (", ", ").removesuffix(")")
+    return f"{own['X']} vs {own['Y']} with {own['A']} vs {own['B']} ({where})"
+
+
+def _cells(n: int) -> str:
+    return f"{n} tested cell{'' if n == 1 else 's'}"
+
+
+def _strongest(cells: pd.DataFrame) -> dict:
+    """The cell a verdict quotes: the smallest p (its calibrated test's where it has one), then
+    the largest effect against its null copies' spread, then from the neutral point."""
+    p = cells["shown_p"].where(cells["shown_p"].notna(), cells["test_p"])
+    distance = (cells["effect_size"].astype(float) - cells["method"].map(_neutral)).abs()
+    ratio = distance / cells["null_spread"].where(cells["null_spread"] > 0)
+    order = cells.assign(_p=p, _ratio=ratio.fillna(-1.0), _distance=distance).sort_values(
+        ["_p", "_ratio", "_distance"], ascending=[True, False, False], kind="stable"
+    )
+    return order.iloc[0].to_dict()
+
+
+def _shown_test(row, alpha: float) -> str:
+    """The p a verdict quotes with its test's name: the calibrated test's where it has one."""
+    if not math.isnan(_float(row.get("shown_p"))):
+        p, floor, name = row["shown_p"], row["shown_floor"], row["shown_name"]
+    else:
+        p, floor, name = row["test_p"], row["test_floor"], row["test_name"]
+    return f"{p_is(p_shown(p, floor, alpha, unit_of(row)))} under its {name}"
+
+
+def _families(tested: pd.DataFrame, row) -> str:
+    """How many of the families that test a cell's association (test and descriptor) find it."""
+    same = tested[
+        (tested["test"].astype(str) == str(row["test"]))
+        & (tested["descriptor"].astype(str) == str(row["descriptor"]))
+    ]
+    testing = [f for f in FAMILIES if f in set(same["family"])]
+    if len(testing) < 2:
+        return ""
+    finding = [f for f in testing if same.loc[same["family"] == f, "found"].any()]
+    named = f" ({', '.join(finding)})" if finding else ""
+    return f"; found by {len(finding)} of the {len(testing)} families that test it{named}"
+
+
+def _by_verdict(cells: pd.DataFrame) -> str:
+    """The methods of cells significant under a test not shown calibrated, by that verdict."""
+    head = cells["shown_verdict"].astype(str).str.split(" (", n=1, regex=False).str[0]
+    head = head.replace({"n/a": "no null-model verdict", "nan": "no null-model verdict"})
+    groups = cells.assign(head=head).groupby("head", sort=True)["method"]
+    return "; ".join(f"{v}: {', '.join(sorted(set(m)))}" for v, m in groups)
+
+
+def _family_verdict(
+    part: pd.DataFrame,
+    tested: pd.DataFrame,
+    labels: Mapping[str, Mapping[str, str]],
+    alpha: float,
+    compared: bool,
+    copies: bool = True,
+) -> str:
+    """One family's verdict under :func:`card_verdicts`' rule, in a sentence."""
+    mine = part[part["test_p"].notna()]
+    if mine.empty:
+        methods = ", ".join(sorted(set(part["method"])))
+        return (
+            f"no test with a p-value: its {len(part)} scores ({methods}) are sizes alone, "
+            "which find no bias by themselves (Scores, below)"
+        )
+    found = mine[mine["found"]]
+    if len(found):
+        best = _strongest(found)
+        associations = len(found[["test", "descriptor"]].astype(str).drop_duplicates())
+        return (
+            f"bias found in {len(found)} of its {_cells(len(mine))} ({associations} "
+            f"association{'s' if associations > 1 else ''}); the strongest is "
+            f"{_association(labels, best)}: {best['method']} {_size(best, compared, copies)}; "
+            f"{_shown_test(best, alpha)} (Holm {p_shown(best['p_holm'], 0.0, alpha)})"
+            + _families(tested, best)
+        )
+    shown = mine["shown_p"].notna() & (mine["shown_floor"] < alpha)
+    unshown = mine[mine["unshown"]]
+    holm = mine[shown & (mine["shown_p"] < alpha) & (mine["p_holm"] >= alpha)]
+    inside = mine[shown & (mine["p_holm"] < alpha) & mine["inside_null"]]
+    if not compared:
+        text = (
+            f"nothing can be found: no comparison beside this card shows a test calibrated "
+            f"(docs/models.md, audit without a default run); {len(unshown)} of its "
+            f"{_cells(len(mine))} significant under their own tests"
+        )
+    else:
+        reasons = []
+        if len(unshown):
+            reasons.append(
+                f"{len(unshown)} significant only under tests not shown calibrated "
+                f"({_by_verdict(unshown)})"
+            )
+        if len(holm):
+            reasons.append(f"{len(holm)} significant only before Holm over the card's cells")
+        if len(inside):
+            reasons.append(f"{len(inside)} inside its own null copies' spread")
+        text = f"no bias found in its {_cells(len(mine))}" + (
+            ": " + ", ".join(reasons) if reasons else f", none significant at {alpha:g}"
+        )
+    candidates = pd.concat([unshown, holm, inside])
+    if candidates.empty:
+        return text
+    best = _strongest(candidates)
+    return (
+        f"{text}; the strongest candidate, unconfirmed, is {_association(labels, best)}: "
+        f"{best['method']} {_size(best, compared, copies)}; {_shown_test(best, alpha)}"
+        + _families(tested, best)
+    )
+
+
+def verdict_lines(
+    cells: pd.DataFrame,
+    labels: Mapping[str, Mapping[str, str]],
+    alpha: float,
+    compared: bool,
+    absent: Mapping[str, str] | None = None,
+    copies: bool = True,
+) -> list[str]:
+    """The card's opening: per method family one sentence a reader can act on, under
+    :func:`card_verdicts`' rule (``cells``: its output with the zoo's spread, ``zoo_*``
+    columns from :func:`zoo_spread`): whether a bias is found and in how many tested cells,
+    the strongest association with what its test compares, how many of the families that test
+    that association find it, and its effect against the zoo and the model's own null copies;
+    where nothing is found, why (the tests not shown calibrated, Holm, the null copies) and
+    the strongest candidate. ``compared``: a comparison stands beside the card (else nothing
+    can be found); ``absent``: family -> why it has no row here, for the families that do not
+    apply; ``copies``: the model has null copies of its own."""
+    absent = absent or {}
+    tested = cells[cells["test_p"].notna()]
+    lines = []
+    for family in FAMILIES:
+        part = cells[cells["family"] == family]
+        if part.empty:
+            if family in absent:
+                lines.append(f"* **{family}**: {absent[family]}.")
+            continue
+        verdict = _family_verdict(part, tested, labels, alpha, compared, copies)
+        lines.append(f"* **{family}**: {verdict}.")
+    return lines
+
+
+def _short(verdict) -> str:
+    """A verdict without its parenthesised detail, "n/a" where there is none; bold where it
+    lets the card find a cell."""
+    text = "" if verdict is None or pd.isna(verdict) else str(verdict).split(" (")[0].strip()
+    text = text or "n/a"
+    return f"**{text}**" if text == "calibrated" else text
+
+
+def validity_table(league: pd.DataFrame | None, cells: pd.DataFrame, alpha: float) -> list[str]:
+    """The card's validity in a short table: per method of the card (registry order), the
+    cells it found of those it tested, its rho with the bias injected into the ground-truth
+    study's models, and each test design's null-model verdict (pooled over the null sources
+    where a bad test could fail). Intervals, shares and clusters are under Comparison."""
+    if league is None or league.empty:
+        return [
+            "No comparison beside this card: how far its methods can be trusted is not known "
+            "here, so no test is shown calibrated and no cell can be found (Comparison, below)."
+        ]
+    rows = league.set_index("method")
+    lines = [
+        "| family | method | found / tested cells | ground truth: rho, verdict | "
+        + " | ".join(f"null models: {d.test}" for d in TEST_DESIGNS)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(TEST_DESIGNS),
+    ]
+    for method in REGISTRY:
+        mine = cells[cells["method"] == method.name]
+        if mine.empty:
+            continue
+        tested = mine[mine["test_p"].notna()]
+        counts = f"{int(tested['found'].sum())} / {len(tested)}" if len(tested) else "no test"
+        row = rows.loc[method.name] if method.name in rows.index else pd.Series(dtype=object)
+        rho = _float(row.get("truth_spearman"))
+        truth = "n/a" if math.isnan(rho) else f"{rho:.2f}, {_short(row.get('truth_verdict'))}"
+        verdicts = " | ".join(
+            _short(row.get(league_columns(d.name)["verdict"])) for d in TEST_DESIGNS
+        )
+        lines.append(f"| {method.family} | {method.name} | {counts} | {truth} | {verdicts} |")
+    return lines
+
+
 def _cell(row) -> str:
     parts = [str(row["test"])]
     descriptor = row.get("descriptor")
@@ -177,28 +484,14 @@ def _labels_text(labels: Mapping[str, Mapping[str, str]], row) -> str:
     return f"{own.get('X', 'X')} vs {own.get('Y', 'Y')}, {own.get('A', 'A')} vs {own.get('B', 'B')}"
 
 
-def _validity(league: pd.DataFrame | None, methods: list[str]) -> str:
-    """What the comparison says of these methods' tests and truth, in a clause."""
-    if league is None or league.empty:
-        return (
-            "no comparison beside this card: how far these methods can be trusted is not known here"
-        )
-    mine = league[league["method"].isin(methods)]
-    parts = []
-    for row in mine.to_dict("records"):
-        verdicts = []
-        for design in DESIGNS:
-            verdict = str(row.get(league_columns(design)["verdict"], "n/a"))
-            if verdict not in ("n/a", "nan", ""):
-                verdicts.append(f"{design} {verdict}")
-        rho = _float(row.get("truth_spearman"))
-        truth = (
-            f"ground-truth rho {rho:.2f} ({row.get('truth_verdict', 'n/a')})"
-            if not math.isnan(rho)
-            else "no ground-truth rho"
-        )
-        parts.append(f"{row['method']}: {truth}; null models: {', '.join(verdicts) or 'n/a'}")
-    return "; ".join(parts)
+def rule_line(tested: int, alpha: float) -> str:
+    """The card's rule for a found cell, in a sentence (:func:`card_verdicts`)."""
+    return (
+        f"A cell is **found** at p < {alpha:g} only under a test the comparison shows "
+        f"calibrated at {alpha:g} on null models where a bad test could fail, after Holm over "
+        f"the card's {tested} tested cells, and beyond the spread of the model's own null "
+        "copies."
+    )
 
 
 def summary_lines(
@@ -208,20 +501,20 @@ def summary_lines(
     alpha: float,
     top: int = 3,
     own_null: pd.DataFrame | None = None,
+    cells: pd.DataFrame | None = None,
+    rule: bool = True,
 ) -> list[str]:
-    """The card's findings, per family, under :func:`card_verdicts`' rule: how many tested
-    cells are found, the strongest with what they compare; how many are significant under a
-    test not shown calibrated (with its verdict), inside the model's own null copies'
-    spread, or cannot reach alpha; and what the comparison says of the methods."""
-    cells = card_verdicts(rows, league, alpha, own_null)
+    """The card's findings in detail, per family, under :func:`card_verdicts`' rule (``cells``:
+    its output, computed here where not given): how many tested cells are found, the
+    strongest with what they compare; how many are significant under a test not shown
+    calibrated (per method, test and verdict), inside the model's own null copies' spread, or
+    cannot reach alpha with their words or items; ``rule``: opened with the rule
+    (:func:`rule_line`)."""
+    if cells is None:
+        cells = card_verdicts(rows, league, alpha, own_null)
     tested = cells[cells["test_p"].notna()]
-    lines = [
-        f"A cell is **found** at p < {alpha:g} only under a test the comparison shows "
-        f"calibrated at {alpha:g} on null models where a bad test could fail, after Holm over "
-        f"the card's {len(tested)} tested cells, and beyond the spread of the model's own null "
-        "copies.",
-        "",
-    ]
+    lines = [rule_line(len(tested), alpha), ""] if rule else []
+    start = len(lines)
     for family in FAMILIES:
         part = tested[tested["family"] == family]
         if part.empty:
@@ -243,20 +536,21 @@ def summary_lines(
         inside = int((part["inside_null"] & (part["p_holm"] < alpha)).sum())
         if inside:
             sentence += f"; {inside} significant but inside its own null copies' spread"
-        cannot = int(part["cannot"].sum())
-        if cannot:
-            sentence += f"; {cannot} cannot reach {alpha:g} whatever the model (too few words)"
+        cannot = part[part["cannot"]]
+        if len(cannot):
+            units = " or ".join(sorted({unit_of(r) for r in cannot.to_dict("records")}))
+            sentence += f"; {len(cannot)} cannot reach {alpha:g} with these {units}"
         lines.append(sentence + ".")
         strongest = found.assign(size=found["effect_size"].astype(float).abs())
         for row in strongest.sort_values("size", ascending=False).head(top).to_dict("records"):
             compared = _labels_text(labels, row)
             lines.append(
                 f"  * {row['method']} on {_cell(row)}: {_float(row['effect_size']):.3g}, "
-                f"p = {row['shown_p']:.3g} ({row['shown_name']}; Holm {row['p_holm']:.3g})"
+                f"{p_is(p_shown(row['shown_p'], row['shown_floor'], alpha, unit_of(row)))} "
+                f"({row['shown_name']}; Holm {p_shown(row['p_holm'], 0.0, alpha)})"
                 + (f"; {compared}" if compared else "")
             )
-        lines.append(f"  * Validity: {_validity(league, methods)}.")
-    return lines if len(lines) > 2 else ["* No test with a p-value ran on this model."]
+    return lines if len(lines) > start else ["* No test with a p-value ran on this model."]
 
 
 def test_lines(rows: pd.DataFrame, labels: Mapping[str, Mapping[str, str]]) -> list[str]:
@@ -321,10 +615,14 @@ def sensitivity(rows: pd.DataFrame, alpha: float) -> pd.DataFrame:
                         "other": f"{other['encoding']}/{other['variant']}",
                         "other_effect": _float(other["effect_size"]),
                         "other_p": other["test_p"],
+                        "primary_floor": first["test_floor"],
+                        "other_floor": other["test_floor"],
+                        "unit": unit_of(first),
                     }
                 )
     columns = [*keys, "changed", "primary", "primary_effect", "primary_p", "other"]
-    return pd.DataFrame(out, columns=[*columns, "other_effect", "other_p"])
+    floors = ["primary_floor", "other_floor", "unit"]
+    return pd.DataFrame(out, columns=[*columns, "other_effect", "other_p", *floors])
 
 
 def sensitivity_lines(
@@ -341,17 +639,22 @@ def sensitivity_lines(
     )
     shown = table.groupby("method", sort=False).head(per_method).head(limit)
     lines = [
-        f"{len(table)} verdicts change with a design choice (the default, which follows the "
+        f"{len(table)} verdict{' changes' if len(table) == 1 else 's change'} with a design "
+        "choice (the default, which follows the "
         "paper's reference, first; p: each row's most conservative test):",
         "",
         "| method | cell | changes | default: effect, p | other choice: effect, p |",
         "|---|---|---|---|---|",
     ]
     for row in shown.to_dict("records"):
+        first, other = (
+            p_shown(row[f"{side}_p"], row[f"{side}_floor"], alpha, row["unit"]) or "no test"
+            for side in ("primary", "other")
+        )
         lines.append(
             f"| {row['method']} | {_cell(row)} | {row['changed']} | {row['primary']}: "
-            f"{row['primary_effect']:.3g}, {row['primary_p']:.3g} | {row['other']}: "
-            f"{row['other_effect']:.3g}, {row['other_p']:.3g} |"
+            f"{row['primary_effect']:.3g}, {first} | {row['other']}: "
+            f"{row['other_effect']:.3g}, {other} |"
         )
     if len(table) > len(shown):
         lines.append(f"| ... | {len(table) - len(shown)} more in the collected scores | | | |")

@@ -1,5 +1,8 @@
-"""A model card: one model's scores by every method on every test it ran, the method families
-that apply to it and, for each that does not, why, and the caveats of its measurement.
+"""A model card: a verdict per method family first (what is found, how strongly against the
+zoo and the model's own null copies, or why nothing is), its methods' validity as a short
+table, then its scores by every method on every test it ran, the verdicts a design choice
+changes, the method families that apply to it and, for each that does not, why, and the
+caveats of its measurement.
 
 Pure formatting: the rows are ``results/scores/all.tsv``'s (``biasbench.rows``), the facts
 about the model (:class:`ModelFacts`) come from its configuration and weights.
@@ -228,28 +231,23 @@ def caveats(facts: ModelFacts, rows: pd.DataFrame) -> list[str]:
     return out
 
 
-CELL_KEYS = ["method", "source", "test", "descriptor"]
+CELL_KEYS = findings.CELL_KEYS
 
 
 def zoo_scale(mine: pd.DataFrame, cells: pd.DataFrame, model: str) -> pd.Series:
     """Per row of ``mine``: the effect sizes of the zoo's other real models (no null model) in
     the same cell, as "median [min, max] (n)"; blank where none scored it."""
-    zoo = cells[(cells["model"] != model) & ~cells["null model"].astype(bool)]
-    zoo = zoo[zoo["effect_size"].notna()].copy()
-    zoo[CELL_KEYS] = zoo[CELL_KEYS].astype(str)
-    spread = zoo.groupby(CELL_KEYS)["effect_size"].agg(["median", "min", "max", "count"])
-    keys = mine[CELL_KEYS].astype(str)  # a blank descriptor reads "nan" on both sides
-
-    def scale(key) -> str:
-        if key not in spread.index:
-            return ""
-        row = spread.loc[key]
-        return (
-            f"{_number(row['median'])} [{_number(row['min'])}, {_number(row['max'])}] "
-            f"({int(row['count'])})"
-        )
-
-    return pd.Series([scale(tuple(k)) for k in keys.itertuples(index=False)], index=mine.index)
+    spread = findings.zoo_spread(mine, cells, model)
+    return pd.Series(
+        [
+            f"{_number(r['median'])} [{_number(r['min'])}, {_number(r['max'])}] ({int(r['count'])})"
+            if r["count"]
+            else ""
+            for r in spread.to_dict("records")
+        ],
+        index=mine.index,
+        dtype=object,
+    )
 
 
 def _interval(value, low, high, spec: str = ".2f") -> str:
@@ -382,7 +380,7 @@ def null_checked(rows: pd.DataFrame, null_rows: pd.DataFrame | None) -> pd.Serie
 
 
 def _score_table(
-    rows: pd.DataFrame, zoo: pd.Series, checked: pd.Series, notes: pd.Series
+    rows: pd.DataFrame, zoo: pd.Series, checked: pd.Series, notes: pd.Series, alpha: float
 ) -> list[str]:
     lines = [
         "| method | source | test | descriptor | effect | p | p (word) | zoo: median [min, max] "
@@ -393,9 +391,10 @@ def _score_table(
         effect = _number(row.effect_size) or "n/a"
         note = note.replace("|", "/")
         mark = "" if ok else f" {UNCHECKED}"
+        unit = findings.unit_of(row)
         p, p_word = (
-            p_text(row.p_value, row.get("p_floor")),
-            p_text(row.p_word, row.get("p_word_floor")),
+            findings.p_shown(row.p_value, row.get("p_floor"), alpha, unit),
+            findings.p_shown(row.p_word, row.get("p_word_floor"), alpha, unit),
         )
         lines.append(
             f"| {row.method} | {row.source} | {row.test} | {row.descriptor} | {effect} | "
@@ -419,6 +418,29 @@ def _first_note(rows: pd.DataFrame, model: str, method: str) -> str:
     return str(notes.iloc[0]).split(";")[0].strip() if len(notes) else ""
 
 
+def absent_families(rows: pd.DataFrame, mine: pd.DataFrame, facts: ModelFacts) -> dict[str, str]:
+    """Family -> why the card has no primary score of it, in the words of its verdict: DivDist
+    scores the model in its study's own file; a method that ran wrote n/a rows alone; or the
+    family does not apply (:func:`why_not`)."""
+    out = {}
+    every = rows[rows["model"] == facts.name]
+    for family in FAMILIES:
+        if (mine["family"] == family).any():
+            continue
+        ran = sorted(set(every.loc[every["family"] == family, "method"]))
+        if family == "distribution" and facts.divdist:
+            out[family] = (
+                "scored by DivDist in the study across models, whose rows are not this card's "
+                "and carry no test (Method families, below)"
+            )
+        elif ran:
+            notes = "; ".join(f"{m}: {_first_note(rows, facts.name, m) or 'n/a'}" for m in ran)
+            out[family] = f"no score: n/a for this model ({notes})"
+        else:
+            out[family] = f"not measured: {why_not(family, facts)}"
+    return out
+
+
 def model_card(
     rows: pd.DataFrame,
     facts: ModelFacts,
@@ -429,23 +451,84 @@ def model_card(
 ) -> str:
     """The card of one model (Markdown) from the score rows of a run (all models' or its own),
     beside the comparison across the zoo and its own null copies' rows where there are;
-    ``labels``: "test/descriptor" -> role -> label, what each word-set test compares."""
+    ``labels``: "test/descriptor" -> role -> label, what each word-set test compares.
+
+    It opens with a verdict per method family (:func:`card_findings.verdict_lines`), then its
+    methods' validity as a short table, the findings in detail and the scores; then the
+    verdicts that change with a design choice, what the tests compare, the scales, the
+    families, the caveats and the comparison in full."""
     labels = labels or {}
     mine = primary_rows(rows, facts.name)
     every = rows[rows["model"] == facts.name]
     league = comparison.league if comparison is not None else None
-    head = f"# Model card: {facts.name}\n\n{facts.kind} model, source `{facts.source}`"
+    own_null = null_rows[null_rows["model"].isin(set(copies))] if null_rows is not None else None
+    cells = findings.card_verdicts(mine, league, facts.alpha, own_null)
+    zoo = findings.zoo_spread(cells, comparison.cells if comparison else None, facts.name)
+    cells = cells.join(zoo.add_prefix("zoo_"))
+    tested = int(cells["test_p"].notna().sum())
+    head = f"{facts.kind} model, source `{facts.source}`"
     if facts.paper_model:
         head += f", standing in for {facts.paper_model}"
-    lines = [head + ".", "", "## Findings", ""]
-    own_null = null_rows[null_rows["model"].isin(set(copies))] if null_rows is not None else None
-    lines += findings.summary_lines(mine, league, labels, facts.alpha, own_null=own_null)
-    lines += ["", "### Sensitive to a design choice", ""]
+    lines = [f"# Model card: {facts.name}", ""]
+    lines += findings.verdict_lines(
+        cells,
+        labels,
+        facts.alpha,
+        comparison is not None,
+        absent_families(rows, mine, facts),
+        copies=own_null is not None and not own_null.empty,
+    )
+    lines += ["", f"{head}. {findings.rule_line(tested, facts.alpha)}"]
+    lines += ["", "## Validity", ""]
+    lines += findings.validity_table(league, cells, facts.alpha)
+    if comparison is not None:
+        lines += [
+            "",
+            f"From {comparison.origin}: the cells found of those tested here, Spearman rho "
+            "with the bias injected into the ground-truth study's models, and each test's "
+            "verdict on null models (**calibrated**: the only tests a cell is found under; "
+            "shares, intervals and the model's own null copies under Comparison).",
+        ]
+    lines += ["", "## Findings", ""]
+    lines += findings.summary_lines(
+        mine, league, labels, facts.alpha, own_null=own_null, cells=cells, rule=False
+    )
+    notes, repeated = findings.folded_notes(mine["note"])
+    lines += [
+        "",
+        "## Scores",
+        "",
+        "Each method's primary encoding and variant (what the paper tables show): the effect "
+        "size, the paper's p-value and the word-level p-value (the stimulus word as the "
+        "exchangeable unit; blank where the method has none), and the zoo's other real models "
+        "in the same cell (the comparison's; blank: none, or no comparison). A p-value prints "
+        'no finer than its test resolves: "cannot reach '
+        f"{facts.alpha:g} with these words\" (or items) where its design's smallest p is at "
+        'or above alpha, whatever the model; "<= x" at its design\'s floor x (1/N of N '
+        "partitions, 1/(1 + n) of n sampled ones: no smaller p could come out); "
+        f'"< {findings.RESOLUTION_TEXT}" for an analytic tail (a z-test such as CEAT\'s, '
+        "a t, binomial or Wilcoxon test) below it. "
+        f"{UNCHECKED}: its test was not run on this model's own null copies, so how often it "
+        "rejects on random weights of this architecture is not known here. Every other "
+        f"encoding and variant is in the run's collected scores ({facts.scores_file}).",
+    ]
+    checked = null_checked(mine, null_rows)
+    scale = (
+        zoo_scale(mine, comparison.cells, facts.name)
+        if comparison is not None
+        else pd.Series("", index=mine.index)
+    )
+    for family in FAMILIES:
+        part = mine["family"] == family
+        if part.any():
+            table = _score_table(mine[part], scale[part], checked[part], notes[part], facts.alpha)
+            lines += ["", f"### {family}", "", *table]
+    lines += ["", "## Sensitive to a design choice", ""]
     lines += findings.sensitivity_lines(every, facts.alpha)
     tests = findings.test_lines(mine, labels)
     if tests:
-        lines += ["", "### What the tests compare", "", *tests]
-    lines += ["", "### Scales", "", *findings.scale_lines(sorted(set(mine["method"])))]
+        lines += ["", "## What the tests compare", "", *tests]
+    lines += ["", "## Scales", "", *findings.scale_lines(sorted(set(mine["method"])))]
     lines += ["", "## Method families", ""]
     for family in FAMILIES:
         methods = [m for m in REGISTRY if m.family == family]
@@ -474,33 +557,8 @@ def model_card(
         else:
             lines.append(f"* **{family}** does not apply: {why_not(family, facts)}.")
     found = caveats(facts, mine)
-    notes, repeated = findings.folded_notes(mine["note"])
     if repeated:
         found.append("Notes the score tables repeat, each printed once: " + "; ".join(repeated))
     lines += ["", "## Caveats", "", *([f"* {c}" for c in found] or ["* None recorded."])]
     lines += comparison_lines(mine, facts, comparison, null_rows, list(copies))
-    lines += [
-        "",
-        "## Scores",
-        "",
-        "Each method's primary encoding and variant (what the paper tables show): the effect "
-        "size, the paper's p-value and the word-level p-value (the stimulus word as the "
-        "exchangeable unit; blank where the method has none), and the zoo's other real models "
-        "in the same cell (the comparison's; blank: none, or no comparison). A p-value at "
-        "its design's floor reads <= 1/N (no smaller p could come out); "
-        f"{UNCHECKED}: its test was not run on this model's own null copies, so how often it "
-        "rejects on random weights of this architecture is not known here. Every other "
-        f"encoding and variant is in the run's collected scores ({facts.scores_file}).",
-    ]
-    checked = null_checked(mine, null_rows)
-    zoo = (
-        zoo_scale(mine, comparison.cells, facts.name)
-        if comparison is not None
-        else pd.Series("", index=mine.index)
-    )
-    for family in FAMILIES:
-        part = mine["family"] == family
-        if part.any():
-            table = _score_table(mine[part], zoo[part], checked[part], notes[part])
-            lines += ["", f"### {family}", "", *table]
     return "\n".join(lines) + "\n"
