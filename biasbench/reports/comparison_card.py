@@ -54,10 +54,18 @@ def no_spread(row: dict) -> bool:
     return row["stderr"] == 0
 
 
+def unmoved(row: dict) -> bool:
+    """No unit's difference is other than 0: the two models agree on every item."""
+    return no_spread(row) and row["difference"] == 0
+
+
 def detectable_text(row: dict, alpha: float, measures: int) -> str:
-    """The card's detectable cell: none under the p-value floor, "no spread" without one."""
+    """The card's detectable cell: none under the p-value floor; without a spread, "no unit
+    differs" or "no spread"."""
     if floor_note(row, alpha, measures):
         return "none"
+    if unmoved(row):
+        return "no unit differs"
     if no_spread(row):
         return "no spread"
     return "n/a" if math.isnan(row["detectable"]) else f"{row['detectable']:.1f}"
@@ -81,6 +89,11 @@ def verdict(row: dict, alpha: float, measures: int) -> str:
     floor = floor_note(row, alpha, measures)
     if floor:
         return f"{head}; {floor}: no difference is detectable"
+    if unmoved(row):
+        return (
+            f"{head}; no difference on any unit: the two models agree item by item, so there "
+            "is no spread to judge what the comparison could have seen"
+        )
     if no_spread(row):
         return (
             f"{head}; every unit's difference is the same, so there is no spread to judge a "
