@@ -251,7 +251,8 @@ def lm_eval_results(
 
 
 def lm_eval_comparison(table: pd.DataFrame, coverage: Mapping[str, Mapping] | None = None) -> dict:
-    """A paired comparison (``studies.model_comparison``) in the harness's results layout: per
+    """A paired comparison (``studies.model_comparison``) in the harness's results layout, its
+    data-set measures (the embedding measures are no harness task: the table has them): per
     task and filter (named as in :func:`lm_eval_results`), each metric's paired difference
     ``<metric>_diff`` (against minus base, a fraction like the metric), its stderr over the
     independent units, its p (the swap-level test) and Holm's p over the comparison, with
@@ -265,7 +266,8 @@ def lm_eval_comparison(table: pd.DataFrame, coverage: Mapping[str, Mapping] | No
     out: dict = {"results": {}, "versions": {}, "n-shot": {}, "higher_is_better": {}}
     out["n-samples"] = {}
     items: dict[str, int] = {}
-    for row in table.sort_values(["method", "encoding", "variant"]).to_dict("records"):
+    tasks = table[table["method"].isin(TASKS)]  # the embedding measures are no harness task
+    for row in tasks.sort_values(["method", "encoding", "variant"]).to_dict("records"):
         task, metric, fraction, higher = TASKS[row["method"]]
         scale = 100.0 if fraction else 1.0
         filtered = filter_of(row)
