@@ -405,7 +405,9 @@ def model_card_inputs(wildcards):
 #: the paired comparisons config compare: asks for (checked when the workflow is planned)
 COMPARISONS = {
     (c.base, c.against): c
-    for c in comparisons(config["compare"], config["models"], PLAN.dataset_jobs)
+    for c in comparisons(
+        config["compare"], config["models"], PLAN.dataset_jobs, PLAN.contexts_jobs()
+    )
 }
 #: each comparison's table, card and harness file (targets of rule all)
 COMPARISON_TARGETS = [
@@ -445,8 +447,38 @@ def comparison_inputs(wildcards):
             paths.DATASET_COVERAGE.format(model=found.base, dataset=d)
             for d in found.datasets
         ],
+        "base_vectors": comparison_vectors(found, found.base),
+        "against_vectors": comparison_vectors(found, found.against),
+        "contexts": [
+            PLAN.contexts_file(found.base, source, test, d)
+            for source, test, descriptors in found.tests
+            for d in descriptors
+        ],
+        "wordsets": [
+            paths.WORDSET.format(test=test, descriptor=d)
+            for _source, test, descriptors in found.tests
+            for d in descriptors
+        ],
         "comparison": [] if AUDIT else list(COMPARISON),
         "check": [] if AUDIT else [PAIRED_CHECK],
+    }
+
+
+def comparison_vectors(found, model):
+    """A model's embeddings file of each test a comparison pairs on."""
+    return [
+        paths.EMBEDDINGS.format(model=model, source=source, test=test)
+        for source, test, _descriptors in found.tests
+    ]
+
+
+def comparison_tests(wildcards):
+    """The (source, test, descriptors) a comparison pairs on, in its inputs' order, and
+    the two models' kinds."""
+    found = paired_comparison(wildcards)
+    return {
+        "tests": [[s, t, list(ds)] for s, t, ds in found.tests],
+        "kinds": [PLAN.specs[found.base].kind, PLAN.specs[found.against].kind],
     }
 
 

@@ -1,6 +1,7 @@
 rule compare_models:
-    """Two models compared item by item on the data sets both score (config compare:): the
-    difference per measure with its interval over the independent units, the paired tests,
+    """Two models compared item by item on the data sets both score and word by word on the
+    embedding measures of the tests both encoded (config compare:): the difference per
+    measure with its interval over the independent units, the paired tests,
     Holm over the measures, the detectable difference; a card that says which differences are
     worth reading, and the harness's results layout."""
     input:
@@ -11,11 +12,13 @@ rule compare_models:
         lm_eval=paths.COMPARISON_LM_EVAL,
     log:
         "results/logs/compare_models/{base}/{against}.log",
-    localrule: True
     conda:
         ENV
     params:
         datasets=comparison_datasets,
+        tests=comparison_tests,
+        scoring=config["scoring"],
+        permutations=(config["compare"] or {}).get("permutations", 9999),
         alpha=config["alpha"],
         seed=config["seed"],
         comparison=COMPARISON_FOUND,

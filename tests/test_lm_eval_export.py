@@ -22,11 +22,17 @@ from biasbench.data.pairsets import SentencePair
 from biasbench.io import read_json, read_tsv
 from biasbench.methods.contract import PairScores
 from biasbench.methods.probability.crows_pairs import likelihood_diff
-from biasbench.reports.lm_eval import ABSENT, LAYOUT_VERSION, lm_eval_results
+from biasbench.reports.lm_eval import (
+    ABSENT,
+    LAYOUT_VERSION,
+    lm_eval_comparison,
+    lm_eval_results,
+)
 from biasbench.scoring import datasets
 from biasbench.scoring.settings import ScoreSettings
 
 from .conftest import ROOT, score_row
+from .test_model_comparison import compare, outcomes
 
 DATA = ROOT / "tests" / "data" / "lm_eval"
 #: the harness's own results file (benchmarks/lm_eval_reference.py; DATA / README.md)
@@ -314,6 +320,27 @@ def test_the_export_has_the_harness_files_keys_at_every_level_with_their_meaning
     )
 
 
+def test_a_masked_lms_crows_pairs_row_is_filtered_none_as_a_causal_lms():
+    rows = pd.DataFrame(
+        [
+            score_row(
+                method="CrowS-Pairs",
+                model="mlm",
+                source="dataset",
+                descriptor="all",
+                encoding=encoding,
+                effect_size=effect,
+                se=2.0,
+            )
+            for encoding, effect in (("mlm-pll", 57.0), ("causal-sentence-mean", 60.0))
+        ]
+    )
+    crows = lm_eval_results(rows, "mlm", RUN)["results"]["crows_pairs_english"]
+    assert crows["pct_stereotype,none"] == pytest.approx(0.57)
+    assert crows["pct_stereotype,causal-sentence-mean/full"] == pytest.approx(0.60)
+    assert not any(key.startswith("likelihood_diff") for key in crows)
+
+
 def test_every_key_left_out_is_named_in_the_outputs_page():
     page = (ROOT / "docs" / "outputs.md").read_text(encoding="utf-8")
     assert all(f"`{key}`" in page for keys in ABSENT.values() for key in keys)
@@ -380,6 +407,22 @@ def test_the_harness_reads_the_export_with_its_own_code(harness_python, tmp_path
     assert set(found["config"]) - set(ours["config"]) == set(ABSENT["config"])
     assert set(found["task"]) <= set(ours["results"]["crows_pairs_english"])
     assert set(found["samples"]) == set(ours["n-samples"]["crows_pairs_english"])
+
+
+def test_the_harness_renders_a_comparisons_file_with_its_own_code(harness_python, tmp_path):
+    table = compare(outcomes([1] * 8, "aabbccdd"), outcomes([1] * 8, "aabbccdd"))
+    path = tmp_path / "comparison.json"
+    path.write_text(json.dumps(lm_eval_comparison(table)), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [harness_python, "-c", READ, str(path)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = json.loads(done.stdout)["table"].replace(" ", "")
+    # no unit differs: the difference 0 and its stderr 0 over the units
+    assert "|crows_pairs_english|1|causal-sentence-mean/full|0|pct_stereotype_diff|" in table
+    assert "|pct_stereotype_diff|↓|0|±|0|" in table
+    assert "|pct_stereotype_diff_p_holm||1|||" in table
 
 
 def test_limits_null_scores_a_data_set_whole_from_a_configfile(tmp_path):

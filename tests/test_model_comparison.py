@@ -181,7 +181,7 @@ def test_the_card_says_what_moved_and_what_is_known_of_each_measure():
         "on the study's models: found 5 of 24 known differences (2 with the truth, 3 against) "
         "as mlm-pll/full" in lines["CrowS-Pairs"]
     )
-    assert "no difference found at 0.05; every unit's difference is the same" in lines["AUL"]
+    assert "no difference found at 0.05; no difference on any unit" in lines["AUL"]
     assert "not in the comparison's league" in lines["AUL"]
     alone = comparison_card(moved_table(), None, None, 0.05, "none in this checkout")
     assert "no comparison across the zoo in this checkout" in alone
@@ -267,9 +267,9 @@ def test_identical_models_have_no_spread_to_judge_a_detectable_difference_by():
     assert (row["detectable"], row["stderr"], row["p_floor"]) == (0, 0, pytest.approx(1e-4))
     card = comparison_card(table, None, None, 0.05, "none in this checkout")
     line = card_lines(card)["CrowS-Pairs"]
-    assert "there is no spread to judge a detectable difference by" in line
-    assert "one under 0.0 points" not in line
-    assert detectable_cells(card) == ["no spread"]
+    assert "no difference on any unit: the two models agree item by item" in line
+    assert "one under 0.0 points" not in line and "detectable difference" not in line
+    assert detectable_cells(card) == ["no unit differs"]
 
 
 def test_the_harness_file_counts_the_samples_as_the_models_own_file():
@@ -313,3 +313,50 @@ def test_the_harness_file_carries_every_row_as_a_fraction_with_its_p():
         "base_model": "base",
         "compared_model": "debiased",
     }
+    # the difference is against minus base, and the name says so in that order
+    assert export["model_name"] == "debiased - base"
+    assert export["model_name_sanitized"] == "debiased__minus__base"
+    assert export["versions"] == {"crows_pairs_english": 1.0}
+    assert export["n-shot"] == {"crows_pairs_english": 0}
+
+
+def test_two_pairs_per_swap_and_two_measures_holm_decides_not_the_raw_p():
+    # 6 swaps of 2 pairs each, every swap moved, in CrowS-Pairs and in AUL: each p is 2/2^6
+    # (0.031, under 0.05); Holm over the two measures doubles it to 0.0625, so nothing is
+    # found at 0.05
+    swaps = "aabbccddeeff"
+    base = pd.concat([outcomes([1] * 12, swaps), outcomes([1] * 12, swaps, "AUL")])
+    against = pd.concat([outcomes([0] * 12, swaps), outcomes([0] * 12, swaps, "AUL")])
+    table = compare(base, against, alpha=0.05)
+    assert list(table["units"]) == [6, 6] and list(table["items"]) == [12, 12]
+    assert list(table["p_value"]) == [pytest.approx(2 / 64)] * 2
+    assert list(table["p_holm"]) == [pytest.approx(4 / 64)] * 2
+    assert not table["significant"].any()
+
+
+def test_the_spread_of_swaps_of_two_pairs_and_the_bonferroni_level_by_hand():
+    # per pair, against minus base (points): swap a -100 -100, b -100 0, c 0 0, d +100 0
+    base = outcomes([1, 1, 1, 0, 1, 1, 0, 0], "aabbccdd")
+    against = outcomes([0, 0, 0, 0, 1, 1, 1, 0], "aabbccdd")
+    other = outcomes([1, 0] * 4, "aabbccdd", "AUL")
+    table = compare(pd.concat([base, other]), pd.concat([against, other.copy()]), alpha=0.05)
+    row = table[table["method"] == "CrowS-Pairs"].iloc[0]
+    # swap totals -200, -100, 0, +100: sd sqrt(50000 / 3); per item: times 4 swaps / 8 pairs
+    spread = np.sqrt(50_000 / 3) * 4 / 8
+    assert row["difference"] == pytest.approx(-25)
+    assert row["stderr"] == pytest.approx(spread / 2)
+    # 80% power at 0.05 over the 2 measures (Bonferroni's level): z at 1 - 0.0125
+    z = 2.241402727604945
+    assert row["detectable"] == pytest.approx((z + Z_80) * spread / 2)
+
+
+def test_an_item_the_two_models_give_two_units_is_an_error_naming_it():
+    with pytest.raises(InputError, match="'pair 2' has two units"):
+        compare(outcomes([1, 0, 1, 0], "abcd"), outcomes([1, 0, 1, 0], "abxd"))
+
+
+def test_every_swap_moved_alike_is_found_with_no_spread_not_a_detectable_zero():
+    table = compare(outcomes([1] * 12, "aabbccddeeff"), outcomes([0] * 12, "aabbccddeeff"))
+    card = comparison_card(table, None, None, 0.05, "none in this checkout")
+    assert "fell 100.0 points" in card_lines(card)["CrowS-Pairs"]
+    assert detectable_cells(card) == ["no spread"]

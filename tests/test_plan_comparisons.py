@@ -32,9 +32,28 @@ def test_each_model_against_its_base_on_the_data_sets_with_outcomes():
         ({"base": "mine", "against": ["mine-debiased", "x"]}, r"compare.against\[1\] 'x'"),
         ({"base": "mine", "against": ["mine"]}, r"compare.against\[0\] is the base model"),
         ({"base": "mine", "against": ["third"]}, r"share no data set with per-item outcomes"),
+        ({"base": "mine", "against": ["third"]}, r"and no test: list one"),
         ({"base": "mine", "against": ["vectors"]}, r"compare.against\[0\] 'vectors' and"),
     ],
 )
 def test_a_wrong_entry_names_its_field(compare, message):
     with pytest.raises(InputError, match=message):
         comparisons(compare, MODELS, JOBS)
+
+
+TEST_JOBS = [
+    ("mine", "templates", "C6", "names", "contexts/templates/C6/names.tsv"),
+    ("mine", "templates", "C6", "terms", "contexts/templates/C6/terms.tsv"),
+    ("mine", "reddit", "C6", "names", "corpus/reddit/cased/C6/names.tsv"),
+    ("third", "templates", "C6", "names", "contexts/templates/C6/names.tsv"),
+    ("third", "reddit", "C6", "names", "corpus/reddit/uncased/C6/names.tsv"),
+    ("vectors", "words", "C6", "names", "contexts/words/C6/names.tsv"),
+]
+
+
+def test_the_tests_both_models_encoded_from_the_same_contexts_are_compared():
+    # the same templates: compared; a corpus under two case policies: other contexts, not
+    found = comparisons({"base": "mine", "against": ["third"]}, MODELS, JOBS, TEST_JOBS)
+    assert found == [PairedComparison("mine", "third", (), (("templates", "C6", ("names",)),))]
+    with pytest.raises(InputError, match=r"'vectors' and compare.base 'mine' share no data"):
+        comparisons({"base": "mine", "against": ["vectors"]}, MODELS, JOBS, TEST_JOBS)

@@ -3,11 +3,16 @@
 import json
 from pathlib import Path
 
-from biasbench.io import read_json, read_tsv, write_text, write_tsv
+from biasbench.data.wordsets import WordSet
+from biasbench.encodings import available_encodings
+from biasbench.io import read_json, read_sealed, read_tsv, write_text, write_tsv
 from biasbench.jobs import start_job
+from biasbench.models.extract import read_embeddings
 from biasbench.reports.comparison_card import comparison_card
 from biasbench.reports.lm_eval import lm_eval_comparison
 from biasbench.reports.model_cards import run_or_found, zoo_comparison
+from biasbench.scoring.settings import ScoreSettings
+from biasbench.studies.embedding_comparison import ModelVectors, embedding_rows
 from biasbench.studies.model_comparison import compare_models
 
 sm = snakemake  # noqa: F821
@@ -19,7 +24,38 @@ outcomes = {
         sm.params.datasets, sm.input.base, sm.input.against, strict=True
     )
 }
-table = compare_models(outcomes, names=names, seed=sm.params.seed, alpha=sm.params.alpha)
+settings = ScoreSettings(seed=sm.params.seed, **sm.params.scoring)
+contexts, wordsets = iter(sm.input.contexts), iter(sm.input.wordsets)
+embedding, left_out = [], []
+for (source, test, descriptors), files in zip(
+    sm.params.tests["tests"],
+    zip(sm.input.base_vectors, sm.input.against_vectors, strict=True),
+    strict=True,
+):
+    for descriptor in descriptors:
+        table = read_tsv(next(contexts))
+        words = WordSet.from_json(read_sealed(next(wordsets)))
+        vectors = []
+        for path, kind in zip(files, sm.params.tests["kinds"], strict=True):
+            arrays, attrs, _ = read_embeddings(path, descriptor)
+            available = available_encodings(kind, bool(attrs["is_decoder"]))
+            vectors.append(ModelVectors(table, arrays, kind, available))
+        found, missed = embedding_rows(
+            *vectors,
+            test=f"{test}/{descriptor}",
+            names=names,
+            pairs=list(zip(words.sets["A"], words.sets["B"], strict=True))
+            if words.paired
+            else None,
+            settings=settings.for_source(source),
+            seed=sm.params.seed,
+            n_perm=sm.params.permutations,
+        )
+        embedding += found
+        left_out += missed
+table = compare_models(
+    outcomes, names=names, seed=sm.params.seed, alpha=sm.params.alpha, embedding=embedding
+)
 zoo = zoo_comparison(sm.input.comparison, sm.params.comparison)
 found_check = run_or_found(sm.input.check, sm.params.check)
 check = found_check[0][0] if found_check else None
@@ -32,6 +68,7 @@ write_text(
         check,
         sm.params.alpha,
         zoo.origin if zoo else "none in this checkout",
+        left_out,
     ),
 )
 # the base model's coverage per data set: n-samples as in the model's own harness file

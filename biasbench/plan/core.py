@@ -4,7 +4,7 @@ rules/embeddings.smk, rules/scores.smk)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 from biasbench import paths
@@ -166,6 +166,14 @@ class ZooPlan:
         return [
             self.contexts_file(model, source, test, d)
             for d in self.descriptors_of(model, source, test)
+        ]
+
+    def contexts_jobs(self) -> list[tuple[str, str, str, str, str]]:
+        """(model, source, test, descriptor, contexts file) of every embedding job: what a
+        paired comparison pairs on (:func:`biasbench.plan.comparisons.shared_tests`)."""
+        return [
+            (j.model, j.source, j.test, j.descriptor, self.contexts_file(*astuple(j)))
+            for j in self.jobs
         ]
 
     def score_files(self) -> list[str]:

@@ -25,8 +25,29 @@ LEAGUE_FACTS = {
 }
 
 
-def _points(value: float) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{value:+.1f}"
+#: what each family's measures read, and so which change can move them (the card's opening)
+READS = {
+    "data set": "the model's probabilities of whole sentences (CrowS-Pairs, StereoSet): a "
+    "change to the output head or to every layer moves them; a change to the word vectors "
+    "only through the layers above",
+    "embedding": "the model's vectors of a test's words in their templates (WEAT to RND): a "
+    "projection or any edit of those vectors moves them first",
+}
+#: the families a comparison does not pair yet, and why (said on every card)
+NOT_PAIRED = {
+    "LPBS and p-CEAT": "no paired comparison of them is built: each model's card has its own score"
+}
+#: each family's heading and the unit of its differences
+FAMILIES = {
+    "data set": ("Data sets", "points"),
+    "embedding": ("Embedding measures", "effect-size units"),
+}
+
+
+def _points(value: float, family: str = "data set") -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{value:+.1f}" if family == "data set" else f"{value:+.3g}"
 
 
 def _count(n: int, word: str) -> str:
@@ -54,39 +75,56 @@ def no_spread(row: dict) -> bool:
     return row["stderr"] == 0
 
 
+def unmoved(row: dict) -> bool:
+    """No unit's difference is other than 0: the two models agree on every item."""
+    return no_spread(row) and row["difference"] == 0
+
+
 def detectable_text(row: dict, alpha: float, measures: int) -> str:
-    """The card's detectable cell: none under the p-value floor, "no spread" without one."""
+    """The card's detectable cell: none under the p-value floor; without a spread, "no unit
+    differs" or "no spread"."""
     if floor_note(row, alpha, measures):
         return "none"
+    if unmoved(row):
+        return "no unit differs"
     if no_spread(row):
         return "no spread"
-    return "n/a" if math.isnan(row["detectable"]) else f"{row['detectable']:.1f}"
+    return _points(row["detectable"], row.get("family", "data set")).lstrip("+")
 
 
 def verdict(row: dict, alpha: float, measures: int) -> str:
     """One measure's sentence: moved (which way, how far, how sure) or not, with its power
     (at alpha over the ``measures``, as the detectable difference)."""
+    family = row.get("family", "data set")
+    unit = FAMILIES[family][1]
     moved = "fell" if row["difference"] < 0 else "rose"
-    interval = f"[{_points(row['low'])}, {_points(row['high'])}]"
+    interval = f"[{_points(row['low'], family)}, {_points(row['high'], family)}]"
     tested = (
         f"p {p_text(row['p_value'], row['p_floor'])} over {row['units']} units, "
         f"Holm {p_text(row['p_holm'], row['p_floor'])}"
     )
     if row["significant"]:
-        distance = f"{abs(row['difference']):.1f} points"
-        return f"{moved} {distance} {interval} ({tested}): found at {alpha}"
+        distance = _points(abs(row["difference"]), family).lstrip("+")
+        return f"{moved} {distance} {unit} {interval} ({tested}): found at {alpha}"
     head = (
-        f"{_points(row['difference'])} points {interval} ({tested}): no difference found at {alpha}"
+        f"{_points(row['difference'], family)} {unit} {interval} ({tested}): no difference "
+        f"found at {alpha}"
     )
     floor = floor_note(row, alpha, measures)
     if floor:
         return f"{head}; {floor}: no difference is detectable"
+    if unmoved(row):
+        return (
+            f"{head}; no difference on any unit: the two models agree item by item, so there "
+            "is no spread to judge what the comparison could have seen"
+        )
     if no_spread(row):
         return (
             f"{head}; every unit's difference is the same, so there is no spread to judge a "
             "detectable difference by"
         )
-    return f"{head}; one under {row['detectable']:.1f} points would go unseen (80% power)"
+    detectable = _points(row["detectable"], family).lstrip("+")
+    return f"{head}; one under {detectable} {unit} would go unseen (80% power)"
 
 
 def study_check(row: dict, check: pd.DataFrame | None) -> str:
@@ -129,42 +167,92 @@ def what_is_known(method: str, league: pd.DataFrame | None) -> str:
     return "; ".join(parts) or "nothing known yet"
 
 
+def scope(table: pd.DataFrame, left_out: list[dict]) -> list[str]:
+    """The card's opening list: each family compared (its data sets or tests, its measures),
+    each measure present but not compared and why, and what each family reads."""
+    lines = []
+    for family, (heading, _unit) in FAMILIES.items():
+        mine = table[table["family"] == family]
+        if len(mine):
+            where = ", ".join(dict.fromkeys(mine["dataset"]))
+            methods = ", ".join(dict.fromkeys(mine["method"]))
+            lines.append(
+                f"- {heading} compared: {_count(len(mine), 'measure')} on {where} "
+                f"({methods}). They read {READS[family]}."
+            )
+    for item in left_out:
+        lines.append(f"- Not compared: {item['method']} on {item['dataset']}: {item['why']}.")
+    for family, why in NOT_PAIRED.items():
+        lines.append(f"- Not compared: {family}: {why}.")
+    return lines
+
+
+def _table(records: list[dict], family: str, names: tuple[str, str], alpha: float, n: int):
+    """One family's table: the data sets carry McNemar's test beside the swap test."""
+    base, against = names
+    data_set = family == "data set"
+    lines = [
+        f"| {'data set' if data_set else 'test'} | measure | encoding | {base} | {against} | "
+        "difference [95%] | p | Holm |" + (" McNemar |" if data_set else "") + " detectable |",
+        "|---|---|---|---:|---:|---|---:|---:|" + ("---:|" if data_set else "") + "---:|",
+    ]
+    for row in records:
+        score = "{:.1f}" if data_set else "{:.3g}"
+        lines.append(
+            f"| {row['dataset']} | {row['method']} | {row['encoding']} | "
+            f"{score.format(row['base_score'])} | {score.format(row['against_score'])} | "
+            f"{_points(row['difference'], family)} [{_points(row['low'], family)}, "
+            f"{_points(row['high'], family)}] | "
+            f"{p_text(row['p_value'], row['p_floor'])} | "
+            f"{p_text(row['p_holm'], row['p_floor'])} | "
+            + (f"{row['p_mcnemar']:.3g} | " if data_set else "")
+            + f"{detectable_text(row, alpha, n)} |"
+        )
+    return lines
+
+
 def comparison_card(
     table: pd.DataFrame,
     league: pd.DataFrame | None,
     check: pd.DataFrame | None,
     alpha: float,
     origin: str,
+    left_out: list[dict] = (),
 ) -> str:
     """The card's Markdown from the comparison's table (one row per measure), the league and
     the study's paired check (None: no default run's comparison; ``origin`` says where it
-    came from)."""
+    came from), and the measures ``left_out`` (family, method, data set or test, why)."""
     base, against = table["base"].iloc[0], table["against"].iloc[0]
+    if "family" not in table:
+        table = table.assign(family="data set")
     lines = [
         f"# {against} against {base}: a paired comparison",
         "",
-        f"Both models scored the same {int(table['items'].max())} items; each measure's "
-        f"difference ({against} minus {base}, in points) has a 95% interval that resamples "
-        "the independent units (a CrowS-Pairs pair's swapped words, a StereoSet item's "
-        "target term), and its p comes from exchanging the two models' outcomes on every item "
-        "of one unit together; Holm's correction runs "
-        f"over the {len(table)} measures, decided at {alpha}. McNemar's test, which takes "
-        "every item as independent, is beside it for reference.",
+        f"Both models were scored on the same units. Each measure's difference ({against} "
+        f"minus {base}) has a 95% interval that resamples the independent units (a "
+        "CrowS-Pairs pair's swapped words, a StereoSet item's target term, a test's target "
+        "word or definitional pair), and its p comes from exchanging the two models' outcomes, "
+        "or vectors, on every item of one unit together; Holm's correction runs over the "
+        f"{len(table)} measures, decided at {alpha}.",
         "",
-        "| data set | measure | encoding | "
-        f"{base} | {against} | difference [95%] | p | Holm | McNemar | detectable |",
-        "|---|---|---|---:|---:|---|---:|---:|---:|---:|",
+        "## What it compared, and what it could not",
+        "",
+        *scope(table, list(left_out)),
     ]
     records = table.to_dict("records")
-    for row in records:
-        lines.append(
-            f"| {row['dataset']} | {row['method']} | {row['encoding']} | "
-            f"{row['base_score']:.1f} | {row['against_score']:.1f} | "
-            f"{_points(row['difference'])} [{_points(row['low'])}, {_points(row['high'])}] | "
-            f"{p_text(row['p_value'], row['p_floor'])} | "
-            f"{p_text(row['p_holm'], row['p_floor'])} | {row['p_mcnemar']:.3g} | "
-            f"{detectable_text(row, alpha, len(table))} |"
-        )
+    names = (base, against)
+    for family, (heading, unit) in FAMILIES.items():
+        mine = [r for r in records if r["family"] == family]
+        if not mine:
+            continue
+        lines += ["", f"## {heading} (differences in {unit})", ""]
+        if family == "data set":
+            lines += [
+                "McNemar's test, which takes every item as independent, is beside the swap "
+                "test for reference.",
+                "",
+            ]
+        lines += _table(mine, family, names, alpha, len(table))
     lines += ["", "## What each difference is worth", ""]
     for row in records:
         known = "; ".join(

@@ -3,11 +3,13 @@ harness run and its tools read them: every key the harness writes for a task, wi
 meaning, except those in :data:`ABSENT` (each with why); checked key by key against a results
 file the harness wrote for SmolLM2 on the same CrowS-Pairs pairs (tests/data/lm_eval/).
 
-A filter names how the score was computed: ``none`` is the row that equals the harness's own
-metric (CrowS-Pairs' ``pct_stereotype`` of a causal LM: the summed sentence log-likelihood,
-``causal-sentence``; checked from outside against the harness on 1,508 pairs) and its
-``likelihood_diff`` (the data set's coverage carries it: ``scoring.datasets.score_dataset``);
-every other row is filtered by its encoding and variant. The harness reports a share as a
+A filter names how the score was computed: ``none`` is the model kind's default row: on a
+causal LM the row that equals the harness's own metric (CrowS-Pairs' ``pct_stereotype``: the
+summed sentence log-likelihood, ``causal-sentence``; checked from outside against the harness
+on 1,508 pairs), on a masked LM the data set's own pseudo-log-likelihood (``mlm-pll``, which
+the harness cannot run), and the causal LM's ``likelihood_diff`` (the data set's coverage
+carries it: ``scoring.datasets.score_dataset``); every other row is filtered by its encoding
+and variant. The harness reports a share as a
 fraction: the CrowS-Pairs and StereoSet percentages and WinoBias' percentage points are
 divided by 100, their stderr likewise (a row's ``se``: the bootstrap over its items or terms,
 :func:`biasbench.scoring.datasets.bootstrap_se`; likelihood_diff's, the harness's standard
@@ -59,6 +61,10 @@ DATASETS = {
 VERSIONS = dict.fromkeys(DATASETS, 1.0)
 #: the harness release whose results layout this follows: the one that wrote the test's file
 LAYOUT_VERSION = "0.4.13"
+#: (method, encoding) of the rows filtered ``none``: a causal LM's rows equal to the harness's
+#: own metric, and a masked LM's CrowS-Pairs row under the data set's own scoring (Nangia et
+#: al.'s pseudo-log-likelihood), so ``pct_stereotype,none`` is read alike for either kind
+DEFAULT_ROWS = HARNESS_ROWS | {("CrowS-Pairs", "mlm-pll")}
 #: CrowS-Pairs' second harness metric, lower is better (the data set's coverage has it)
 LIKELIHOOD_DIFF = "likelihood_diff"
 #: keys the harness writes that the export leaves out, by level, and why (docs/outputs.md)
@@ -88,6 +94,14 @@ ABSENT = {
         )
     },
 }
+
+
+def filter_of(row: Mapping) -> str:
+    """A row's filter: ``none`` for its model kind's default scoring (:data:`DEFAULT_ROWS`),
+    else its encoding and variant."""
+    if (row["method"], row["encoding"]) in DEFAULT_ROWS:
+        return "none"
+    return f"{row['encoding']}/{row['variant']}"
 
 
 def _value(value) -> float | None:
@@ -177,11 +191,7 @@ def lm_eval_results(
         if value is None:
             continue
         scale = 100.0 if fraction else 1.0
-        filtered = (
-            "none"
-            if (row["method"], row["encoding"]) in HARNESS_ROWS
-            else f"{row['encoding']}/{row['variant']}"
-        )
+        filtered = filter_of(row)
         stderr = _value(row["se"])
         stderr = None if stderr is None else stderr / scale
         add(task, metric, filtered, value / scale, stderr, higher)
@@ -241,35 +251,39 @@ def lm_eval_results(
 
 
 def lm_eval_comparison(table: pd.DataFrame, coverage: Mapping[str, Mapping] | None = None) -> dict:
-    """A paired comparison (``studies.model_comparison``) in the harness's results layout: per
+    """A paired comparison (``studies.model_comparison``) in the harness's results layout, its
+    data-set measures (the embedding measures are no harness task: the table has them): per
     task and filter (named as in :func:`lm_eval_results`), each metric's paired difference
     ``<metric>_diff`` (against minus base, a fraction like the metric), its stderr over the
-    independent units, its p (the swap-level test) and Holm's p over the comparison.
+    independent units, its p (the swap-level test) and Holm's p over the comparison, with
+    the task's ``versions`` and ``n-shot`` as the model's own file, so the harness's
+    ``make_table`` renders it.
     ``n-samples`` as the model's own file (:func:`_samples`, from the base model's data-set
     ``coverage``, data set -> its coverage file): ``original`` the items the data set holds,
     ``effective`` those scored (the rows' items for both where no coverage counts them)."""
     base, against = table["base"].iloc[0], table["against"].iloc[0]
     coverage = coverage or {}
-    out: dict = {"results": {}, "higher_is_better": {}, "n-samples": {}}
+    out: dict = {"results": {}, "versions": {}, "n-shot": {}, "higher_is_better": {}}
+    out["n-samples"] = {}
     items: dict[str, int] = {}
-    for row in table.sort_values(["method", "encoding", "variant"]).to_dict("records"):
+    tasks = table[table["method"].isin(TASKS)]  # the embedding measures are no harness task
+    for row in tasks.sort_values(["method", "encoding", "variant"]).to_dict("records"):
         task, metric, fraction, higher = TASKS[row["method"]]
         scale = 100.0 if fraction else 1.0
-        filtered = (
-            "none"
-            if (row["method"], row["encoding"]) in HARNESS_ROWS
-            else f"{row['encoding']}/{row['variant']}"
-        )
+        filtered = filter_of(row)
         entry = out["results"].setdefault(task, {"name": task, "alias": task})
         name = f"{metric}_diff"
+        stderr = _value(row["stderr"] / scale)
         entry[f"{name},{filtered}"] = _value(row["difference"] / scale)
-        entry[f"{name}_stderr,{filtered}"] = _value(row["stderr"] / scale)
+        entry[f"{name}_stderr,{filtered}"] = "N/A" if stderr is None else stderr
         entry[f"{name}_p,{filtered}"] = _value(row["p_value"])
         entry[f"{name}_p_holm,{filtered}"] = _value(row["p_holm"])
         out["higher_is_better"].setdefault(task, {})[name] = higher
         items[task] = max(items.get(task, 0), int(row["items"]))
     for task, count in items.items():
         out["n-samples"][task] = _samples(task, count, coverage)
+        out["versions"][task] = VERSIONS[task]
+        out["n-shot"][task] = 0
     out["config"] = {"model": "biasbench", "base_model": base, "compared_model": against}
     out |= {
         "model_name": f"{against} - {base}",

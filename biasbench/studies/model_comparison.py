@@ -34,8 +34,10 @@ from biasbench.studies.paired import (
     paired_permutation,
 )
 
-#: one row per measure both models have (the comparison's table)
+#: one row per measure both models have (the comparison's table); ``family``: data set or
+#: embedding, ``dataset`` the data set or the test
 COLUMNS = (
+    "family",
     "dataset",
     "method",
     "encoding",
@@ -153,6 +155,22 @@ def share_rows(
     return out
 
 
+def _embedding_row(row: dict) -> dict:
+    """An embedding measure's row (:func:`biasbench.studies.embedding_comparison
+    .embedding_rows`) in the table's columns: no discordant counts or McNemar's test (its
+    outcome is no preference), the spread its bootstrap standard error over the units gives
+    (so the detectable difference scales it as a data set's)."""
+    return {
+        "family": "embedding",
+        **row,
+        "base_only": np.nan,
+        "against_only": np.nan,
+        "p_mcnemar": np.nan,
+        "p_mcnemar_mid": np.nan,
+        "spread": row["stderr"] * np.sqrt(row["units"]),
+    }
+
+
 def compare_models(
     outcomes: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
     *,
@@ -161,22 +179,25 @@ def compare_models(
     alpha: float = 0.05,
     n_perm: int = 9_999,
     n_boot: int = 2_000,
+    embedding: list[dict] = (),
 ) -> pd.DataFrame:
     """The comparison's table (:data:`COLUMNS`) of two models (``names``: base, against) over
-    the data sets in ``outcomes`` (data set -> the two models' outcome tables): the rows of
+    the data sets in ``outcomes`` (data set -> the two models' outcome tables) and the
+    ``embedding`` measures' rows (:mod:`biasbench.studies.embedding_comparison`): the rows of
     :func:`share_rows`, Holm's adjustment over all of them, the decision at ``alpha``, and
     the difference each measure detects with 80% power at alpha over the measures."""
     rows = [
-        row
+        {"family": "data set", **row}
         for dataset, (base, against) in outcomes.items()
         for row in share_rows(
             base, against, dataset=dataset, names=names, seed=seed, n_perm=n_perm, n_boot=n_boot
         )
     ]
+    rows += [_embedding_row(row) for row in embedding]
     if not rows:
         raise InputError(
             f"paired comparison of {names[0]} and {names[1]}: no measure both models have "
-            "per-item outcomes of"
+            "(per-item outcomes of a data set, or vectors of a test)"
         )
     frame = pd.DataFrame(rows)
     frame["p_holm"] = holm_bonferroni(frame["p_value"].to_numpy())
