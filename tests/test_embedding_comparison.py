@@ -211,3 +211,15 @@ def test_models_of_two_dimensions_are_not_compared_and_the_reason_is_kept():
         seed=0,
     )
     assert rows == [] and "different contexts" in left_out[0]["why"]
+
+
+def test_sampled_arrangements_stop_at_twenty_that_reach_the_observed_difference():
+    # 14 units (sampled, not enumerated); the two models' X means are equal, so the observed
+    # difference is 0 and every arrangement reaches it: Besag & Clifford's p is 20 / 20
+    ctx = contexts({"X": 7, "Y": 7})
+    units = stimulus_units(ctx, np.ones(14, bool), ("X", "Y"), None)
+    base = column([1, 0, 1, 0, 1, 0, 1] + [0] * 7)
+    against = column([0, 1, 0, 1, 0, 1, 1] + [0] * 7)
+    row = paired_measure(TOY, units, base, against, Settings(), seed=2, n_perm=999, n_boot=2)
+    assert row["difference"] == 0
+    assert (row["p_value"], row["p_floor"]) == (1.0, pytest.approx(1 / 1000))
