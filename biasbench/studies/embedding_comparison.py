@@ -200,12 +200,10 @@ def paired_measure(
             drawn += 1
             if not exact and hits == STOP_HITS:
                 break
-        if exact:
-            p_value = hits / drawn
-        elif hits == STOP_HITS:  # Besag & Clifford's sequential p: h hits in l draws
-            p_value = hits / drawn
-        else:
-            p_value = (1 + hits) / (1 + drawn)
+        # every arrangement, or Besag & Clifford's sequential p (h hits in l draws), or the
+        # sampled p counting the observed arrangement
+        stopped = exact or hits == STOP_HITS
+        p_value = hits / drawn if stopped else (1 + hits) / (1 + drawn)
         kinds = np.array(units.kinds)
         strata = [np.flatnonzero(kinds == k) for k in dict.fromkeys(units.kinds)]
         draws = []
