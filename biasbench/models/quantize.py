@@ -118,7 +118,8 @@ def quantize_model(model, form: str) -> dict[str, Any]:
     """Round ``model``'s eligible weights (the module's docstring) to ``form`` and back, in
     place; what was done: per matrix quantized its shape and mean squared error (and that
     error over the matrix's mean square), each 2-D weight kept in float with the reason, the
-    count of the other (1-D) parameters, and the error over every quantized value."""
+    count of the other (1-D) parameters, and the error over every quantized value (and over
+    their mean square)."""
     import torch
     from transformers.pytorch_utils import Conv1D  # GPT-2's Linear, its weight (in, out)
 
@@ -131,7 +132,7 @@ def quantize_model(model, form: str) -> dict[str, Any]:
     quantized: dict[str, dict[str, Any]] = {}
     kept: dict[str, dict[str, Any]] = {}
     other = 0
-    squared, values = 0.0, 0
+    squared, values, power = 0.0, 0, 0.0
     for name, parameter in model.named_parameters():  # a tied matrix once
         path, _, leaf = name.rpartition(".")
         module = model.get_submodule(path)
@@ -170,6 +171,7 @@ def quantize_model(model, form: str) -> dict[str, Any]:
         quantized[name] = entry
         squared += float(error.sum())
         values += error.size
+        power += mean_square * error.size
         with torch.no_grad():
             parameter.copy_(torch.from_numpy(np.ascontiguousarray(restored)))
     if not quantized:
@@ -182,6 +184,7 @@ def quantize_model(model, form: str) -> dict[str, Any]:
         "other_float_parameters": other,
         "quantized_values": values,
         "mse": squared / values,
+        "relative_mse": squared / power if power else 0.0,
     }
 
 
