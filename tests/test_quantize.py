@@ -307,3 +307,13 @@ def test_the_card_says_how_many_items_flip_each_way():
     # an embedding measure has no preference, so no flips
     embedding = pd.DataFrame([{**only, "family": "embedding"}])
     assert "Items that flip" not in comparison_card(embedding, None, None, 0.05, "none")
+
+
+def test_a_quantized_copys_card_names_its_base_and_format():
+    from biasbench.reports.model_cards import ModelFacts, caveats
+
+    facts = ModelFacts("m-q4_0", "transformer", "quantized:minilm-l6+mlm-head:q4_0")
+    rows = pd.DataFrame({"effect_size": [0.1], "note": [""]})
+    (said,) = caveats(facts, rows)
+    assert said.startswith("A quantized copy of minilm-l6+mlm-head: its weights rounded to GGUF ")
+    assert "Q4_0 blocks and back to float32" in said
