@@ -60,7 +60,9 @@ ELMO_MODELS = names_only(PLAN.elmo_models)
 OTHER_MODELS = names_except(PLAN.elmo_models)
 HEAD_MODELS = names_only(PLAN.head_models)
 RANDOM_MODELS = names_only(PLAN.random_models)
-PREPARED_MODELS = names_except(PLAN.head_models + PLAN.random_models)
+QUANTIZED_MODELS = names_only(PLAN.quantized_models)
+BUILT_MODELS = PLAN.head_models + PLAN.random_models + PLAN.quantized_models
+PREPARED_MODELS = names_except(BUILT_MODELS)
 
 
 wildcard_constraints:
@@ -120,18 +122,18 @@ def null_lexicon_params(wildcards):
 
 
 def base_model_file(wildcards):
-    """The prepared model a null model or a trained head is built from."""
-    return paths.MODEL.format(model=PLAN.specs[wildcards.model].location)
+    """The prepared model a null model, a trained head or a quantized copy is built from."""
+    return paths.MODEL.format(model=PLAN.specs[wildcards.model].base)
 
 
 def base_model_settings(wildcards):
-    """The settings of the model a null model or a trained head is built from."""
-    return model_params(PLAN.specs[wildcards.model].location)
+    """The settings of the model a null model, a trained head or a quantized copy is built from."""
+    return model_params(PLAN.specs[wildcards.model].base)
 
 
 def base_model_name(wildcards):
-    """The name of the model a null model or a trained head is built from."""
-    return PLAN.specs[wildcards.model].location
+    """The name of the model a null model, a trained head or a quantized copy is built from."""
+    return PLAN.specs[wildcards.model].base
 
 
 def model_source(wildcards):

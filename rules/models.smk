@@ -48,3 +48,30 @@ rule random_model:
         seed=config["seed"],
     script:
         "../workflow_scripts/random_model.py"
+
+
+rule quantized_model:
+    """A quantized copy: a configured transformer's weights rounded to a GGUF block format and
+    back to float32, its head and tokenizer kept (``quantized:<model>:<format>``)."""
+    input:
+        base=base_model_file,
+    output:
+        paths.MODEL,
+    log:
+        "results/logs/quantized_model/{model}.log",
+    benchmark:
+        "results/benchmarks/quantized_model/{model}.tsv"
+    wildcard_constraints:
+        model=QUANTIZED_MODELS,
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=10,
+    params:
+        spec=model_settings,
+        base=base_model_settings,
+        base_name=base_model_name,
+    script:
+        "../workflow_scripts/quantized_model.py"

@@ -45,7 +45,13 @@ def tiny_tokenizer(path: Path) -> Path:
     return path
 
 
-def tiny_bert(path: Path, extra_words: tuple[str, ...] = (), mlm_head: bool = False) -> Path:
+def tiny_bert(
+    path: Path,
+    extra_words: tuple[str, ...] = (),
+    mlm_head: bool = False,
+    hidden_size: int = 16,
+    intermediate_size: int = 32,
+) -> Path:
     """A 2-layer BERT with a WordPiece vocabulary of WORDS (+ extra_words, lowercased)."""
     words = list(dict.fromkeys(WORDS + [w.lower() for w in extra_words]))
     special = [
@@ -83,10 +89,10 @@ def tiny_bert(path: Path, extra_words: tuple[str, ...] = (), mlm_head: bool = Fa
     model = (BertForMaskedLM if mlm_head else BertModel)(
         BertConfig(
             vocab_size=len(vocab),
-            hidden_size=16,
+            hidden_size=hidden_size,
             num_hidden_layers=2,
             num_attention_heads=2,
-            intermediate_size=32,
+            intermediate_size=intermediate_size,
             max_position_embeddings=64,
         )
     )

@@ -16,6 +16,9 @@ A model config names a ``kind`` (``static`` word vectors or a ``transformer``) a
 ``mlm-head:<model>``   a configured encoder with a masked-LM head trained here (its body frozen)
 ``random:<model>``     a null model: the configured model's architecture and tokenizer with
                        seeded random weights (an encoder gets a random masked-LM head too)
+``quantized:<m>:<f>``  a configured transformer's weights rounded to a GGUF block format
+                       ``<f>`` (``q8_0``, ``q4_0``) and back to float32, its head and
+                       tokenizer kept (:mod:`biasbench.models.quantize`)
 ``elmo:original``      AllenNLP's ELMo (its own environment, ``envs/elmo.yaml``)
 =====================  ==========================================================
 """
@@ -35,9 +38,22 @@ KINDS = ("static", "transformer", "elmo")
 BUILTIN_SOURCES = ("templates", "words")
 SCHEMES = {
     "static": ("glove-pkg", "w2v-pkg", "w2v-path"),
-    "transformer": ("hf", "path", "pkg", "gguf-pkg", "gguf-asm", "mlm-head", "random"),
+    "transformer": (
+        "hf",
+        "path",
+        "pkg",
+        "gguf-pkg",
+        "gguf-asm",
+        "mlm-head",
+        "random",
+        "quantized",
+    ),
     "elmo": ("elmo",),  # elmo:original, or elmo:<options.json URL>|<weights.hdf5 URL>
 }
+#: schemes of a model built here from another configured model's prepared files
+BUILT_FROM = ("mlm-head", "random", "quantized")
+#: the block formats of a ``quantized:<model>:<format>`` copy (GGUF's names, lowercase)
+QUANTIZED_FORMATS = ("q8_0", "q4_0")
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,19 @@ class ModelSpec:
     lowercase: bool
     layer: int
     case: str  # which corpus occurrences of a stimulus count (sampling.CASE_POLICIES)
+
+    @property
+    def base(self) -> str | None:
+        """The configured model this one is built from (``mlm-head:``, ``random:``,
+        ``quantized:``), else None."""
+        if self.scheme == "quantized":
+            return self.location.rpartition(":")[0]
+        return self.location if self.scheme in BUILT_FROM else None
+
+    @property
+    def quantized_format(self) -> str | None:
+        """A ``quantized:`` copy's block format (``q8_0``, ``q4_0``), else None."""
+        return self.location.rpartition(":")[2] if self.scheme == "quantized" else None
 
     @property
     def default_source(self) -> str:
@@ -77,6 +106,14 @@ class ModelSpec:
             )
         if scheme == "path":
             check_local_model(name, location)
+        if scheme == "quantized":
+            base, _, form = location.rpartition(":")
+            if not base or form not in QUANTIZED_FORMATS:
+                raise InputError(
+                    f"config: models.{name}.source quantized:{location}: must be "
+                    f"'quantized:<model>:<format>', a configured transformer and a format in "
+                    f"{QUANTIZED_FORMATS} (e.g. quantized:minilm-l6+mlm-head:q8_0)"
+                )
         if scheme == "w2v-path" and not Path(location).is_file():
             raise InputError(
                 f"config: models.{name}.source w2v-path:{location}: no such file (static "

@@ -99,16 +99,22 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     check_model_names(config["models"])
     specs = {name: ModelSpec.from_config(name, cfg) for name, cfg in config["models"].items()}
     for name, spec in specs.items():  # a model built from another names a configured one
-        if spec.scheme in ("mlm-head", "random") and spec.location not in specs:
+        base = spec.base
+        if base is None:
+            continue
+        field = f"config: models.{name}.source {spec.scheme}:{spec.location}"
+        if base not in specs:
+            raise InputError(f"{field} names no configured model; configured: {sorted(specs)}")
+        if specs[base].kind != "transformer":
             raise InputError(
-                f"config: models.{name}.source {spec.scheme}:{spec.location} names no "
-                f"configured model; configured: {sorted(specs)}"
-            )
-        if spec.scheme in ("mlm-head", "random") and specs[spec.location].kind != "transformer":
-            raise InputError(
-                f"config: models.{name}.source {spec.scheme}:{spec.location}: "
-                f"{spec.location} is a {specs[spec.location].kind} model; {spec.scheme}: "
+                f"{field}: {base} is a {specs[base].kind} model; {spec.scheme}: "
                 "builds from a transformer's architecture and tokenizer"
+            )
+        if spec.scheme == "quantized" and specs[base].scheme in ("random", "quantized"):
+            raise InputError(
+                f"{field}: {base} is a {specs[base].scheme}: model; quantized: rounds the "
+                "weights of a transformer with its own weights (quantize the model it is "
+                "built from)"
             )
     corpora = config["corpora"]
     parts = {name: corpus_parts(name, corpora) for name in corpora}

@@ -25,11 +25,12 @@ def restrict_to_models(config: dict[str, Any]) -> None:
     in place, so that the plan and every rule reading the config see the same models.
 
     Every other model leaves ``models`` and every model list (``lpbs``, ``datasets``, the
-    studies'); a model an audited one is built from (``mlm-head:``, ``random:``) stays,
-    running no test. An audited model runs every family that applies to it, with its null
-    copies (:func:`_audit_every_family`). A study or calibration that names no audited model
-    (the ground-truth study, the template study, DivDist) becomes null: not run. A second call
-    changes nothing. Null ``only_models``: every configured model runs."""
+    studies'); a model an audited one is built from (``mlm-head:``, ``random:``,
+    ``quantized:``) stays, running no test. An audited model runs every family that applies
+    to it, with its null copies (:func:`_audit_every_family`). A study or calibration that
+    names no audited model (the ground-truth study, the template study, DivDist) becomes null:
+    not run. A second call changes nothing. Null ``only_models``: every configured model
+    runs."""
     only = config.get("only_models")
     if only is None:
         return
@@ -43,8 +44,8 @@ def restrict_to_models(config: dict[str, Any]) -> None:
     kept = {name: models[name] for name in only}
     todo = list(only)
     while todo:  # the models the audited ones are built from, recursively: prepared, unscored
-        scheme, _, base = str(models[todo.pop()]["source"]).partition(":")
-        if scheme in ("mlm-head", "random") and base in models and base not in kept:
+        base = _built_from(models[todo.pop()])
+        if base in models and base not in kept:
             kept[base] = {**models[base], "tests": []}
             todo.append(base)
     config["models"] = kept
@@ -86,6 +87,15 @@ def restrict_to_models(config: dict[str, Any]) -> None:
     _keep_lexicon(config, models)
 
 
+def _built_from(entry: dict[str, Any]) -> str | None:
+    """The model a model entry is built from (``mlm-head:``, ``random:``, ``quantized:``), from
+    its source alone (the entry is not validated yet), else None."""
+    scheme, _, location = str(entry.get("source", "")).partition(":")
+    if scheme == "quantized":
+        return location.rpartition(":")[0]
+    return location if scheme in ("mlm-head", "random") else None
+
+
 def _keep_lexicon(config: dict[str, Any], models: dict[str, Any]) -> None:
     """The generated designs' lexicon (``null_calibration.lexicon``), where an audited model
     keeps its designs: prepared, unscored, as a model an audited one is built from."""
@@ -113,13 +123,17 @@ def _audit_every_family(config: dict[str, Any], only: list[str]) -> None:
     )
     for name in only:
         spec = ModelSpec.from_config(name, models[name])
-        language_model = spec.kind == "transformer" and is_language_model(spec)
+        built = spec  # a quantized copy has its base's head
+        if spec.scheme == "quantized" and spec.base in models and spec.base != name:
+            built = ModelSpec.from_config(spec.base, models[spec.base])
+        language_model = spec.kind == "transformer" and is_language_model(built)
         if language_model and lpbs and name not in lpbs["models"]:
             lpbs["models"] = [*lpbs["models"], name]
         if language_model and datasets and name not in datasets["models"]:
             datasets["models"] = {**datasets["models"], name: "all"}
         copies = (null or {}).get("audit") or {}
-        own_weights = spec.scheme not in ("mlm-head", "random")
+        # a built model's architecture is its base's: so are its null copies
+        own_weights = spec.scheme not in ("mlm-head", "random", "quantized")
         if own_weights and spec.kind in copies and name not in null["models"]:
             entry = copies[spec.kind]
             entry = dict(entry) if isinstance(entry, dict) else {"seeds": entry}

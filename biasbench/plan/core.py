@@ -65,6 +65,11 @@ class ZooPlan:
         """Null models (random weights): rules/models.smk builds them."""
         return [m for m, s in self.specs.items() if s.scheme == "random"]
 
+    @property
+    def quantized_models(self) -> list[str]:
+        """Quantized copies of a configured transformer: rules/models.smk builds them."""
+        return [m for m, s in self.specs.items() if s.scheme == "quantized"]
+
     def source_files(self, model: str) -> list[str]:
         """The files preparing a model reads: its rule's inputs, resolved when planning, so
         the input function cannot fail (Snakemake drops a job whose input function raises and,

@@ -17,7 +17,7 @@ from biasbench.paths import EXTERNAL
 #: model sources that are the user's own files, identified by content (Plan.source_digests)
 LOCAL_SCHEMES = ("path", "w2v-path")
 #: model sources prepared from no file here (a hub download, another configured model, ELMo)
-FILELESS_SCHEMES = ("hf", "mlm-head", "random", "elmo")
+FILELESS_SCHEMES = ("hf", "mlm-head", "random", "quantized", "elmo")
 
 
 def model_sources(specs: dict[str, ModelSpec]) -> dict[str, list[str]]:

@@ -127,6 +127,21 @@ def verdict(row: dict, alpha: float, measures: int) -> str:
     return f"{head}; one under {detectable} {unit} would go unseen (80% power)"
 
 
+def flips(row: dict) -> str:
+    """A data-set measure's items that flip between the two models, in words: those only the
+    other model prefers the stereotyped sentence on (to it) and those only the base does
+    (away from it); "" for an embedding measure, whose outcome is no preference."""
+    if row.get("family", "data set") != "data set":
+        return ""
+    to, away = row["against_only"], row["base_only"]
+    if to is None or away is None or math.isnan(to) or math.isnan(away):
+        return ""
+    return (
+        f"Items that flip: {int(to)} to the stereotyped sentence, {int(away)} away from it "
+        f"(of {_count(int(row['items']), 'item')})."
+    )
+
+
 def study_check(row: dict, check: pd.DataFrame | None) -> str:
     """What synthesis_paired_check says of the measure: on the study's models of known
     difference, how many differences it found, with and against the truth (its own encoding
@@ -258,9 +273,11 @@ def comparison_card(
         known = "; ".join(
             k for k in (what_is_known(row["method"], league), study_check(row, check)) if k
         )
+        flipped = flips(row)
         lines.append(
             f"- **{row['method']}** ({row['dataset']}, {row['encoding']}, {row['variant']}): "
-            f"{verdict(row, alpha, len(table))}. What the comparison knows of it: {known}."
+            f"{verdict(row, alpha, len(table))}. {flipped + ' ' if flipped else ''}"
+            f"What the comparison knows of it: {known}."
         )
     lines += ["", f"The comparison across the zoo: {origin}.", ""]
     return "\n".join(lines)

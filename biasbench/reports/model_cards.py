@@ -209,6 +209,13 @@ def caveats(facts: ModelFacts, rows: pd.DataFrame) -> list[str]:
             f"A null model: {base}'s architecture and tokenizer with seeded random weights, the "
             "control of every method; a bias found here measures something else than training."
         )
+    if facts.scheme == "quantized":
+        built, _, form = base.rpartition(":")
+        out.append(
+            f"A quantized copy of {built}: its weights rounded to GGUF {form.upper()} blocks "
+            "and back to float32 (weight-only quantization's arithmetic, not its speed); "
+            f"compare it with {built} item by item (compare:), not score by score."
+        )
     if facts.scheme in ("gguf-pkg", "gguf-asm"):
         out.append("Its weights are GGUF, dequantised to float32: quantisation error included.")
     if facts.lowercase:
