@@ -192,10 +192,10 @@ def when_asked(function, *args):
     and not when the workflow is planned (a section switched off fails only where a job of
     it is asked for, naming the field)."""
 
-    def of_wildcards(wildcards):
+    def of_job(wildcards):
         return function(*args)
 
-    return of_wildcards
+    return of_job
 
 
 def settings(field, *keys):
@@ -206,10 +206,10 @@ def settings(field, *keys):
 def setting(field, key):
     """A params function: the one setting ``key`` of the section ``field``."""
 
-    def of_wildcards(wildcards):
+    def of_job(wildcards):
         return settings_of(field, key)[key]
 
-    return of_wildcards
+    return of_job
 
 
 # datasets.smk

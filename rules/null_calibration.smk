@@ -25,7 +25,7 @@ rule null_calibration:
         inputs_sha256=own_input_digests("null_calibration"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["null_calibration"],
-        seeds=of_wildcards(PLAN.null_base, "model"),
+        seeds=of_wildcards(PLAN.null_seeds_of, "model"),
         tests=of_wildcards(PLAN.null_test_files, "model"),
         lpbs=of_wildcards(PLAN.null_lpbs_of, "model"),
         pairs=of_wildcards(PLAN.null_pairs_of, "model"),

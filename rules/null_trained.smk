@@ -19,7 +19,7 @@ rule null_trained:
         mem_mb=3000,
         runtime=30,
     params:
-        draws=of_wildcards(PLAN.trained_draws_of, "kind", "model"),
+        draws=of_wildcards(PLAN.trained_draws_of, "model", "kind"),
         source=of_wildcards(PLAN.trained_source, "model", "kind"),
         tests=of_wildcards(PLAN.trained_tests, "model", "kind"),
         spec=model_settings,
