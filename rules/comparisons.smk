@@ -1,10 +1,29 @@
+#: the paired comparison's check on the study's models (synthesis_paired_check), which a
+#: comparison's card quotes: an input in a default run, found like COMPARISON in an audit
+PAIRED_CHECK = paths.TABLE.format(table="synthesis_paired_check")
+PAIRED_CHECK_INPUTS = () if AUDIT else (PAIRED_CHECK,)
+PAIRED_CHECK_FOUND = (
+    {PAIRED_CHECK: sha256_of(PAIRED_CHECK)}
+    if AUDIT and os.path.isfile(PAIRED_CHECK)
+    else {}
+)
+
+
 rule compare_models:
     """Two models compared item by item on the data sets both score (config compare:): the
     difference per measure with its interval over the independent units, the paired tests,
     Holm over the measures, the detectable difference; a card that says which differences are
     worth reading, and the harness's results layout."""
     input:
-        unpack(comparison_inputs),
+        unpack(
+            of_wildcards(
+                PLAN.comparison_inputs,
+                "base",
+                "against",
+                comparison=COMPARISON_INPUTS,
+                check=PAIRED_CHECK_INPUTS,
+            )
+        ),
     output:
         table=paths.COMPARISON,
         card=paths.COMPARISON_CARD,
@@ -15,7 +34,7 @@ rule compare_models:
     conda:
         ENV
     params:
-        datasets=comparison_datasets,
+        datasets=of_wildcards(PLAN.comparison_datasets, "base", "against"),
         alpha=config["alpha"],
         seed=config["seed"],
         comparison=COMPARISON_FOUND,

@@ -32,13 +32,13 @@ rule null_calibration:
         max_gap=LPBS.get("max_gap"),
         datasets=of_wildcards(PLAN.null_datasets_of, "model"),
         designs=of_wildcards(PLAN.null_designs_of, "model"),
-        lexicon=null_lexicon_params,
+        lexicon=of_wildcards(PLAN.null_lexicon_params, "model"),
         spec=model_settings,
         extraction=config["extraction"],
         scoring=config["scoring"],
         partitions=setting("null_calibration", "partitions"),
         seed=config["seed"],
-        batch=of_wildcards(null_dataset_batch, "model"),
+        batch=of_wildcards(PLAN.null_dataset_batch, "model"),
         lpbs_batch=LPBS.get("batch"),
     script:
         "../workflow_scripts/null_calibration.py"

@@ -1,3 +1,9 @@
+from biasbench.nulls import TRAINED_NULLS
+
+#: the trained-weight null kinds' keys (their sections and results/scores/null/<key>/)
+TRAINED_NULL_KEYS = names_only([kind.key for kind in TRAINED_NULLS])
+
+
 rule null_trained:
     """A trained-weight null kind on one model (biasbench.nulls; the reassigned
     words: kind "trained"): its own vectors of every test it runs (words alone or templates),

@@ -96,7 +96,7 @@ UNPLANNED = [
         "config.yaml: the ground-truth study's models run no data set: its masked LM "
         "'minilm-l6+mlm-head' runs none (datasets.models.minilm-l6+mlm-head)",
     ),
-    (  # a study's section null: the rule's settings of it (rules/common.smk settings_of)
+    (  # a study's section null: the rule's settings of it (Plan.settings_of)
         without_template_study,
         "results/studies/templates/minilm-l6/sensitivity.tsv",
         "config.yaml: delobelle is null: it plans no job",

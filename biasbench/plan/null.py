@@ -64,6 +64,13 @@ class NullPlan(LpbsPlan, DatasetPlan):
             )
         return self.null_seeds[model]
 
+    def null_copy_names(self, model: str) -> list[str]:
+        """The names of a model's seeded null copies (none where the calibration does not
+        score it)."""
+        from biasbench.models.null import copy_names
+
+        return copy_names(model, self.null_seeds[model]) if model in self.null_seeds else []
+
     def null_source(self, model: str) -> str:
         """Where a base model's copies read the tests: words alone (static), templates."""
         self.null_seeds_of(model)
@@ -244,6 +251,13 @@ class NullPlan(LpbsPlan, DatasetPlan):
             return []
         return [paths.MODEL.format(model=self.null_lexicon)]
 
+    def null_lexicon_params(self, model: str) -> dict[str, Any] | None:
+        """The settings of the static model whose vocabulary is a base model's generated
+        designs' lexicon (None without generated designs)."""
+        if not self.null_pool_files(model):
+            return None
+        return {"name": self.null_lexicon, **self.model_params(self.null_lexicon)}
+
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
         self.null_seeds_of(model)
@@ -251,6 +265,10 @@ class NullPlan(LpbsPlan, DatasetPlan):
             d: {"limit": limit, "files": self.dataset_files[d]}
             for d, limit in self.null_datasets[model].items()
         }
+
+    def null_dataset_batch(self, model: str) -> int | None:
+        """The data sets' batch size where a base model's copies run any (else None)."""
+        return self.config["datasets"]["batch"] if self.null_datasets_of(model) else None
 
 
 #: model names the workflow's own files take (results/scores/<model>/ beside them): the null
