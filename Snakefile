@@ -89,7 +89,7 @@ rule all:
             paths.MODEL_CARD,
             model=config["only_models"] or config["models"],
         ),
-        COMPARISON_TARGETS,
+        PLAN.comparison_files(),
 
 
 onsuccess:

@@ -1,3 +1,14 @@
+#: the paired comparison's check on the study's models (synthesis_paired_check), which a
+#: comparison's card quotes: an input in a default run, found like COMPARISON in an audit
+PAIRED_CHECK = paths.TABLE.format(table="synthesis_paired_check")
+PAIRED_CHECK_INPUTS = () if AUDIT else (PAIRED_CHECK,)
+PAIRED_CHECK_FOUND = (
+    {PAIRED_CHECK: sha256_of(PAIRED_CHECK)}
+    if AUDIT and os.path.isfile(PAIRED_CHECK)
+    else {}
+)
+
+
 rule compare_models:
     """Two models compared item by item on the data sets both score and word by word on the
     embedding measures of the tests both encoded (config compare:): the difference per
@@ -5,7 +16,15 @@ rule compare_models:
     Holm over the measures, the detectable difference; a card that says which differences are
     worth reading, and the harness's results layout."""
     input:
-        unpack(comparison_inputs),
+        unpack(
+            of_wildcards(
+                PLAN.comparison_inputs,
+                "base",
+                "against",
+                comparison=COMPARISON_INPUTS,
+                check=PAIRED_CHECK_INPUTS,
+            )
+        ),
     output:
         table=paths.COMPARISON,
         card=paths.COMPARISON_CARD,
@@ -15,8 +34,8 @@ rule compare_models:
     conda:
         ENV
     params:
-        datasets=comparison_datasets,
-        tests=comparison_tests,
+        datasets=of_wildcards(PLAN.comparison_datasets, "base", "against"),
+        tests=of_wildcards(PLAN.comparison_tests, "base", "against"),
         scoring=config["scoring"],
         permutations=(config["compare"] or {}).get("permutations", 9999),
         alpha=config["alpha"],

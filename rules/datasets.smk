@@ -28,7 +28,7 @@ rule dataset_scores:
         # first: a data set the config does not plan for the model fails naming the field
         files=of_wildcards(PLAN.dataset_roles, "model", "dataset"),
         spec=model_settings,
-        limit=of_wildcards(dataset_limit, "dataset"),
+        limit=of_wildcards(PLAN.dataset_limit, "dataset"),
         batch=setting("datasets", "batch"),
         too_long=setting("datasets", "too_long"),
         scoring=config["scoring"],

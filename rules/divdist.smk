@@ -1,4 +1,3 @@
-DIVDIST = config["bommasani"] or {}
 DIVDIST_DATA = [
     paths.EXTERNAL.format(file_id="helm_word_lists"),
     paths.EXTERNAL.format(file_id="garg_census_gender"),
@@ -36,7 +35,7 @@ rule divdist_contexts:
     """Seeded sentences of every profession and group word from the study's corpora, for the
     representation-reduction and probe sources."""
     input:
-        files=divdist_corpus_files,
+        files=when_asked(PLAN.divdist_corpus_files),
         data=DIVDIST_DATA,
     output:
         paths.DIVDIST_CONTEXTS,
@@ -49,7 +48,7 @@ rule divdist_contexts:
         runtime=15,
     params:
         inputs_sha256=own_input_digests("divdist_contexts"),
-        parts=divdist_corpus_parts,
+        parts=when_asked(PLAN.divdist_corpus_parts),
         study=settings("bommasani", "census_year", "contexts"),
         seed=config["seed"],
     script:
@@ -121,11 +120,11 @@ rule divdist_study:
         data=DIVDIST_DATA,
         definitional=paths.EXTERNAL.format(file_id="debiaswe_definitional_pairs"),
         equality=paths.EXTERNAL.format(file_id="debiaswe_equalize_pairs"),
-        text=divdist_text_files,
+        text=when_asked(PLAN.divdist_text_files),
         contexts=paths.DIVDIST_CONTEXTS,
-        vectors=divdist_vector_files,
-        generated=divdist_generated_files,
-        static=divdist_static_files,
+        vectors=when_asked(PLAN.divdist_vector_files),
+        generated=when_asked(PLAN.divdist_generated_files),
+        static=when_asked(PLAN.divdist_static_files),
     output:
         strengths=paths.DIVDIST_STUDY.format(name="strengths.tsv"),
         bias=paths.DIVDIST_STUDY.format(name="bias.tsv"),
@@ -142,7 +141,7 @@ rule divdist_study:
         runtime=20,
     params:
         study=settings("bommasani", "census_year", "k", "negative"),
-        specs=divdist_static_specs,
+        specs=when_asked(PLAN.divdist_static_specs),
         seed=config["seed"],
     script:
         "../workflow_scripts/divdist_study.py"

@@ -27,7 +27,7 @@ rule elmo_layers:
         mem_mb=4000,
         runtime=60,
     params:
-        source=model_source,
+        source=of_wildcards(PLAN.configured_source, "model"),
     script:
         "../workflow_scripts/elmo_layers.py"
 

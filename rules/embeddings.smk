@@ -1,3 +1,9 @@
+#: an audit's model embeds each source in one job, its longest, which every score job waits
+#: for: it goes before the LPBS and data-set jobs (measured: a 135M causal LM's audit ran 10
+#: min with it last, its embedding started 6 min in); a default run keeps its measured packing
+EMBED_PRIORITY = 15 if AUDIT else 0
+
+
 rule embed_group:
     """Every test a model runs on a source, encoded with the model loaded once into the
     cache of embeddings files by signature (the bytes of the contexts, the model, its settings,
@@ -22,14 +28,14 @@ rule embed_group:
     resources:
         gpu=int(config["compute"]["device"] == "cuda"),
         mem_mb=4000,
-        runtime=group_runtime,
+        runtime=of_wildcards(PLAN.group_runtime, "model", "source"),
     params:
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["extraction"],
         spec=model_settings,
         tests=of_wildcards(PLAN.group_tests, "model", "source"),
         extraction=config["extraction"],
-        cache=embedding_cache,
+        cache=of_wildcards(PLAN.embedding_cache, "model", "source"),
     script:
         "../workflow_scripts/embed_group.py"
 
@@ -66,6 +72,6 @@ rule embed:
         spec=model_settings,
         descriptors=of_wildcards(PLAN.descriptors_of, "model", "source", "test"),
         extraction=config["extraction"],
-        cache=embedding_cache,
+        cache=of_wildcards(PLAN.embedding_cache, "model", "source"),
     script:
         "../workflow_scripts/embed.py"

@@ -1,7 +1,7 @@
 rule figure:
     """One paper figure as PNG and PDF, from only the files it shows."""
     input:
-        unpack(of_wildcards(figure_inputs, "figure")),
+        unpack(of_wildcards(catalog_inputs, "figure", catalog=FIGURES)),
     output:
         png=report(
             paths.FIGURE_PNG,
@@ -17,6 +17,6 @@ rule figure:
     params:
         inputs_sha256=own_input_digests("figure"),
         settings=REPORT_SETTINGS,
-        caption=of_wildcards(figure_caption, "figure"),
+        caption=of_wildcards(catalog_caption, "figure", catalog=FIGURES),
     script:
         "../workflow_scripts/make_figure.py"

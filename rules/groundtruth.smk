@@ -1,21 +1,3 @@
-#: what a ground-truth model job reads of the study: its grid beside the planned mean, its
-#: training, and the representation its records carry to the report (not the means planned,
-#: the masked LM's name or the data-set limits: adding a mean retrains no other)
-GROUNDTRUTH_KEYS = (
-    "sigma",
-    "alignment",
-    "repeats",
-    "trainable_layers",
-    "epochs",
-    "batch",
-    "learning_rate",
-    "test_share",
-    "r2_threshold",
-    "representation",
-    "retest",
-)
-
-
 # The DAG's longest chain ends in this file's rules (masked-LM head -> frozen states ->
 # ground-truth models -> their data-set scores, ~20 min of one core): each has priority 30, as
 # the head's rule does, so it starts as soon as it can and a run does not end on it.
@@ -74,7 +56,7 @@ rule groundtruth_models:
         inputs_sha256=own_input_digests("groundtruth_models"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
-        study=of_wildcards(groundtruth_settings, "mu"),
+        study=of_wildcards(PLAN.groundtruth_settings, "mu"),
         seed=config["seed"],
     script:
         "../workflow_scripts/groundtruth_models.py"
@@ -119,9 +101,9 @@ rule injected_scores:
         inputs_sha256=own_input_digests("injected_scores"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["groundtruth"],
-        datasets=when_asked(study_datasets),
+        datasets=when_asked(PLAN.study_datasets),
         files=when_asked(PLAN.injected_dataset_roles),
-        limits=when_asked(study_dataset_limits),
+        limits=when_asked(PLAN.study_dataset_limits),
         batch=setting("datasets", "batch"),
         splits=setting("groundtruth", "reliability_splits"),
         scoring=config["scoring"],
@@ -163,7 +145,7 @@ rule injected_methods:
         scoring=config["scoring"],
         extraction=config["extraction"],
         study=settings("groundtruth", "reliability_splits"),
-        negative=when_asked(divdist_negative),
+        negative=when_asked(PLAN.divdist_negative),
         seed=config["seed"],
     script:
         "../workflow_scripts/injected_methods.py"
@@ -180,7 +162,7 @@ use rule injected_scores as injected_scores_per_mean with:
         "results/benchmarks/injected_scores/mu{mu}.tsv"
     params:
         # a mean not planned, or a study whose models run no data set: refused, naming the field
-        datasets=of_wildcards(study_datasets_of_mean, "mu"),
+        datasets=of_wildcards(PLAN.study_datasets, "mu"),
 
 
 use rule injected_methods as injected_methods_per_mean with:

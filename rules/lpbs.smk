@@ -2,7 +2,7 @@ rule lpbs_spec:
     """A test's LPBS settings (template categories, plural targets, adjective forms)."""
     input:
         yaml="resources/wordsets/{test}.yaml",
-        external=wordset_externals,
+        external=of_wildcards(PLAN.wordset_externals, "test"),
     output:
         paths.LPBS_SPEC,
     log:
@@ -23,7 +23,7 @@ rule lpbs_templates:
     input:
         spec=paths.LPBS_SPEC,
         wordsets=of_wildcards(PLAN.lpbs_wordsets_of, "test"),
-        templates=lpbs_template,
+        templates=PLAN.lpbs_template_file,
         external=when_asked(PLAN.lpbs_template_externals),
         model=paths.MODEL,
     output:

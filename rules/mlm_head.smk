@@ -2,8 +2,8 @@ rule train_mlm_head:
     """A masked-LM head for an encoder that has none, trained on corpus sentences with the
     encoder frozen: a model of its own (``mlm-head:<encoder>``), labelled as such."""
     input:
-        base=base_model_file,
-        files=head_corpus_files,
+        base=of_wildcards(PLAN.base_model_file, "model"),
+        files=when_asked(PLAN.head_corpus_files),
     output:
         paths.MODEL,
     log:
@@ -28,10 +28,10 @@ rule train_mlm_head:
         inputs_sha256=own_input_digests("train_mlm_head"),
         device=config["compute"]["device"],
         dtype=config["compute"]["dtype"]["mlm_head"],
-        base=base_model_settings,
-        parts=head_corpus_parts,
+        base=of_wildcards(PLAN.base_model_settings, "model"),
+        parts=when_asked(PLAN.head_corpus_parts),
         # every setting of the head but its corpora (those are `parts`)
-        settings=head_settings,
+        settings=when_asked(PLAN.head_settings),
         seed=config["seed"],
     script:
         "../workflow_scripts/train_mlm_head.py"

@@ -1,3 +1,6 @@
+from biasbench.reports.catalog import MODELS
+
+
 rule model_card:
     """One Markdown page per model: every method's score on every test it ran beside the zoo's,
     the method families that apply to it and why each other does not, its caveats, each
@@ -5,7 +8,9 @@ rule model_card:
     its data-set scores in lm-evaluation-harness's results layout.
     """
     input:
-        unpack(model_card_inputs),
+        unpack(
+            of_wildcards(PLAN.model_card_inputs, "model", comparison=COMPARISON_INPUTS)
+        ),
     output:
         card=report(
             paths.MODEL_CARD,
@@ -21,17 +26,17 @@ rule model_card:
     conda:
         ENV
     params:
-        spec=of_wildcards(card_model_settings, "model"),
-        runs_tests=of_wildcards(runs_tests, "model"),
-        lpbs=of_wildcards(runs_lpbs, "model"),
-        datasets=of_wildcards(datasets_of, "model"),
-        divdist=of_wildcards(divdist_scores, "model"),
+        spec=of_wildcards(PLAN.card_settings, "model"),
+        runs_tests=of_wildcards(PLAN.runs_tests, "model"),
+        lpbs=of_wildcards(PLAN.runs_lpbs, "model"),
+        datasets=of_wildcards(PLAN.datasets_of, "model"),
+        divdist=of_wildcards(PLAN.divdist_scores, "model"),
         divdist_files=PLAN.study_score_files(),
         audit=AUDIT,
         alpha=config["alpha"],
         scores_file=SCORES_TABLE,
-        run=of_wildcards(run_settings, "model"),
-        copies=null_copy_names,
+        run=of_wildcards(PLAN.run_settings, "model"),
+        copies=of_wildcards(PLAN.null_copy_names, "model"),
         comparison=COMPARISON_FOUND,
     script:
         "../workflow_scripts/model_card.py"

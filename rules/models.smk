@@ -20,7 +20,7 @@ rule prepare_model:
         mem_mb=6000,
         runtime=15,
     params:
-        spec=prepared_model_settings,
+        spec=of_wildcards(PLAN.prepared_model_settings, "model"),
     script:
         "../workflow_scripts/prepare_model.py"
 
@@ -29,7 +29,7 @@ rule random_model:
     """A null model: a configured model's architecture and tokenizer with seeded random
     weights (``random:<model>``)."""
     input:
-        base=base_model_file,
+        base=of_wildcards(PLAN.base_model_file, "model"),
     output:
         paths.MODEL,
     log:
@@ -43,8 +43,8 @@ rule random_model:
         mem_mb=6000,
         runtime=10,
     params:
-        base=base_model_settings,
-        base_name=base_model_name,
+        base=of_wildcards(PLAN.base_model_settings, "model"),
+        base_name=of_wildcards(PLAN.base_model, "model"),
         seed=config["seed"],
     script:
         "../workflow_scripts/random_model.py"
@@ -54,7 +54,7 @@ rule quantized_model:
     """A quantized copy: a configured transformer's weights rounded to a GGUF block format and
     back to float32, its head and tokenizer kept (``quantized:<model>:<format>``)."""
     input:
-        base=base_model_file,
+        base=of_wildcards(PLAN.base_model_file, "model"),
     output:
         paths.MODEL,
     log:
@@ -71,7 +71,7 @@ rule quantized_model:
         runtime=10,
     params:
         spec=model_settings,
-        base=base_model_settings,
-        base_name=base_model_name,
+        base=of_wildcards(PLAN.base_model_settings, "model"),
+        base_name=of_wildcards(PLAN.base_model, "model"),
     script:
         "../workflow_scripts/quantized_model.py"

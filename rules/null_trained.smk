@@ -1,3 +1,9 @@
+from biasbench.nulls import TRAINED_NULLS
+
+#: the trained-weight null kinds' keys (their sections and results/scores/null/<key>/)
+TRAINED_NULL_KEYS = names_only([kind.key for kind in TRAINED_NULLS])
+
+
 rule null_trained:
     """A trained-weight null kind on one model (biasbench.nulls; the reassigned
     words: kind "trained"): its own vectors of every test it runs (words alone or templates),
@@ -19,7 +25,7 @@ rule null_trained:
         mem_mb=3000,
         runtime=30,
     params:
-        draws=of_wildcards(PLAN.trained_draws_of, "kind", "model"),
+        draws=of_wildcards(PLAN.trained_draws_of, "model", "kind"),
         source=of_wildcards(PLAN.trained_source, "model", "kind"),
         tests=of_wildcards(PLAN.trained_tests, "model", "kind"),
         spec=model_settings,

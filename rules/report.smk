@@ -1,3 +1,6 @@
+from biasbench.reports.catalog import PROVENANCE
+
+
 rule provenance:
     """The report's provenance page: the config, each model's source and version, and every
     score's seed and input signature."""

@@ -1,3 +1,9 @@
+from biasbench.data.external import fetched_entry, load_manifest
+
+#: the pinned upstream files (their ids, sources and sha256)
+MANIFEST = load_manifest("resources/external.yaml")
+
+
 rule fetch_external:
     """A pinned upstream file, checked against its sha256 (copied from $BIAS_DATA_MIRROR if set)."""
     output:
@@ -10,7 +16,7 @@ rule fetch_external:
     conda:
         ENV
     params:
-        entry=of_wildcards(external_entry, "file_id"),
+        entry=of_wildcards(fetched_entry, "file_id", manifest=MANIFEST),
     script:
         "../workflow_scripts/fetch_external.py"
 
@@ -19,7 +25,7 @@ rule wordset:
     """One descriptor of a bias test, resolved and validated."""
     input:
         yaml="resources/wordsets/{test}.yaml",
-        external=wordset_externals,
+        external=of_wildcards(PLAN.wordset_externals, "test"),
     output:
         paths.WORDSET,
     log:

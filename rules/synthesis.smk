@@ -1,3 +1,10 @@
+from biasbench.methods.registry import REGISTRY
+from biasbench.reports.cards import slug
+
+#: the method cards' pages (results/cards/), one per registered method and their index
+CARD_SLUGS = ["index", *(slug(m.name) for m in REGISTRY)]
+
+
 rule method_cards:
     """One Markdown page per registered method: definition, inputs, conventions, what it agrees
     with, validity, cost and the pitfalls it avoids (results/cards/index.md links them).

@@ -1,7 +1,7 @@
 rule table:
     """One paper table as CSV (long, with p-values) and Markdown (wide, as printed)."""
     input:
-        unpack(of_wildcards(table_inputs, "table")),
+        unpack(of_wildcards(catalog_inputs, "table", catalog=TABLES)),
     output:
         csv=paths.TABLE,
         # the CSV's checksum, which its readers check (biasbench.io.write_table_csv)
@@ -20,6 +20,6 @@ rule table:
     params:
         inputs_sha256=own_input_digests("table"),
         settings=REPORT_SETTINGS,
-        caption=of_wildcards(table_caption, "table"),
+        caption=of_wildcards(catalog_caption, "table", catalog=TABLES),
     script:
         "../workflow_scripts/make_table.py"

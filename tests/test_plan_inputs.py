@@ -6,6 +6,7 @@ import pytest
 
 from biasbench import paths
 from biasbench.errors import InputError
+from biasbench.plan.core import MODEL_KEYS
 
 from .test_plan_targets import plan_of
 
@@ -107,3 +108,68 @@ def test_a_model_card_reads_the_models_own_rows_word_sets_null_rows_and_comparis
     assert inputs["comparison"] == ["comparison.csv"]
     smollm = plan.model_card_inputs("smollm2-135m", [])
     assert "results/datasets/smollm2-135m/crows_pairs.coverage.json" in smollm["coverage"]
+
+
+def test_a_paired_comparison_reads_both_models_outcomes_and_the_base_models_coverage():
+    def compared(config):
+        config["compare"] = {"base": "smollm2-135m", "against": ["gemma3-270m"]}
+
+    plan = plan_of(compared)
+    assert plan.comparison_files() == [
+        "results/comparisons/smollm2-135m/gemma3-270m.tsv",
+        "results/cards/comparisons/smollm2-135m/gemma3-270m.md",
+        "results/lm_eval/comparisons/smollm2-135m/gemma3-270m.json",
+    ]
+    # both run WinoBias too, which writes no per-item outcomes
+    assert plan.comparison_datasets("smollm2-135m", "gemma3-270m") == ["crows_pairs"]
+    inputs = plan.comparison_inputs("smollm2-135m", "gemma3-270m", ("zoo.csv",), ())
+    assert inputs["base"] == ["results/datasets/smollm2-135m/crows_pairs.outcomes.tsv"]
+    assert inputs["against"] == ["results/datasets/gemma3-270m/crows_pairs.outcomes.tsv"]
+    assert inputs["coverage"] == ["results/datasets/smollm2-135m/crows_pairs.coverage.json"]
+    assert (inputs["comparison"], inputs["check"]) == (["zoo.csv"], [])
+    with pytest.raises(InputError, match="no paired comparison of 'smollm2-135m' with 'gemma3"):
+        plan.comparison_inputs("gemma3-270m", "smollm2-135m", (), ())
+    assert plan_of().comparison_files() == []  # compare: null
+
+
+def test_the_studies_and_the_head_read_their_sections_corpora_and_models(plan):
+    reddit = plan.corpus_files("reddit")
+    assert plan.divdist_corpus_files()[: len(reddit)] == reddit
+    assert [p for p, _files in plan.divdist_corpus_parts()] == [
+        plan.config["corpora"][c] for c in ("reddit", "wikipedia", "wiki_sentences", "bug")
+    ]
+    assert plan.divdist_text_files()[0] == "results/studies/divdist/text/reddit.tsv"
+    assert plan.divdist_generated_files() == [paths.DIVDIST_GENERATED.format(model="smollm2-135m")]
+    assert plan.divdist_static_specs()["glove-6b-50d"] == plan.model_params("glove-6b-50d")
+    assert plan.divdist_scores("gemma3-270m") and not plan.divdist_scores("minilm-l6-null")
+    assert plan.head_corpus_files() == plan.divdist_corpus_files()  # the same four corpora
+    assert "corpora" not in plan.head_settings() and plan.head_settings()["epochs"] == 1
+    assert plan.study_datasets() == plan.study_datasets("0.30") == plan.injected_datasets
+    assert plan.study_dataset_limits().keys() <= set(plan.injected_datasets)
+    study = plan.groundtruth_settings("0.50")
+    assert "mu" not in study and study["repeats"] == plan.config["groundtruth"]["repeats"]
+    with pytest.raises(InputError, match="has no mean mu0.35"):
+        plan.groundtruth_settings("0.35")
+
+
+def test_a_models_settings_and_those_it_is_built_from(plan):
+    def named(config):
+        config["models"]["gemma3-270m"]["paper_model"] = "GPT-2"
+
+    assert plan.model_params("glove-6b-50d") == {
+        k: v for k, v in plan.config["models"]["glove-6b-50d"].items() if k in MODEL_KEYS
+    }
+    card = plan_of(named).card_settings("gemma3-270m")
+    assert card == {**plan.model_params("gemma3-270m"), "paper_model": "GPT-2"}
+    assert plan.base_model("minilm-l6-null") == "minilm-l6"
+    assert plan.base_model_file("minilm-l6+mlm-head") == paths.MODEL.format(model="minilm-l6")
+    assert plan.base_model_settings("minilm-l6-null") == plan.model_params("minilm-l6")
+    assert plan.null_copy_names("smollm2-135m") == ["smollm2-135m-null-s0", "smollm2-135m-null-s1"]
+    assert plan.null_copy_names("gemma3-270m") == []
+    assert plan.null_seeds_of("smollm2-135m") == 2
+    assert plan.null_lexicon_params("minilm-l6")["name"] == "glove-6b-50d"
+    assert plan.null_lexicon_params("smollm2-135m") is None  # no generated designs
+    assert plan.runs_lpbs("smollm2-135m") and not plan.runs_lpbs("glove-6b-50d")
+    assert plan.datasets_of("gemma3-270m") == ["crows_pairs", "winobias"]
+    with pytest.raises(InputError, match="unknown model 'nosuch'"):
+        plan.model_params("nosuch")

@@ -10,12 +10,13 @@ import textwrap
 import pytest
 
 from biasbench.plan import Plan, ZooPlan
+from biasbench.plan.comparisons import ComparisonPlan
 from biasbench.plan.datasets import DatasetPlan
 from biasbench.plan.lpbs import LpbsPlan
 from biasbench.plan.null import NullPlan
 from biasbench.plan.studies import StudyPlan
 
-STAGES = (ZooPlan, LpbsPlan, DatasetPlan, StudyPlan, NullPlan, Plan)
+STAGES = (ZooPlan, LpbsPlan, DatasetPlan, StudyPlan, NullPlan, ComparisonPlan, Plan)
 
 
 def _read_on_self(cls) -> set[str]:

@@ -96,7 +96,7 @@ UNPLANNED = [
         "config.yaml: the ground-truth study's models run no data set: its masked LM "
         "'minilm-l6+mlm-head' runs none (datasets.models.minilm-l6+mlm-head)",
     ),
-    (  # a study's section null: the rule's settings of it (rules/common.smk settings_of)
+    (  # a study's section null: the rule's settings of it (Plan.settings_of)
         without_template_study,
         "results/studies/templates/minilm-l6/sensitivity.tsv",
         "config.yaml: delobelle is null: it plans no job",
@@ -324,14 +324,14 @@ def test_the_trained_weight_null_plans_one_job_per_model_on_its_own_vectors():
     bases = report_settings(config, plan)["trained_bases"]
     assert len(bases) == section["draws"] * len(section["models"])
     assert bases["glove-6b-50d-reassigned-r0"] == "glove-6b-50d"
-    assert plan.trained_source("glove-6b-50d") == "words"
-    tests = plan.trained_tests("minilm-l6")
+    assert plan.trained_source("glove-6b-50d", "trained") == "words"
+    tests = plan.trained_tests("minilm-l6", "trained")
     assert tests["C1"]["names"] == ["results/contexts/templates/C1/names.tsv", WORDSET_C1]
     mine = [j for j in plan.jobs if (j.model, j.source) == ("minilm-l6", "templates")]
     planned = {(j.test, j.descriptor) for j in mine}
     assert {(t, d) for t, ds in tests.items() for d in ds} == planned
     with pytest.raises(InputError, match="the trained-weight null has no model 'gemma3-270m-null'"):
-        plan.trained_source("gemma3-270m-null")
+        plan.trained_source("gemma3-270m-null", "trained")
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ import yaml
 
 from biasbench.errors import InputError
 from biasbench.io import atomic_path, sha256_of
+from biasbench.paths import EXTERNAL
 
 MIRROR_ENV = "BIAS_DATA_MIRROR"
 
@@ -74,6 +75,12 @@ def manifest_entry(manifest: dict, file_id: str, where: str):
             f"(its files: {', '.join(manifest)})"
         )
     return manifest[file_id]
+
+
+def fetched_entry(file_id: str, manifest: dict) -> ExternalFile:
+    """The manifest's entry of a pinned upstream file, with where it is fetched to
+    (:data:`biasbench.paths.EXTERNAL`) named in the error for another id."""
+    return manifest_entry(manifest, file_id, EXTERNAL.format(file_id=file_id))
 
 
 def fetch(entry: ExternalFile, dest: str | os.PathLike, mirror: str | None = None) -> Path:

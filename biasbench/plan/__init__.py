@@ -4,13 +4,16 @@ Checked before any job runs, so an unknown test, template set, corpus or model s
 once with the config field named, instead of deep inside a job. The config must already hold
 the schema's defaults (``biasbench.config.validate_config``). One module per stage, as
 ``rules/`` is split: the null-model control (:mod:`biasbench.plan.null`), LPBS, the data sets,
-the studies, an audit's restriction; config fields to files in :mod:`biasbench.plan.inputs`.
+the studies, an audit's restriction, the paired comparisons; config fields to files in
+:mod:`biasbench.plan.inputs`. The plan holds the configuration too: each stage's plan gives
+its jobs' settings (their params) as well as their files.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,8 @@ from biasbench.data.wordsets import descriptors
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
 from biasbench.plan.audit import restrict_to_models
-from biasbench.plan.core import Job, ZooPlan
+from biasbench.plan.comparisons import ComparisonPlan, comparisons
+from biasbench.plan.core import MODEL_KEYS, Job, ZooPlan
 from biasbench.plan.datasets import dataset_jobs
 from biasbench.plan.inputs import corpus_parts, model_jobs, model_sources, resolve_files
 from biasbench.plan.lpbs import lpbs_jobs, pceat_models
@@ -45,9 +49,10 @@ __all__ = [
 
 
 @dataclass(frozen=True, kw_only=True)
-class Plan(NullPlan, StudyPlan):
+class Plan(NullPlan, StudyPlan, ComparisonPlan):
     """Every stage's jobs and files: the zoo's (:class:`ZooPlan`) and each stage's own plan,
-    each declaring its fields and the plans it reads."""
+    each declaring its fields and the plans it reads; the model cards' inputs and settings
+    (rules/model_cards.smk), which read every stage's."""
 
     def model_score_files(self, model: str) -> list[str]:
         """The score rows of one model (its embedding methods, LPBS, data sets; not the
@@ -58,7 +63,9 @@ class Plan(NullPlan, StudyPlan):
             if f.split("/")[2] == model
         ]
 
-    def model_card_inputs(self, model: str, comparison: list[str]) -> dict[str, list[str] | str]:
+    def model_card_inputs(
+        self, model: str, comparison: Iterable[str]
+    ) -> dict[str, list[str] | str]:
         """What a model's card reads (rule model_card): its own score rows, word sets (what
         its tests compare) and prepared model, its null copies' rows where the null-model
         calibration scores it, what its data-set jobs read and scored, and ``comparison``
@@ -77,7 +84,27 @@ class Plan(NullPlan, StudyPlan):
                 for m, d in self.dataset_jobs
                 if m == model
             ],
-            "comparison": comparison,
+            "comparison": list(comparison),
+        }
+
+    def card_settings(self, model: str) -> dict[str, Any]:
+        """The model's settings a card shows, with the paper model it stands for."""
+        return self.model_params(model, (*MODEL_KEYS, "paper_model"))
+
+    def run_settings(self, model: str) -> dict[str, Any]:
+        """How the model's data sets were run, as the lm-evaluation-harness export records
+        it."""
+        config = self.config
+        datasets = config["datasets"] or {}
+        return {
+            "source": config["models"][model]["source"],
+            "revision": config["models"][model].get("revision"),
+            "dtype": config["compute"]["dtype"]["logprobs"],
+            "batch_size": datasets.get("batch"),
+            "device": config["compute"]["device"],
+            "limits": datasets.get("limits"),
+            "files": datasets.get("files"),
+            "random_seed": config["seed"],
         }
 
 
@@ -151,7 +178,8 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     datasets, files = dataset_jobs(
         config, specs, root, extra=[d for ds in null.get("null_datasets", {}).values() for d in ds]
     )
-    return Plan(
+    plan = Plan(
+        config=config,
         root=root,
         jobs=tuple(jobs),
         specs=specs,
@@ -175,6 +203,9 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         **null,
         trained_draws=trained_null(config, specs, jobs),
     )
+    # a comparison pairs on the contexts files the plan resolves
+    found = comparisons(config["compare"], config["models"], datasets, plan.contexts_jobs())
+    return replace(plan, paired={(c.base, c.against): c for c in found})
 
 
 MODEL_NAME = "[A-Za-z0-9_.+-]"

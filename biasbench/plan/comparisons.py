@@ -1,14 +1,16 @@
 """The paired comparisons a configuration asks for (``compare:``): each model compared with its
 base on the data sets both score and that write per-item outcomes, and on the tests both
-encoded from the same contexts file, checked before any job."""
+encoded from the same contexts file, checked before any job (rules/comparisons.smk)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from biasbench import paths
 from biasbench.errors import InputError
+from biasbench.plan.datasets import DatasetPlan
 from biasbench.scoring.datasets import WITH_OUTCOMES
 
 
@@ -33,6 +35,90 @@ def shared_tests(test_jobs: Iterable[tuple], base: str, against: str) -> tuple:
         if theirs.get(key) == contexts:
             out.setdefault(key[:2], []).append(key[2])
     return tuple((source, test, tuple(ds)) for (source, test), ds in out.items())
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonPlan(DatasetPlan):
+    """The paired comparisons' files and inputs (a part of :class:`biasbench.plan.Plan`);
+    each reads both models' data-set outcomes and their embeddings of the tests both ran."""
+
+    #: (base, against) -> its comparison, each one ``compare:`` asks for (:func:`comparisons`)
+    paired: dict[tuple[str, str], PairedComparison] = field(default_factory=dict)
+
+    def comparison_files(self) -> list[str]:
+        """Each comparison's table, card and harness file (targets of rule all)."""
+        return [
+            template.format(base=base, against=against)
+            for base, against in self.paired
+            for template in (paths.COMPARISON, paths.COMPARISON_CARD, paths.COMPARISON_LM_EVAL)
+        ]
+
+    def paired_comparison(self, base: str, against: str) -> PairedComparison:
+        """The comparison of ``against`` with ``base`` (one config compare: does not ask for:
+        an error naming both)."""
+        if (base, against) not in self.paired:
+            raise InputError(
+                f"no paired comparison of {against!r} with {base!r} is configured (compare: in "
+                "config.yaml)"
+            )
+        return self.paired[(base, against)]
+
+    def comparison_inputs(
+        self, base: str, against: str, comparison: Iterable[str], check: Iterable[str]
+    ) -> dict[str, list[str]]:
+        """What a comparison reads (rule compare_models): both models' per-item outcomes on
+        every data set they share, the base model's coverage of each (the harness file's
+        n-samples, as the model's own), ``comparison`` (the comparison across the zoo's
+        tables, where the run makes them) and ``check`` (the paired comparison's check on
+        the study's models, likewise)."""
+        found = self.paired_comparison(base, against)
+        return {
+            "base": [
+                paths.DATASET_OUTCOMES.format(model=found.base, dataset=d) for d in found.datasets
+            ],
+            "against": [
+                paths.DATASET_OUTCOMES.format(model=found.against, dataset=d)
+                for d in found.datasets
+            ],
+            "coverage": [
+                paths.DATASET_COVERAGE.format(model=found.base, dataset=d) for d in found.datasets
+            ],
+            "base_vectors": self.comparison_vectors(found, found.base),
+            "against_vectors": self.comparison_vectors(found, found.against),
+            "contexts": [
+                self.contexts_file(found.base, source, test, d)
+                for source, test, descriptors in found.tests
+                for d in descriptors
+            ],
+            "wordsets": [
+                paths.WORDSET.format(test=test, descriptor=d)
+                for _source, test, descriptors in found.tests
+                for d in descriptors
+            ],
+            "comparison": list(comparison),
+            "check": list(check),
+        }
+
+    @staticmethod
+    def comparison_vectors(found: PairedComparison, model: str) -> list[str]:
+        """A model's embeddings file of each test a comparison pairs on."""
+        return [
+            paths.EMBEDDINGS.format(model=model, source=source, test=test)
+            for source, test, _descriptors in found.tests
+        ]
+
+    def comparison_tests(self, base: str, against: str) -> dict[str, list]:
+        """The (source, test, descriptors) a comparison pairs on, in its inputs' order, and
+        the two models' kinds."""
+        found = self.paired_comparison(base, against)
+        return {
+            "tests": [[s, t, list(ds)] for s, t, ds in found.tests],
+            "kinds": [self.specs[found.base].kind, self.specs[found.against].kind],
+        }
+
+    def comparison_datasets(self, base: str, against: str) -> list[str]:
+        """The data sets a comparison reads, in its inputs' order."""
+        return list(self.paired_comparison(base, against).datasets)
 
 
 def comparisons(

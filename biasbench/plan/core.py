@@ -1,17 +1,24 @@
 """The zoo's plan, which every stage's plan reads: the (model, source, test, descriptor) jobs,
-the models' specs, the corpora and word sets, and the files they name (rules/contexts.smk,
-rules/embeddings.smk, rules/scores.smk)."""
+the models' specs and settings, the corpora and word sets, the files they name and the config
+the settings of every stage's jobs come from (rules/resources.smk, rules/contexts.smk,
+rules/corpora.smk, rules/models.smk, rules/mlm_head.smk, rules/embeddings.smk,
+rules/elmo.smk, rules/scores.smk)."""
 
 from __future__ import annotations
 
 from dataclasses import astuple, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from biasbench import paths
 from biasbench.data.wordsets import external_ids
 from biasbench.errors import InputError
-from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec, check_known_model
+from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec, check_known_model, model_spec
 from biasbench.plan.inputs import LOCAL_SCHEMES
+
+#: model settings a job depends on: not which tests it runs or which paper model it stands for
+#: (editing those re-prepares and re-embeds nothing)
+MODEL_KEYS = ("kind", "source", "revision", "lowercase", "layer", "case")
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,69 @@ class ZooPlan:
     template_set: str | None = None  # the single-slot templates' set (``template_set``)
     #: model -> the files its preparation reads, resolved when planning (:func:`model_sources`)
     model_sources: dict[str, list[str]] = field(default_factory=dict)
+    #: the validated configuration the plan was made from (restricted to ``only_models``):
+    #: the settings each stage's jobs read, as their params
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def settings_of(self, section: str, *keys: str) -> dict[str, Any]:
+        """The settings ``keys`` of the config section ``section`` (dotted): the ones a job's
+        script reads, and no others. Snakemake reruns a job whose params changed, so a job
+        handed a whole section reran when an entry it never reads changed (a model added to a
+        list in it). A null section plans no job: a target of its typed by hand fails here,
+        naming the field."""
+        found, path = self.config, []
+        for name in section.split("."):
+            path.append(name)
+            found = found[name]
+            if found is None:
+                raise InputError(f"config.yaml: {'.'.join(path)} is null: it plans no job")
+        return {k: found[k] for k in keys}
+
+    def model_params(self, name: str, keys: tuple[str, ...] = MODEL_KEYS) -> dict[str, Any]:
+        """The settings ``keys`` of a configured model (by default those a job depends on);
+        an unknown name fails naming the configured models."""
+        model_spec(self.config, name)
+        return {k: v for k, v in self.config["models"][name].items() if k in keys}
+
+    def configured_source(self, model: str) -> str:
+        """The source a model is configured with, as written (ELMo's layers read it)."""
+        return self.config["models"][model]["source"]
+
+    def base_model(self, model: str) -> str:
+        """The name of the model a null model, a trained head or a quantized copy is built
+        from."""
+        return self.specs[model].base
+
+    def base_model_file(self, model: str) -> str:
+        """The prepared model a null model, a trained head or a quantized copy is built from."""
+        return paths.MODEL.format(model=self.base_model(model))
+
+    def base_model_settings(self, model: str) -> dict[str, Any]:
+        """The settings of the model a null model, a trained head or a quantized copy is built
+        from."""
+        return self.model_params(self.base_model(model))
+
+    def prepared_model_settings(self, model: str) -> dict[str, Any]:
+        """What preparing a model depends on: its settings and, for a local source, its files'
+        sha256 (a file replaced with its mtime kept reruns the job: a params change)."""
+        digests = self.source_digests(model)
+        return self.model_params(model) | ({"sha256": digests} if digests else {})
+
+    def head_corpus_files(self) -> list[str]:
+        """The files of every corpus the masked-LM head trains on (rules/mlm_head.smk)."""
+        return [f for c in self.config["mlm_head"]["corpora"] for f in self.corpus_files(c)]
+
+    def head_corpus_parts(self) -> list[tuple[dict, list[str]]]:
+        """Those corpora as their parts: each one's reader settings and files."""
+        return [p for c in self.config["mlm_head"]["corpora"] for p in self.corpus_parts[c]]
+
+    def head_settings(self) -> dict[str, Any]:
+        """Every setting of the head but its corpora (those are its parts)."""
+        return {k: v for k, v in self.config["mlm_head"].items() if k != "corpora"}
+
+    def runs_tests(self, model: str) -> bool:
+        """Whether the model runs any test of the embedding family."""
+        return any(j.model == model for j in self.jobs)
 
     def paired_tests(self) -> list[str]:
         """The configured tests whose attributes are definitional pairs."""
@@ -146,6 +216,15 @@ class ZooPlan:
         """Each test a model runs on a source, with its descriptors (rule embed_group's)."""
         return {t: self.descriptors_of(model, source, t) for t in self.tests_of(model, source)}
 
+    def group_runtime(self, model: str, source: str) -> int:
+        """Minutes of one embedding group's job (rule embed_group's runtime): a model load,
+        then ~15 s per test on templates (minutes on natural contexts)."""
+        return 20 + 10 * len(self.tests_of(model, source))
+
+    def embedding_cache(self, model: str, source: str) -> str:
+        """Where a model's embeddings files of a source are kept by signature."""
+        return paths.EMBEDDING_CACHE.format(model=model, source=source)
+
     def test_wordsets(self, model: str, source: str, test: str) -> list[str]:
         """The word set of each descriptor of a model's test on a source (rule score's)."""
         return [
@@ -156,6 +235,10 @@ class ZooPlan:
     def external_files(self, resource: str) -> list[str]:
         """The pinned upstream files a resource (a word set, a template file) draws on."""
         return [paths.EXTERNAL.format(file_id=i) for i in external_ids(self.root / resource)]
+
+    def wordset_externals(self, test: str) -> list[str]:
+        """The pinned upstream files a test's word set reads."""
+        return self.external_files(f"resources/wordsets/{test}.yaml")
 
     def contexts_file(self, model: str, source: str, test: str, descriptor: str) -> str:
         """The contexts a model embeds: a corpus' under the model's case policy."""

@@ -28,6 +28,14 @@ class DatasetPlan(ZooPlan):
         """What each data-set job read and scored, in :meth:`dataset_score_files`' order."""
         return [paths.DATASET_COVERAGE.format(model=m, dataset=d) for m, d in self.dataset_jobs]
 
+    def datasets_of(self, model: str) -> list[str]:
+        """The data sets a model runs."""
+        return [d for m, d in self.dataset_jobs if m == model]
+
+    def dataset_limit(self, dataset: str) -> int | None:
+        """How many items of ``dataset`` a job reads (None: every item)."""
+        return self.config["datasets"]["limits"].get(dataset)
+
     def dataset_file_list(self, dataset: str) -> list[str]:
         """Every file of a data set, its roles' in order (what a job of it reads)."""
         return [f for files in self.dataset_files[dataset].values() for f in files]

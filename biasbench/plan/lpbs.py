@@ -32,6 +32,10 @@ class LpbsPlan(ZooPlan):
         """The LPBS contexts of a corpus under the model's case policy."""
         return paths.PAIRS.format(corpus=corpus, case=self.specs[model].case)
 
+    def runs_lpbs(self, model: str) -> bool:
+        """Whether the model runs LPBS on any test."""
+        return any(m == model for m, _t in self.lpbs_jobs)
+
     def lpbs_files(self) -> list[str]:
         """Score rows of LPBS: templates and, per corpus, probability-based CEAT."""
         return [

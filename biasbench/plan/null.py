@@ -53,9 +53,9 @@ class NullPlan(LpbsPlan, DatasetPlan):
             for n in [*copy_names(m, seeds), *design_copy_names(m, self.null_designs.get(m, 0))]
         ]
 
-    def null_base(self, model: str) -> int:
-        """The copies of a base model of the null-model calibration; another model is an
-        error naming the field."""
+    def null_seeds_of(self, model: str) -> int:
+        """How many seeded copies of a base model the null-model calibration scores; another
+        model is an error naming the field."""
         if model not in self.null_seeds:
             check_known_model(model, self.specs)
             raise InputError(
@@ -64,9 +64,16 @@ class NullPlan(LpbsPlan, DatasetPlan):
             )
         return self.null_seeds[model]
 
+    def null_copy_names(self, model: str) -> list[str]:
+        """The names of a model's seeded null copies (none where the calibration does not
+        score it)."""
+        from biasbench.models.null import copy_names
+
+        return copy_names(model, self.null_seeds[model]) if model in self.null_seeds else []
+
     def null_source(self, model: str) -> str:
         """Where a base model's copies read the tests: words alone (static), templates."""
-        self.null_base(model)
+        self.null_seeds_of(model)
         return self.specs[model].default_source
 
     def null_test_files(self, model: str) -> dict[str, dict[str, list[str]]]:
@@ -85,7 +92,7 @@ class NullPlan(LpbsPlan, DatasetPlan):
 
     def null_lpbs_of(self, model: str) -> dict[str, list[str]]:
         """Test -> the LPBS word-set files of a base model's copies (a transformer's)."""
-        self.null_base(model)
+        self.null_seeds_of(model)
         return {
             t: [paths.WORDSET.format(test=t, descriptor=d) for d in self.lpbs_descriptors(t)]
             for t in self.null_lpbs[model]
@@ -94,7 +101,7 @@ class NullPlan(LpbsPlan, DatasetPlan):
     def null_pairs_of(self, model: str) -> dict[str, str]:
         """Corpus -> the pair contexts a base model's copies run probability-based CEAT on
         (the LPBS tests' pairs, under the base model's case policy)."""
-        self.null_base(model)
+        self.null_seeds_of(model)
         return {c: self.pairs_file(model, c) for c in self.null_corpora[model]}
 
     def null_bases(self) -> dict[str, str]:
@@ -160,7 +167,7 @@ class NullPlan(LpbsPlan, DatasetPlan):
             for n in nulls.trained_null_kind(k).draw_names(m, draws)
         }
 
-    def trained_draws_of(self, key: str, model: str) -> int:
+    def trained_draws_of(self, model: str, key: str) -> int:
         """The draws of a trained model of the trained-weight null kind ``key``; a model the
         kind's section does not name is an error naming the field."""
         models = self.trained_draws.get(key, {})
@@ -172,17 +179,17 @@ class NullPlan(LpbsPlan, DatasetPlan):
             )
         return models[model]
 
-    def trained_source(self, model: str, key: str = nulls.REASSIGNED.key) -> str:
-        """Where a trained model's draws read its vectors: the source its tests run on by
-        default (words alone for static vectors, templates for a transformer)."""
-        self.trained_draws_of(key, model)
+    def trained_source(self, model: str, key: str) -> str:
+        """Where a trained model's draws of the kind ``key`` read its vectors: the source its
+        tests run on by default (words alone for static vectors, templates for a
+        transformer)."""
+        self.trained_draws_of(model, key)
         return self.specs[model].default_source
 
-    def trained_tests(
-        self, model: str, key: str = nulls.REASSIGNED.key
-    ) -> dict[str, dict[str, list[str]]]:
-        """Test -> descriptor -> [contexts file, word-set file] of a trained model's draws:
-        every test the model runs on its source (the embeddings files it has)."""
+    def trained_tests(self, model: str, key: str) -> dict[str, dict[str, list[str]]]:
+        """Test -> descriptor -> [contexts file, word-set file] of a trained model's draws of
+        the kind ``key``: every test the model runs on its source (the embeddings files it
+        has)."""
         source = self.trained_source(model, key)
         mine = [(j.test, j.descriptor) for j in self.jobs if (j.model, j.source) == (model, source)]
         return self._test_files(model, source, mine)
@@ -234,7 +241,7 @@ class NullPlan(LpbsPlan, DatasetPlan):
 
     def null_designs_of(self, model: str) -> int:
         """The generated null designs of a base model (:mod:`biasbench.studies.generated`)."""
-        self.null_base(model)
+        self.null_seeds_of(model)
         return self.null_designs.get(model, 0)
 
     def null_pool_files(self, model: str) -> list[str]:
@@ -244,13 +251,24 @@ class NullPlan(LpbsPlan, DatasetPlan):
             return []
         return [paths.MODEL.format(model=self.null_lexicon)]
 
+    def null_lexicon_params(self, model: str) -> dict[str, Any] | None:
+        """The settings of the static model whose vocabulary is a base model's generated
+        designs' lexicon (None without generated designs)."""
+        if not self.null_pool_files(model):
+            return None
+        return {"name": self.null_lexicon, **self.model_params(self.null_lexicon)}
+
     def null_datasets_of(self, model: str) -> dict[str, dict]:
         """Data set -> {limit, files by role} of a base model's copies (a transformer's)."""
-        self.null_base(model)
+        self.null_seeds_of(model)
         return {
             d: {"limit": limit, "files": self.dataset_files[d]}
             for d, limit in self.null_datasets[model].items()
         }
+
+    def null_dataset_batch(self, model: str) -> int | None:
+        """The data sets' batch size where a base model's copies run any (else None)."""
+        return self.config["datasets"]["batch"] if self.null_datasets_of(model) else None
 
 
 #: model names the workflow's own files take (results/scores/<model>/ beside them): the null

@@ -1,6 +1,6 @@
 """The studies' plan: the ground-truth study (Schröder et al.'s section 5) and the data sets
 its models run, Delobelle et al.'s template study, Bommasani & Liang's DivDist
-(rules/groundtruth.smk, rules/template_study.smk, rules/divdist.smk)."""
+(rules/groundtruth.smk, rules/templates_study.smk, rules/divdist.smk)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from biasbench import paths
+from biasbench.config import section_defaults
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
 from biasbench.plan.datasets import DatasetPlan
@@ -16,6 +17,22 @@ from biasbench.plan.datasets import DatasetPlan
 DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
 #: what rule injected_methods writes per mean of the ground-truth study
 INJECTED_METHOD_FILES = (".methods.tsv", ".robustness.tsv")
+#: what a ground-truth model job reads of the study: its grid beside the planned mean, its
+#: training, and the representation its records carry to the report (not the means planned,
+#: the masked LM's name or the data-set limits: adding a mean retrains no other)
+GROUNDTRUTH_KEYS = (
+    "sigma",
+    "alignment",
+    "repeats",
+    "trainable_layers",
+    "epochs",
+    "batch",
+    "learning_rate",
+    "test_share",
+    "r2_threshold",
+    "representation",
+    "retest",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,6 +115,11 @@ class StudyPlan(DatasetPlan):
         mean: the files one job writes or reads for the whole grid."""
         return [template.format(mu=mu) for mu in self.groundtruth_means]
 
+    def of_mean(self, template: str, mu: str | None) -> list[str]:
+        """``template`` of the mean ``mu``, for a job of one mean (groundtruth.score_jobs:
+        per_mean), or of every planned mean (``mu`` None), for the one job."""
+        return [template.format(mu=mu)] if mu is not None else self.of_each_mean(template)
+
     def scored_in_one_job(self, template: str, *, datasets: bool = False) -> list[str]:
         """What the one job of rule injected_scores (``datasets``) or injected_methods writes
         of ``template`` for every mean; none where the study is scored in a job per mean
@@ -127,6 +149,12 @@ class StudyPlan(DatasetPlan):
             )
         return float(mu)
 
+    def groundtruth_settings(self, mu: str) -> dict[str, Any]:
+        """What a ground-truth model job of a planned mean reads (another mean fails naming
+        the field)."""
+        self.groundtruth_mean(mu)
+        return self.settings_of("groundtruth", *GROUNDTRUTH_KEYS)
+
     def injected_mean(self, mu: str) -> float:
         """A mean whose study models run the data sets (their masked LM runs some itself)."""
         self.groundtruth_mean(mu)
@@ -138,9 +166,68 @@ class StudyPlan(DatasetPlan):
             )
         return float(mu)
 
+    def study_datasets(self, mu: str | None = None) -> list[str]:
+        """The data sets the ground-truth study's models run; those of the models of one
+        planned mean where ``mu`` is given (another mean, or a study whose models run none,
+        fails naming the field)."""
+        if mu is not None:
+            self.injected_mean(mu)
+        return self.injected_datasets
+
+    def study_dataset_limits(self) -> dict[str, int | None]:
+        """The study's limits of the data sets its models run (not of the others)."""
+        limits = self.config["groundtruth"]["dataset_limits"]
+        return {d: limits[d] for d in self.injected_datasets if d in limits}
+
     def study_score_files(self) -> list[str]:
         """Score rows that a study writes (DivDist per source of association)."""
         return [f for f in self.divdist if f.endswith("/scores.tsv")]
+
+    @property
+    def _divdist_study(self) -> dict[str, Any]:
+        """The DivDist study's section (``bommasani``; empty when null: it plans no job)."""
+        return self.config["bommasani"] or {}
+
+    def divdist_corpus_files(self) -> list[str]:
+        """The files of every corpus the DivDist study samples its contexts from."""
+        return [f for c in self._divdist_study["corpora"] for f in self.corpus_files(c)]
+
+    def divdist_corpus_parts(self) -> list[tuple[dict, list[str]]]:
+        """Those corpora as their parts: each one's reader settings and files."""
+        return [p for c in self._divdist_study["corpora"] for p in self.corpus_parts[c]]
+
+    def divdist_text_files(self) -> list[str]:
+        """The automated-text source's counts, one file per corpus."""
+        return [paths.DIVDIST_TEXT.format(corpus=c) for c in self._divdist_study["corpora"]]
+
+    def divdist_vector_files(self) -> list[str]:
+        """The contextual models' vectors of the study's contexts."""
+        models = self._divdist_study["contextual_models"]
+        return [paths.DIVDIST_VECTORS.format(model=m) for m in models]
+
+    def divdist_generated_files(self) -> list[str]:
+        """The generated text, where the study generates any."""
+        generation = self._divdist_study["generation"]
+        return [paths.DIVDIST_GENERATED.format(model=generation["model"])] if generation else []
+
+    def divdist_static_files(self) -> list[str]:
+        """The static models the study reads the vectors of."""
+        return [paths.MODEL.format(model=m) for m in self._divdist_study["static_models"]]
+
+    def divdist_static_specs(self) -> dict[str, dict[str, Any]]:
+        """Their settings, by name."""
+        return {m: self.model_params(m) for m in self._divdist_study["static_models"]}
+
+    def divdist_scores(self, model: str) -> bool:
+        """Whether the DivDist study scores ``model`` (in one file over all its models)."""
+        study = self.config["bommasani"]
+        return bool(study) and model in study["static_models"] + study["contextual_models"]
+
+    def divdist_negative(self) -> str:
+        """DivDist's handling of a negative cosine on the ground-truth study's models:
+        Bommasani's setting, or the schema's default when that study is not configured."""
+        section = self.config["bommasani"] or section_defaults("bommasani")
+        return section["negative"]
 
 
 def groundtruth_file(mu: float) -> str:

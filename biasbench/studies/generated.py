@@ -60,7 +60,7 @@ PROPERTIES: dict[str, Callable[[str, int, int | None], str]] = {
 
 
 @dataclass(frozen=True)
-class Design:
+class GeneratedDesign:
     """One generated null design: its index, the property whose classes X and Y are
     (``kind``), the property of A and B (``attributes``) and its four sets."""
 
@@ -122,7 +122,7 @@ class Lexicon:
 
 def draw_designs(
     words: Sequence[str], count: int, seed: int, pieces: Mapping[str, int] | None = None
-) -> list[Design]:
+) -> list[GeneratedDesign]:
     """``count`` designs from a lexicon's ``words`` (``pieces``: each word's word-piece count
     under the base's tokenizer; None for static vectors, without the ``pieces`` property).
     Design i takes its targets' property in turn (i modulo the properties), its size
@@ -147,5 +147,5 @@ def draw_designs(
                 "words each"
             )
         sets = {"X": targets[0], "Y": targets[1], "A": attributes[0], "B": attributes[1]}
-        out.append(Design(index, first, sets, second))
+        out.append(GeneratedDesign(index, first, sets, second))
     return out

@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # the report modules import this one while the DAG is planned
     from biasbench.models.specs import ModelSpec
     from biasbench.scoring import EncodedContexts
     from biasbench.scoring.settings import ScoreSettings
-    from biasbench.studies.generated import Design
+    from biasbench.studies.generated import GeneratedDesign
 
 
 def copy_seed(seed: int, name: str) -> int:
@@ -158,7 +158,7 @@ def score_tests(
     return out
 
 
-def design_inputs(designs: Iterable[Design], signature: str):
+def design_inputs(designs: Iterable[GeneratedDesign], signature: str):
     """Each design as the null calibration's test inputs: its word set and its words alone
     (:class:`TestInputs`), by test. A and B, of one size, are definitional pairs by position
     (A[i] ~ B[i]): on random weights any pairing is as null as a paper's, and RIPA and Direct
@@ -180,7 +180,7 @@ def design_inputs(designs: Iterable[Design], signature: str):
 
 def generated_rows(
     base: str,
-    designs: Sequence[Design],
+    designs: Sequence[GeneratedDesign],
     encoder: Callable[[int, TestInputs], Callable[[pd.DataFrame], dict[str, np.ndarray]]],
     *,
     kind: str,
@@ -241,7 +241,7 @@ def static_null_rows(
     *,
     settings: ScoreSettings,
     seed: int,
-    designs: Sequence[Design] = (),
+    designs: Sequence[GeneratedDesign] = (),
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Score rows of ``seeds`` random static copies of ``base`` on the words alone, and of
@@ -298,7 +298,7 @@ def transformer_null_rows(
     max_gap: int | None = None,
     device: str = "cpu",
     dtype: str = "float32",
-    designs: Sequence[Design] = (),
+    designs: Sequence[GeneratedDesign] = (),
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Score rows of ``seeds`` random copies of a transformer (``architecture``:
