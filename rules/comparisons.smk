@@ -37,7 +37,6 @@ rule compare_models:
         datasets=of_wildcards(PLAN.comparison_datasets, "base", "against"),
         tests=of_wildcards(PLAN.comparison_tests, "base", "against"),
         scoring=config["scoring"],
-        permutations=(config["compare"] or {}).get("permutations", 9999),
         alpha=config["alpha"],
         seed=config["seed"],
         comparison=COMPARISON_FOUND,

@@ -49,7 +49,7 @@ for (source, test, descriptors), files in zip(
             else None,
             settings=settings.for_source(source),
             seed=sm.params.seed,
-            n_perm=sm.params.permutations,
+            n_perm=sm.params.tests["permutations"],
         )
         embedding += found
         left_out += missed

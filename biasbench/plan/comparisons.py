@@ -107,13 +107,14 @@ class ComparisonPlan(DatasetPlan):
             for source, test, _descriptors in found.tests
         ]
 
-    def comparison_tests(self, base: str, against: str) -> dict[str, list]:
-        """The (source, test, descriptors) a comparison pairs on, in its inputs' order, and
-        the two models' kinds."""
+    def comparison_tests(self, base: str, against: str) -> dict[str, Any]:
+        """The (source, test, descriptors) a comparison pairs on, in its inputs' order, the
+        two models' kinds and the exchange test's draws (``compare.permutations``)."""
         found = self.paired_comparison(base, against)
         return {
             "tests": [[s, t, list(ds)] for s, t, ds in found.tests],
             "kinds": [self.specs[found.base].kind, self.specs[found.against].kind],
+            "permutations": self.config["compare"]["permutations"],
         }
 
     def comparison_datasets(self, base: str, against: str) -> list[str]:

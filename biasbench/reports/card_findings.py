@@ -75,9 +75,9 @@ def _up(value: float, digits: int = 2) -> str:
     return _exponent(f"{math.ceil(value / scale - 1e-9) * scale:.{digits}g}")
 
 
-def p_shown(p, floor, alpha: float, unit: str = "words") -> str:
+def p_shown(p, floor, alpha: float, tested: str = "words") -> str:
     """A p-value as a card prints it, no finer than its test resolves: blank without one;
-    "cannot reach <alpha> with these <unit>" where the design's floor (the smallest p it can
+    "cannot reach <alpha> with these <tested>" where the design's floor (the smallest p it can
     give, whatever the model) is at or above ``alpha`` (too few words or items: 3 words a
     side enumerate 20 partitions); "<= <floor>" at the floor (1/N of N enumerated partitions,
     1/(1 + n) of n sampled ones, rounded up); "< 1e-6" for an analytic tail below
@@ -86,7 +86,7 @@ def p_shown(p, floor, alpha: float, unit: str = "words") -> str:
     if math.isnan(p):
         return ""
     if not math.isnan(floor) and floor >= alpha:
-        return f"cannot reach {alpha:g} with these {unit}"
+        return f"cannot reach {alpha:g} with these {tested}"
     if not math.isnan(floor) and floor >= RESOLUTION and p <= floor * (1 + 1e-9):
         return f"<= {_up(floor)}"
     if p < RESOLUTION and (math.isnan(floor) or floor < RESOLUTION):
