@@ -10,7 +10,16 @@ from biasbench import rows as rows_
 from biasbench.data import datasets as data_sets
 from biasbench.data.pairsets import iter_lines
 from biasbench.methods import registry
-from biasbench.methods.contract import ContextVectors, Method, PairScores
+from biasbench.methods.contract import (
+    ON_DATA_SET,
+    ON_STUDY,
+    WHY_SHARE,
+    WHY_TEST,
+    ContextVectors,
+    Method,
+    PairScores,
+    Truth,
+)
 from biasbench.reports import catalog
 from biasbench.reports.synthesis_inputs import synthesis_table
 from biasbench.reports.tables import ReportSettings, plain_table
@@ -37,6 +46,7 @@ TOY = Method(
     encodings=("word/mean",),
     roles=("X", "Y"),
     description="Mean first coordinate of X minus that of Y.",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )
 
 
@@ -110,6 +120,7 @@ TOY_PAIRS = Method(
     encodings=("mlm",),
     roles=(),
     description="Share of pairs whose more stereotyping sentence the model scores higher.",
+    truth=Truth("stereotype", ON_DATA_SET, WHY_SHARE),
 )
 
 

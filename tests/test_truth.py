@@ -24,6 +24,12 @@ def test_every_registered_method_has_a_truth():
         assert truth.why
 
 
+def test_each_method_declares_the_truth_the_table_held():
+    """A method's declaration (``Method.truth``) holds what ``TRUTH`` held for it, field by
+    field: the quantity, where it is held against it, why, and whether it reads the filter."""
+    assert {m.name: m.truth for m in REGISTRY} == TRUTH
+
+
 def test_a_method_without_an_entry_fails_naming_it():
     with pytest.raises(KeyError, match="new method"):
         truth_of("new method")

@@ -11,35 +11,14 @@ a registered method has no entry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-#: the injected quantities, from an occupation's male share p (the training bias) and
-#: debiaswe's stereotype score s (X: s > 0, Y: s < 0; rated: s != 0)
-QUANTITIES = {
-    "difference": "mean p of the X (male-stereotyped) occupations minus that of the Y ones",
-    "direction": "mean p of the rated occupations minus 1/2",
-    "spread": "standard deviation of the rated occupations' p",
-    "magnitude": "mean |p - 1/2| over the rated occupations",
-    "stereotype": "mean over the rated occupations of the stereotype-consistent share "
-    "(p where s > 0, 1 - p where s < 0)",
-}
-#: where a method is held against its truth: the study's own test, or a data set's rows on
-#: the injected category (its items restricted to it: ``INJECTED_CATEGORY``)
-ON_STUDY, ON_DATA_SET = "study test", "data set"
+from biasbench.methods.contract import ON_DATA_SET, ON_STUDY, QUANTITIES, Truth
+
+__all__ = ["ON_DATA_SET", "ON_STUDY", "QUANTITIES", "TRUTH", "Truth", "injected_bias", "truth_of"]
+
+#: the category of a data set's items the study's injection is on
 INJECTED_CATEGORY = "gender"
-
-
-@dataclass(frozen=True)
-class Truth:
-    quantity: str | None  # a key of QUANTITIES; None: the score has no injected truth
-    where: str  # ON_STUDY or ON_DATA_SET
-    why: str
-    #: the score reads the slot probabilities the learned-bias filter (R² of unmasking with
-    #: training bias) selects models on: part of its rho on the kept models is the selection
-    reads_filter: bool = False
-
 
 _TEST = "a test of X against Y: its sign turns with the sets, so it follows their difference"
 _MAGNITUDE = "a magnitude (its value keeps when X and Y swap): it follows |p - 1/2|, not a side"
