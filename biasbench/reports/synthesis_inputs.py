@@ -20,6 +20,9 @@ from biasbench.studies.cells import primary_cells
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
 from biasbench.studies.groundtruth.truth import truth_of
 
+#: the report section of the comparison's tables and figures (an analysis of the comparison
+#: declares it as its ``SECTION``); the report lists it first
+COMPARISON_SECTION = "The comparison across papers"
 COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = DIVDIST_STUDY.format(name="validity.json")
 
