@@ -21,7 +21,7 @@ from biasbench.data.pairsets import (
 from biasbench.errors import InputError, TooLong
 from biasbench.methods.contract import Settings
 from biasbench.models.logprobs import Engine
-from biasbench.scoring import datasets
+from biasbench.scoring import dataset_stage, datasets
 from biasbench.scoring.datasets import SCORERS
 from biasbench.scoring.settings import ScoreSettings
 
@@ -401,7 +401,7 @@ LONG_PAIRS = [*PAIRS[:2], SentencePair(LONG, LONG.replace("John", "Amy"), True, 
 
 def with_items(monkeypatch, items):
     coverage = {"dataset": "CrowS-Pairs", "items": len(items), "scored": len(items), "limit": None}
-    monkeypatch.setattr(datasets, "dataset_items", lambda *a: (list(items), dict(coverage)))
+    monkeypatch.setattr(dataset_stage, "dataset_items", lambda *a: (list(items), dict(coverage)))
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal"])
@@ -415,7 +415,7 @@ def test_a_sentence_longer_than_the_context_is_refused_naming_item_and_setting(
     with_items(monkeypatch, LONG_PAIRS)
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with pytest.raises(InputError) as error:
-        datasets.score_dataset(engine, "crows_pairs", {}, None, **args)
+        dataset_stage.score_dataset(engine, "crows_pairs", {}, None, **args)
     message = str(error.value)
     assert message.startswith("CrowS-Pairs on tiny: an item of ")
     assert "longer than the model's context of 64: 'John is kind. John" in message
@@ -430,7 +430,7 @@ def test_skip_leaves_a_too_long_item_out_counts_it_and_says_so(tmp_path, monkeyp
     engine = tiny_engine(tmp_path, kind)
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with_items(monkeypatch, LONG_PAIRS)
-    frame, coverage, _ = datasets.score_dataset(
+    frame, coverage, _ = dataset_stage.score_dataset(
         engine, "crows_pairs", {}, None, **args, too_long="skip"
     )
     assert coverage["items"] == 3 and coverage["scored"] == 2 and coverage["too_long"] == 1
@@ -438,7 +438,7 @@ def test_skip_leaves_a_too_long_item_out_counts_it_and_says_so(tmp_path, monkeyp
     assert frame["note"].str.contains(note, regex=False).all()
     # the same items without the long one give the same numbers, and no note or count
     with_items(monkeypatch, LONG_PAIRS[:2])
-    short, fitting, _ = datasets.score_dataset(engine, "crows_pairs", {}, None, **args)
+    short, fitting, _ = dataset_stage.score_dataset(engine, "crows_pairs", {}, None, **args)
     assert "too_long" not in fitting and not short["note"].str.contains("left out").any()
     pd.testing.assert_series_equal(frame["effect_size"], short["effect_size"])
 
@@ -455,12 +455,12 @@ def test_skip_leaves_a_winobias_item_out_whose_scored_text_is_too_long(tmp_path,
     at = sentence.index(" he ") + 1
     long = WinoBiasItem(sentence, "The developer", "the designer", "he", (at, at + 2))
     # the sentence fits the context; the texts scored, with the parenthesis, do not
-    assert engine.longest([sentence]) <= 64 < engine.longest(datasets.item_texts((long, 1, 2)))
+    assert engine.longest([sentence]) <= 64 < engine.longest(dataset_stage.item_texts((long, 1, 2)))
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with_items(monkeypatch, [*items, (long, True, "type1")])
     with pytest.raises(InputError, match="WinoBias on tiny: an item of .* 'The developer argued"):
-        datasets.score_dataset(engine, "winobias", {}, None, **args)
-    frame, coverage, _ = datasets.score_dataset(
+        dataset_stage.score_dataset(engine, "winobias", {}, None, **args)
+    frame, coverage, _ = dataset_stage.score_dataset(
         engine, "winobias", {}, None, **args, too_long="skip"
     )
     assert coverage["scored"] == 4 and coverage["too_long"] == 1
@@ -474,10 +474,10 @@ def test_a_built_text_too_long_under_skip_says_skip_cannot_leave_it_out(tmp_path
     engine = tiny_engine(tmp_path, "masked")
     template = "{target} is [MASK]." + " John is kind." * 20
     inputs = ([template], {"names": [("john", "amy")]})
-    monkeypatch.setattr(datasets, "dataset_items", lambda *a: (inputs, {"items": None}))
+    monkeypatch.setattr(dataset_stage, "dataset_items", lambda *a: (inputs, {"items": None}))
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with pytest.raises(InputError) as error:
-        datasets.score_dataset(engine, "disco", {}, None, **args, too_long="skip")
+        dataset_stage.score_dataset(engine, "disco", {}, None, **args, too_long="skip")
     message = str(error.value)
     assert message.startswith("DisCo on tiny: a text of ")
     assert "so datasets.too_long: skip, which leaves out items whose own texts" in message

@@ -26,6 +26,7 @@ from biasbench.reports.tables import ReportSettings, plain_table
 from biasbench.reports.targets import render_table, scores_only
 from biasbench.rows import COLUMNS, Score
 from biasbench.scoring import datasets as scorers
+from biasbench.scoring.dataset_stage import score_dataset
 from biasbench.scoring.embeddings import score_file
 from biasbench.scoring.settings import ScoreSettings
 
@@ -175,14 +176,14 @@ def test_a_new_data_set_costs_a_declaration_a_scorer_and_a_method(monkeypatch, t
     monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, TOY_PAIRS))
     # step 3: the scorer and its line in SCORERS
     monkeypatch.setitem(scorers.SCORERS, "toy_pairs", _toy_pairs_scorer)
-    frame, coverage, outcomes = scorers.score_dataset(
+    frame, coverage, outcomes = score_dataset(
         _HandSetEngine(), "toy_pairs", {"data": [str(data)]}, None, **ARGS
     )
     assert list(frame.columns) == COLUMNS and list(frame["method"]) == ["Toy pair share"]
     assert frame["effect_size"].iloc[0] == pytest.approx(0.5)  # he codes wins, he cooks not
     assert outcomes.empty  # it writes no per-item outcomes (not in WITH_OUTCOMES)
     assert (coverage["items"], coverage["scored"]) == (2, 2)
-    one, sampled, _o = scorers.score_dataset(  # a limit samples its items, seeded
+    one, sampled, _o = score_dataset(  # a limit samples its items, seeded
         _HandSetEngine(), "toy_pairs", {"data": [str(data)]}, 1, **ARGS
     )
     assert sampled["scored"] == 1 and one["effect_size"].iloc[0] in (0.0, 1.0)

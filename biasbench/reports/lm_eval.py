@@ -6,7 +6,7 @@ file the harness wrote for SmolLM2 on the same CrowS-Pairs pairs (tests/data/lm_
 A filter names how the score was computed: ``none`` is the row that equals the harness's own
 metric (CrowS-Pairs' ``pct_stereotype`` of a causal LM: the summed sentence log-likelihood,
 ``causal-sentence``; checked from outside against the harness on 1,508 pairs) and its
-``likelihood_diff`` (the data set's coverage carries it: ``scoring.datasets.score_dataset``);
+``likelihood_diff`` (the data set's coverage carries it: ``scoring.dataset_stage.score_dataset``);
 every other row is filtered by its encoding and variant. The harness reports a share as a
 fraction: the CrowS-Pairs and StereoSet percentages and WinoBias' percentage points are
 divided by 100, their stderr likewise (a row's ``se``: the bootstrap over its items or terms,
