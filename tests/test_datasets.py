@@ -2,7 +2,7 @@
 engine with hand-set numbers, the authors' code bugs they must not repeat, and every scorer
 end to end on tiny random masked and causal LMs (code paths only)."""
 
-from pathlib import Path
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -255,32 +255,50 @@ def test_every_data_set_has_a_scorer():
     assert set(SCORERS) == set(dataset_files.DATASETS)
 
 
-def test_the_schemas_data_set_names_are_the_registered_ones():
-    """Every list of data-set names in config/schema.yaml (files, lists, limits, the null
-    copies' data sets) names the data sets of ``DATASETS``: all of them, or where a limit
-    samples items those that may be sampled. A data set added to one and not the other fails
-    here, not in a user's config."""
+def _name_lists(node):
+    """Every ``enum`` of a schema that holds a declared data set's name."""
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list) and "crows_pairs" in node["enum"]:
+            yield node["enum"]
+        for value in node.values():
+            yield from _name_lists(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _name_lists(value)
+
+
+def test_the_schemas_data_set_names_are_the_registered_ones(monkeypatch):
+    """config/schema.yaml writes no list of data-set names: its lists (files, lists, limits,
+    the study's limits, the null copies' data sets) are filled in from ``DATASETS`` when the
+    schema is read, all of them or where a limit samples items those that may be sampled. A
+    data set added to the registry is then a name the config takes, with no schema edit."""
     import yaml
+
+    from biasbench.config import SCHEMA, read_schema, validate_config
 
     every = set(dataset_files.DATASETS)
     sampled = {k for k, d in dataset_files.DATASETS.items() if d.sampled}
     assert sampled and sampled != every
+    assert list(_name_lists(yaml.safe_load(SCHEMA.read_text(encoding="utf-8")))) == []
+    found = list(_name_lists(read_schema(SCHEMA)))
+    assert [set(names) for names in found] == [every, sampled]
+    refs = SCHEMA.read_text(encoding="utf-8")
+    assert refs.count('$ref: "#/$defs/dataset"}') == 3  # files, models' lists, null copies'
+    assert refs.count('$ref: "#/$defs/sampled_dataset"}') == 2  # limits, the study's limits
 
-    def enums(node):
-        if isinstance(node, dict):
-            if isinstance(node.get("enum"), list) and "crows_pairs" in node["enum"]:
-                yield node["enum"]
-            for value in node.values():
-                yield from enums(value)
-        elif isinstance(node, list):
-            for value in node:
-                yield from enums(value)
-
-    with open(Path(__file__).parents[1] / "config/schema.yaml", encoding="utf-8") as f:
-        found = list(enums(yaml.safe_load(f)))
-    assert len(found) >= 5
-    for names in found:
-        assert len(names) == len(set(names)) and set(names) in (every, sampled), names
+    toy = dataclasses.replace(dataset_files.DATASETS["crows_pairs"], name="Toy")
+    monkeypatch.setitem(dataset_files.DATASETS, "toy", toy)
+    config = {
+        "seed": 0,
+        "tests": ["C6"],
+        "models": {"m": {"kind": "transformer", "source": "hf:org/m"}},
+        "datasets": {"models": {"m": ["toy"]}, "files": {"toy": {"data": "x"}}, "limits": {}},
+    }
+    config["datasets"]["limits"] = {"toy": 2}
+    assert validate_config(config)["datasets"]["limits"] == {"toy": 2}
+    config["datasets"]["files"] = {"nosuch": {"data": "x"}}
+    with pytest.raises(InputError, match="datasets.files: 'nosuch' is not one of"):
+        validate_config(config)
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal"])
