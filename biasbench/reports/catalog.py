@@ -12,8 +12,18 @@ from biasbench.reports.targets import FigureTarget, Table
 
 PAPERS = (husse2022, schroeder2021, delobelle2022, bommasani2022, synthesis)
 
-TABLES: dict[str, Table] = {t.name: t for paper in PAPERS for t in paper.TABLES}
-FIGURES: dict[str, FigureTarget] = {f.name: f for paper in PAPERS for f in paper.FIGURES}
+
+def targets(
+    papers: tuple[ModuleType, ...] | None = None,
+) -> tuple[dict[str, Table], dict[str, FigureTarget]]:
+    """Every table and every figure the modules of ``papers`` (default :data:`PAPERS`)
+    declare, by name: what rule ``table`` and rule ``figure`` build."""
+    papers = papers or PAPERS
+    tables = {t.name: t for paper in papers for t in paper.TABLES}
+    return tables, {f.name: f for paper in papers for f in paper.FIGURES}
+
+
+TABLES, FIGURES = targets()
 
 
 def sections(papers: tuple[ModuleType, ...] | None = None) -> dict[str, str]:
