@@ -37,7 +37,7 @@ from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
 from biasbench.models.specs import ModelSpec
 from biasbench.plan import resolve_files
-from biasbench.scoring.datasets import score_dataset
+from biasbench.scoring.dataset_stage import score_dataset
 from biasbench.scoring.settings import ScoreSettings
 
 config_file, name = sys.argv[1:]

@@ -1,11 +1,20 @@
 """The configuration, checked at the edge: validated against ``config/schema.yaml`` with the
 schema's defaults filled in (the schema is the only place that holds a default), so every
-later stage reads keys directly. A bad value fails before any job runs, naming the field."""
+later stage reads keys directly. A bad value fails before any job runs, naming the field.
+
+What the library's registries declare the schema does not repeat: where it says
+``x-enum: <module>:<function>`` the names that function returns become the node's ``enum``
+(the data sets' names, ``biasbench.data.datasets.names``), and ``x-properties`` adds the
+properties its function returns (each trained-weight null kind's section,
+``biasbench.nulls.config_sections``), when the schema is read for validation
+(:func:`read_schema`). The schema names the registry; this module imports none of them.
+"""
 
 from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import os
 from pathlib import Path
 from typing import Any
@@ -45,8 +54,32 @@ def _parsed_schema(path: str) -> dict[str, Any]:
 
 
 def read_schema(path: str | os.PathLike) -> dict[str, Any]:
-    """The schema at ``path`` (a copy: parsed once per process, as every job reads it)."""
-    return copy.deepcopy(_parsed_schema(os.fspath(path)))
+    """The schema at ``path`` (a copy: parsed once per process, as every job reads it), with
+    the lists and sections its registries declare filled in (``x-enum``, ``x-properties``)."""
+    return _from_registries(copy.deepcopy(_parsed_schema(os.fspath(path))))
+
+
+def _registry_function(reference: str):
+    """The function ``<module>:<name>`` a schema node names."""
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _from_registries(node: Any) -> Any:
+    """``node`` (changed in place) with every ``x-enum`` and ``x-properties`` filled in from
+    the function it names: the names of a registry as the node's ``enum``, the sections of
+    one added to its ``properties``."""
+    if isinstance(node, dict):
+        for value in node.values():
+            _from_registries(value)
+        if "x-enum" in node:
+            node["enum"] = list(_registry_function(node["x-enum"])())
+        if "x-properties" in node:
+            node.setdefault("properties", {}).update(_registry_function(node["x-properties"])())
+    elif isinstance(node, list):
+        for value in node:
+            _from_registries(value)
+    return node
 
 
 def _field(error) -> str:

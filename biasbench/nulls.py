@@ -136,3 +136,22 @@ def trained_null_kind(key: str) -> TrainedNull:
         if kind.key == key:
             return kind
     raise KeyError(f"no trained-weight null kind {key!r}: {[k.key for k in TRAINED_NULLS]}")
+
+
+def config_sections() -> dict[str, dict]:
+    """Each kind's section of the config schema, ``null_calibration.<key>`` (a
+    ``$defs/trained_null``, null by default: not run), with what its draws are: the config
+    schema takes them from here when it is read (``config/schema.yaml``, ``x-properties``),
+    so a kind is declared here alone."""
+    return {
+        kind.key: {
+            "description": (
+                f"The {kind.title[0].lower()}{kind.title[1:]} ({kind.label}): each draw a model "
+                f"<model>-{kind.infix}-r<i> in {kind.scores_file('<model>')}, its table "
+                f"{kind.table} ({kind.heading})."
+            ),
+            "$ref": "#/$defs/trained_null",
+            "default": None,
+        }
+        for kind in TRAINED_NULLS
+    }

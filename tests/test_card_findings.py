@@ -277,7 +277,7 @@ def test_every_method_with_a_changed_verdict_shows_the_weightiest_first():
 
 
 def test_a_method_declares_which_variants_are_choices():
-    from biasbench.methods.contract import Method, PairScores
+    from biasbench.methods.contract import ON_DATA_SET, Method, PairScores, Truth
     from biasbench.methods.registry import get
 
     assert get("BEC-Pro").choices == () and get("StereoSet SS").choices == ()
@@ -292,6 +292,7 @@ def test_a_method_declares_which_variants_are_choices():
             encodings=("mlm",),
             variants=("all", "male"),
             choices=("female",),
+            truth=Truth(None, ON_DATA_SET, "a test"),
         )
     # DisCo's default filler list against its P > 0.1 fills: a choice; against nouns: data
     rows = [

@@ -29,6 +29,50 @@ def test_every_schema_key_has_a_description():
     assert schema_keys_without_description(read_schema(SCHEMA)) == []
 
 
+def _marked(node, where=""):
+    """(place, keyword, reference) of every node of the schema filled in from a registry."""
+    if isinstance(node, dict):
+        for keyword in ("x-enum", "x-properties"):
+            if keyword in node:
+                yield where, keyword, node[keyword]
+        for key, value in node.items():
+            yield from _marked(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _marked(value, f"{where}.{i}")
+
+
+def test_the_schema_takes_what_the_registries_declare_from_them(monkeypatch):
+    """The data sets' names and the trained-weight null kinds' sections are filled in from
+    their registries when the schema is read: the schema file names none of them."""
+    from biasbench import nulls
+
+    raw = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    marks = sorted(_marked(raw))
+    assert [(where, keyword) for where, keyword, _ in marks] == [
+        (".$defs.dataset", "x-enum"),
+        (".$defs.sampled_dataset", "x-enum"),
+        (".properties.null_calibration", "x-properties"),
+    ]
+    assert "trained" not in raw["properties"]["null_calibration"]["properties"]
+    read = read_schema(SCHEMA)
+    sections = read["properties"]["null_calibration"]["properties"]
+    assert {k.key for k in nulls.TRAINED_NULLS} <= set(sections)
+    assert sections["trained"]["$ref"] == "#/$defs/trained_null"
+    # a kind added to the registry is a section the config takes, null by default
+    coin = nulls.TrainedNull("coin", "coin", "c", None, nulls.reassign, "t", "T", "h", "s", "d")
+    monkeypatch.setattr(nulls, "TRAINED_NULLS", (*nulls.TRAINED_NULLS, coin))
+    entry = {"m": {"kind": "static", "source": "glove-pkg:x"}}
+    config = {"seed": 1, "tests": ["C6"], "models": entry, "null_calibration": {"models": {}}}
+    config["null_calibration"]["models"] = {"m": 2}
+    assert validate_config(config)["null_calibration"]["coin"] is None
+    config["null_calibration"]["coin"] = {"models": ["m"], "draws": 3}
+    assert validate_config(config)["null_calibration"]["coin"]["draws"] == 3
+    config["null_calibration"]["dice"] = {"models": ["m"], "draws": 3}
+    with pytest.raises(InputError, match="null_calibration.*'dice' was unexpected"):
+        validate_config(config)
+
+
 def test_defaults_are_filled_in_from_the_schema():
     config = validate_config(
         {"seed": 1, "tests": ["C6"], "models": {"m": {"kind": "static", "source": "glove-pkg:x"}}}

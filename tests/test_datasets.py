@@ -2,7 +2,7 @@
 engine with hand-set numbers, the authors' code bugs they must not repeat, and every scorer
 end to end on tiny random masked and causal LMs (code paths only)."""
 
-from pathlib import Path
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,7 @@ from biasbench.data.pairsets import (
 from biasbench.errors import InputError, TooLong
 from biasbench.methods.contract import Settings
 from biasbench.models.logprobs import Engine
-from biasbench.scoring import datasets
+from biasbench.scoring import dataset_stage, datasets
 from biasbench.scoring.datasets import SCORERS
 from biasbench.scoring.settings import ScoreSettings
 
@@ -255,32 +255,50 @@ def test_every_data_set_has_a_scorer():
     assert set(SCORERS) == set(dataset_files.DATASETS)
 
 
-def test_the_schemas_data_set_names_are_the_registered_ones():
-    """Every list of data-set names in config/schema.yaml (files, lists, limits, the null
-    copies' data sets) names the data sets of ``DATASETS``: all of them, or where a limit
-    samples items those that may be sampled. A data set added to one and not the other fails
-    here, not in a user's config."""
+def _name_lists(node):
+    """Every ``enum`` of a schema that holds a declared data set's name."""
+    if isinstance(node, dict):
+        if isinstance(node.get("enum"), list) and "crows_pairs" in node["enum"]:
+            yield node["enum"]
+        for value in node.values():
+            yield from _name_lists(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _name_lists(value)
+
+
+def test_the_schemas_data_set_names_are_the_registered_ones(monkeypatch):
+    """config/schema.yaml writes no list of data-set names: its lists (files, lists, limits,
+    the study's limits, the null copies' data sets) are filled in from ``DATASETS`` when the
+    schema is read, all of them or where a limit samples items those that may be sampled. A
+    data set added to the registry is then a name the config takes, with no schema edit."""
     import yaml
+
+    from biasbench.config import SCHEMA, read_schema, validate_config
 
     every = set(dataset_files.DATASETS)
     sampled = {k for k, d in dataset_files.DATASETS.items() if d.sampled}
     assert sampled and sampled != every
+    assert list(_name_lists(yaml.safe_load(SCHEMA.read_text(encoding="utf-8")))) == []
+    found = list(_name_lists(read_schema(SCHEMA)))
+    assert [set(names) for names in found] == [every, sampled]
+    refs = SCHEMA.read_text(encoding="utf-8")
+    assert refs.count('$ref: "#/$defs/dataset"}') == 3  # files, models' lists, null copies'
+    assert refs.count('$ref: "#/$defs/sampled_dataset"}') == 2  # limits, the study's limits
 
-    def enums(node):
-        if isinstance(node, dict):
-            if isinstance(node.get("enum"), list) and "crows_pairs" in node["enum"]:
-                yield node["enum"]
-            for value in node.values():
-                yield from enums(value)
-        elif isinstance(node, list):
-            for value in node:
-                yield from enums(value)
-
-    with open(Path(__file__).parents[1] / "config/schema.yaml", encoding="utf-8") as f:
-        found = list(enums(yaml.safe_load(f)))
-    assert len(found) >= 5
-    for names in found:
-        assert len(names) == len(set(names)) and set(names) in (every, sampled), names
+    toy = dataclasses.replace(dataset_files.DATASETS["crows_pairs"], name="Toy")
+    monkeypatch.setitem(dataset_files.DATASETS, "toy", toy)
+    config = {
+        "seed": 0,
+        "tests": ["C6"],
+        "models": {"m": {"kind": "transformer", "source": "hf:org/m"}},
+        "datasets": {"models": {"m": ["toy"]}, "files": {"toy": {"data": "x"}}, "limits": {}},
+    }
+    config["datasets"]["limits"] = {"toy": 2}
+    assert validate_config(config)["datasets"]["limits"] == {"toy": 2}
+    config["datasets"]["files"] = {"nosuch": {"data": "x"}}
+    with pytest.raises(InputError, match="datasets.files: 'nosuch' is not one of"):
+        validate_config(config)
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal"])
@@ -401,7 +419,7 @@ LONG_PAIRS = [*PAIRS[:2], SentencePair(LONG, LONG.replace("John", "Amy"), True, 
 
 def with_items(monkeypatch, items):
     coverage = {"dataset": "CrowS-Pairs", "items": len(items), "scored": len(items), "limit": None}
-    monkeypatch.setattr(datasets, "dataset_items", lambda *a: (list(items), dict(coverage)))
+    monkeypatch.setattr(dataset_stage, "dataset_items", lambda *a: (list(items), dict(coverage)))
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal"])
@@ -415,7 +433,7 @@ def test_a_sentence_longer_than_the_context_is_refused_naming_item_and_setting(
     with_items(monkeypatch, LONG_PAIRS)
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with pytest.raises(InputError) as error:
-        datasets.score_dataset(engine, "crows_pairs", {}, None, **args)
+        dataset_stage.score_dataset(engine, "crows_pairs", {}, None, **args)
     message = str(error.value)
     assert message.startswith("CrowS-Pairs on tiny: an item of ")
     assert "longer than the model's context of 64: 'John is kind. John" in message
@@ -430,7 +448,7 @@ def test_skip_leaves_a_too_long_item_out_counts_it_and_says_so(tmp_path, monkeyp
     engine = tiny_engine(tmp_path, kind)
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with_items(monkeypatch, LONG_PAIRS)
-    frame, coverage, _ = datasets.score_dataset(
+    frame, coverage, _ = dataset_stage.score_dataset(
         engine, "crows_pairs", {}, None, **args, too_long="skip"
     )
     assert coverage["items"] == 3 and coverage["scored"] == 2 and coverage["too_long"] == 1
@@ -438,7 +456,7 @@ def test_skip_leaves_a_too_long_item_out_counts_it_and_says_so(tmp_path, monkeyp
     assert frame["note"].str.contains(note, regex=False).all()
     # the same items without the long one give the same numbers, and no note or count
     with_items(monkeypatch, LONG_PAIRS[:2])
-    short, fitting, _ = datasets.score_dataset(engine, "crows_pairs", {}, None, **args)
+    short, fitting, _ = dataset_stage.score_dataset(engine, "crows_pairs", {}, None, **args)
     assert "too_long" not in fitting and not short["note"].str.contains("left out").any()
     pd.testing.assert_series_equal(frame["effect_size"], short["effect_size"])
 
@@ -455,12 +473,12 @@ def test_skip_leaves_a_winobias_item_out_whose_scored_text_is_too_long(tmp_path,
     at = sentence.index(" he ") + 1
     long = WinoBiasItem(sentence, "The developer", "the designer", "he", (at, at + 2))
     # the sentence fits the context; the texts scored, with the parenthesis, do not
-    assert engine.longest([sentence]) <= 64 < engine.longest(datasets.item_texts((long, 1, 2)))
+    assert engine.longest([sentence]) <= 64 < engine.longest(dataset_stage.item_texts((long, 1, 2)))
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with_items(monkeypatch, [*items, (long, True, "type1")])
     with pytest.raises(InputError, match="WinoBias on tiny: an item of .* 'The developer argued"):
-        datasets.score_dataset(engine, "winobias", {}, None, **args)
-    frame, coverage, _ = datasets.score_dataset(
+        dataset_stage.score_dataset(engine, "winobias", {}, None, **args)
+    frame, coverage, _ = dataset_stage.score_dataset(
         engine, "winobias", {}, None, **args, too_long="skip"
     )
     assert coverage["scored"] == 4 and coverage["too_long"] == 1
@@ -474,10 +492,10 @@ def test_a_built_text_too_long_under_skip_says_skip_cannot_leave_it_out(tmp_path
     engine = tiny_engine(tmp_path, "masked")
     template = "{target} is [MASK]." + " John is kind." * 20
     inputs = ([template], {"names": [("john", "amy")]})
-    monkeypatch.setattr(datasets, "dataset_items", lambda *a: (inputs, {"items": None}))
+    monkeypatch.setattr(dataset_stage, "dataset_items", lambda *a: (inputs, {"items": None}))
     args = {"model": "tiny", "settings": ScoreSettings(seed=1), "signature": "s"}
     with pytest.raises(InputError) as error:
-        datasets.score_dataset(engine, "disco", {}, None, **args, too_long="skip")
+        dataset_stage.score_dataset(engine, "disco", {}, None, **args, too_long="skip")
     message = str(error.value)
     assert message.startswith("DisCo on tiny: a text of ")
     assert "so datasets.too_long: skip, which leaves out items whose own texts" in message

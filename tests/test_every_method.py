@@ -31,7 +31,7 @@ from biasbench.studies.groundtruth.every_method import (
 )
 from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.surgery import injected_model, study_models
-from biasbench.studies.groundtruth.truth import TRUTH, injected_bias
+from biasbench.studies.groundtruth.truth import injected_bias
 
 from .test_groundtruth import data, masked_lm  # noqa: F401 (a fixture)
 
@@ -62,7 +62,7 @@ def test_injected_quantities_by_hand():
 
 
 def test_what_each_method_tracks():
-    tracks = {m.name: TRUTH[m.name].quantity for m in REGISTRY}
+    tracks = {m.name: m.truth.quantity for m in REGISTRY}
     assert tracks["s-SEAT"] == tracks["LPBS"] == "difference"  # X against Y: negates
     assert tracks["SAME skew"] == "direction" and tracks["SAME stereotype"] == "spread"
     assert tracks["SAME"] == tracks["MAC"] == tracks["Direct Bias"] == "magnitude"

@@ -28,7 +28,7 @@ from biasbench.reports.lm_eval import (
     lm_eval_comparison,
     lm_eval_results,
 )
-from biasbench.scoring import datasets
+from biasbench.scoring import dataset_stage, datasets
 from biasbench.scoring.settings import ScoreSettings
 
 from .conftest import ROOT, score_row
@@ -235,9 +235,9 @@ def test_the_crows_pairs_coverage_carries_likelihood_diff_and_the_rows_stay(monk
     pairs = [SentencePair("s1", "a1", True, "race"), SentencePair("s2", "a2", False, "race")]
     scores = {"s1": -1.0, "a1": -3.0, "s2": -6.0, "a2": -2.0}
     coverage = {"dataset": "CrowS-Pairs", "items": 2, "scored": 2, "limit": None}
-    monkeypatch.setattr(datasets, "dataset_items", lambda *a: (pairs, dict(coverage)))
+    monkeypatch.setattr(dataset_stage, "dataset_items", lambda *a: (pairs, dict(coverage)))
     args = {"model": "m", "settings": ScoreSettings(seed=1), "signature": "s"}
-    frame, found, outcomes = datasets.score_dataset(
+    frame, found, outcomes = dataset_stage.score_dataset(
         CausalStub(scores), "crows_pairs", {}, None, **args
     )
     # the summed log-likelihoods (-1 - 1 against -3 - 1; -6 - 1 against -2 - 1): gaps 2 and 4

@@ -52,24 +52,30 @@ def default_config() -> dict:
     return yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
 
 
-def schema_model_lists(node: dict, where: str = "") -> list[str]:
-    """Fields of the schema named ``models`` or ``*_models`` that hold several names."""
+def schema_model_lists(node: dict, where: str = "", root: dict | None = None) -> list[str]:
+    """Fields of the schema named ``models`` or ``*_models`` that hold several names (a
+    field defined in ``$defs`` read there)."""
+    root = root or node
     found = []
     for name, sub in (node.get("properties") or {}).items():
         field = f"{where}.{name}".lstrip(".")
+        ref = sub.get("$ref", "")
+        if ref.startswith("#/$defs/"):
+            sub = {**root["$defs"][ref.removeprefix("#/$defs/")], **sub}
         types = sub.get("type", [])
         types = types if isinstance(types, list) else [types]
         # only_models selects the models a run measures (an audit): no list a model joins
         if name.endswith("models") and name != "only_models" and {"array", "object"} & set(types):
             found.append(field)
         if "object" in types:
-            found += schema_model_lists(sub, field)
+            found += schema_model_lists(sub, field, root)
     return found
 
 
 def test_the_model_lists_are_the_schema_fields_that_list_models():
-    schema = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text(encoding="utf-8"))
-    assert sorted(schema_model_lists(schema)) == sorted(MODEL_LISTS)
+    from biasbench.config import SCHEMA, read_schema
+
+    assert sorted(schema_model_lists(read_schema(SCHEMA))) == sorted(MODEL_LISTS)
 
 
 def with_model(config: dict, name: str, entry: dict) -> dict:

@@ -1,6 +1,11 @@
-"""The recipes of docs/methods.md and docs/layout.md followed end to end with a toy of each
-kind in a temporary registry: what each costs is what the recipe says, and nothing else is
-touched (the scoring stage and the tables find the toy where they find the real ones)."""
+"""The recipes of docs/methods.md followed as written, with a toy of each kind: each test
+takes the steps its recipe numbers, in the doc's order and naming the doc's files
+(:class:`Recipe` checks them against the doc, and the files the doc says the recipe costs),
+then calls on the toy what the workflow calls: the scoring entry, the truth lookup, the
+league, the catalog and its report sections, the config's validation and the plan. What each
+costs is what the recipe says, and nothing else is touched."""
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -9,16 +14,81 @@ import pytest
 from biasbench import rows as rows_
 from biasbench.data import datasets as data_sets
 from biasbench.data.pairsets import iter_lines
+from biasbench.io import write_json, write_tsv
 from biasbench.methods import registry
-from biasbench.methods.contract import ContextVectors, Method, PairScores
+from biasbench.methods.contract import (
+    ON_STUDY,
+    WHY_TEST,
+    ContextVectors,
+    Method,
+    PairScores,
+    Truth,
+)
 from biasbench.reports import catalog
-from biasbench.reports.synthesis_inputs import synthesis_table
+from biasbench.reports.synthesis_inputs import COMPARISON_SECTION, synthesis_table
 from biasbench.reports.tables import ReportSettings, plain_table
-from biasbench.reports.targets import render_table, scores_only
+from biasbench.reports.targets import SCORES, render_table, scores_only
 from biasbench.rows import COLUMNS, Score
+from biasbench.scoring import EncodedContexts, score
 from biasbench.scoring import datasets as scorers
-from biasbench.scoring.embeddings import score_file
+from biasbench.scoring.dataset_stage import score_dataset
 from biasbench.scoring.settings import ScoreSettings
+from biasbench.studies.groundtruth.every_method import DESCRIPTOR as STUDY_DESCRIPTOR
+from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
+from biasbench.studies.groundtruth.truth import truth_of
+
+from .conftest import ROOT, score_row
+
+DOC = ROOT / "docs" / "methods.md"
+#: a numbered step of a recipe: the file it touches, first on its line
+STEP = re.compile(r"^(\d+)\. `([^`]+)`", re.MULTILINE)
+#: what the doc says a recipe costs
+COST = re.compile(r"costs \*\*(\d+) files\*\*")
+#: the recipes of the doc, each followed by a test below
+RECIPES = ("Adding a method", "Adding a data set", "Adding a null kind", "Adding an analysis")
+
+
+def doc_recipes() -> dict[str, tuple[list[str], int | None]]:
+    """Each "## Adding ..." section of docs/methods.md: the file each of its numbered steps
+    names, in order, and the number of files the section says the recipe costs."""
+    found = {}
+    for section in re.split(r"^## ", DOC.read_text(encoding="utf-8"), flags=re.MULTILINE)[1:]:
+        heading, _, body = section.partition("\n")
+        if heading.startswith("Adding "):
+            steps = STEP.findall(body)
+            assert [int(n) for n, _ in steps] == list(range(1, len(steps) + 1)), heading
+            cost = COST.search(body)
+            found[heading] = ([file for _, file in steps], int(cost.group(1)) if cost else None)
+    return found
+
+
+class Recipe:
+    """The steps a test takes of one recipe of the doc, each naming the file it touches
+    (``<name>`` in a path: the new thing's own name)."""
+
+    def __init__(self, heading: str):
+        self.heading, self.taken = heading, []
+
+    def step(self, file: str) -> None:
+        self.taken.append(file)
+
+    def followed(self) -> None:
+        """The steps taken are the doc's, in its order, and as many files as it says."""
+        steps, cost = doc_recipes()[self.heading]
+        assert self.taken == steps, f"{self.heading}: the doc's steps are {steps}"
+        assert cost == len(set(steps)), f"{self.heading}: the doc says {cost} files"
+
+
+def test_the_doc_numbers_a_recipe_for_each_test_and_names_real_files():
+    recipes = doc_recipes()
+    assert set(recipes) == set(RECIPES)
+    for heading, (steps, cost) in recipes.items():
+        assert steps and cost, heading
+        for file in steps:  # a file the recipe edits exists; a new one is named by a pattern
+            assert "<" in file or (ROOT / file).is_file(), (heading, file)
+
+
+# -- Adding a method ----------------------------------------------------------------------
 
 
 def _first_axis_gap(inputs: ContextVectors, settings, seed) -> Score:
@@ -27,7 +97,7 @@ def _first_axis_gap(inputs: ContextVectors, settings, seed) -> Score:
     return Score(float(x.mean() - y.mean()), sizes={"X": len(x), "Y": len(y)})
 
 
-#: step 1 of "Adding a method": the module's score and its declaration
+#: step 1 of "Adding a method": the module's score and its declaration, its truth included
 TOY = Method(
     "Toy gap",
     "nobody (a test)",
@@ -37,12 +107,51 @@ TOY = Method(
     encodings=("word/mean",),
     roles=("X", "Y"),
     description="Mean first coordinate of X minus that of Y.",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )
 
+REPORT = ReportSettings(models={}, alpha=0.05, natural=None, null_models=())
 
-def test_a_new_method_costs_a_module_and_a_registry_line(monkeypatch):
-    # step 2: its line in the registry; the scoring stage then runs it with the others
+
+def _study(tmp_path, effect) -> dict[str, list[str]]:
+    """Eight ground-truth study models, each its own draw, with the injected quantities
+    and the toy's row on the study's test (``effect`` of its difference): the league's
+    study inputs."""
+    names = [f"gt-mu0.50-sd0.20-a0.00-r{r}" for r in range(8)]
+    difference = [0.1, 0.3, 0.2, 0.5, 0.4, 0.7, 0.6, 0.8]
+    records = [
+        {"name": n, "mu": 0.5, "kept": True, "p": [i / 10], "injected": {"difference": d}}
+        for i, (n, d) in enumerate(zip(names, difference, strict=True))
+    ]
+    write_json(tmp_path / "study.json", {"models": records})
+    rows = [
+        score_row(
+            method=TOY.name,
+            paper=TOY.paper,
+            family=TOY.family,
+            model=n,
+            test=STUDY_TEST,
+            descriptor=STUDY_DESCRIPTOR,
+            source="templates",
+            encoding="word/mean",
+            effect_size=effect(d),
+        )
+        for n, d in zip(names, difference, strict=True)
+    ]
+    write_tsv(tmp_path / "study_methods.tsv", pd.DataFrame(rows))
+    return {
+        "study_methods": [str(tmp_path / "study_methods.tsv")],
+        "study_records": [str(tmp_path / "study.json")],
+    }
+
+
+def test_adding_a_method(monkeypatch, tmp_path):
+    recipe = Recipe("Adding a method")
+    recipe.step("biasbench/methods/<family>/<name>.py")  # TOY above
+    recipe.step("biasbench/methods/registry.py")
     monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, TOY))
+
+    # the score stage's entry runs it with every method on context vectors
     rows = [
         (r, w) for r, words in {"X": "ab", "Y": "cd", "A": "ef", "B": "gh"}.items() for w in words
     ]
@@ -51,83 +160,68 @@ def test_a_new_method_costs_a_module_and_a_registry_line(monkeypatch):
     vectors = np.zeros((len(contexts), 3), np.float32)
     vectors[:, 0] = [1.0, 3.0, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0]  # X: 1 and 3, Y: 0.5 and 0.5
     vectors[:, 1:] = np.random.default_rng(0).normal(size=(len(contexts), 2))  # all unlike
-    out = score_file(
-        contexts,
-        {"word/mean": vectors, "valid": np.ones(len(contexts), bool)},
-        model="m",
+    encoded = EncodedContexts(
+        contexts=contexts,
+        arrays={"word/mean": vectors, "valid": np.ones(len(contexts), bool)},
         kind="static",
         is_decoder=False,
         source="words",
         test="T",
         descriptor="names",
-        settings=ScoreSettings(),
-        signature="sig",
     )
+    out = score(encoded, model="m", settings=ScoreSettings(), signature="sig")
+
+    recipe.step("tests/test_<name>.py")  # its test: a case by hand
     toy = out[out["method"] == "Toy gap"]
     assert len(toy) == 1 and list(out.columns) == COLUMNS
-    assert toy["effect_size"].iloc[0] == pytest.approx(2.0 - 0.5)  # by hand
+    assert toy["effect_size"].iloc[0] == pytest.approx(2.0 - 0.5)
     assert toy["n_x"].iloc[0] == 2 and np.isnan(toy["p_value"].iloc[0])
     assert {"WEAT", "RIPA"} <= set(out["method"])  # the registered ones still run beside it
+    recipe.followed()
+
+    # nothing else: tests/test_contract.py's checks hold for it as for every method
+    from . import test_contract as contract
+
+    contract.test_swapping_the_target_sets(method=TOY)
+    for check in (
+        contract.test_same_seed_same_bytes,
+        contract.test_rows_have_exactly_the_schema_columns,
+        contract.test_a_method_reads_exactly_the_settings_it_declares,
+        contract.test_an_empty_set_raises_the_documented_error,
+    ):
+        check(TOY)
+    # the ground-truth study and the league find its truth in its declaration
+    assert truth_of("Toy gap") is TOY.truth
+    write_tsv(tmp_path / "all.tsv", out)
+    inputs = {"scores": [str(tmp_path / "all.tsv")], **_study(tmp_path, lambda d: 3 * d**3)}
+    csv, _md, _html = render_table(catalog.TABLES["synthesis_league"], inputs, REPORT)
+    league = pd.read_csv(pd.io.common.StringIO(csv)).set_index("method")
+    row = league.loc["Toy gap"]
+    assert (row["truth_quantity"], row["truth_on"]) == ("difference", ON_STUDY)
+    assert row["truth_spearman"] == pytest.approx(1.0) and row["models"] == 8
+    assert row["truth_verdict"] == "found"
 
 
-def test_a_new_analysis_costs_a_module_and_a_catalog_line(monkeypatch, tmp_path):
-    """An analysis declares its tables (what they read and how they render) in its own
-    module; the catalog's line makes it a workflow target (rule table finds it by name)."""
-    scores = tmp_path / "all.tsv"
-    pd.DataFrame({"method": ["WEAT", "WEAT", "MAC"], "effect_size": [1.0, 3.0, 0.5]}).to_csv(
-        scores, sep="\t", index=False
-    )
-
-    def mean_per_method(inputs, settings):
-        frame = pd.read_csv(inputs["scores"][0], sep="\t").groupby("method", as_index=False).mean()
-        return plain_table(frame, "Toy analysis", "Each method's mean effect size.")
-
-    module = type("toy_analysis", (), {})()  # the analysis' module: its tables, no figure
-    module.TABLES = (
-        synthesis_table("toy_means", "Toy means", mean_per_method, "", reads=scores_only),
-    )
-    module.FIGURES = ()
-    papers = (*catalog.PAPERS, module)
-    monkeypatch.setattr(catalog, "TABLES", {t.name: t for p in papers for t in p.TABLES})
-    csv, markdown, _html = render_table(
-        catalog.TABLES["toy_means"], {"scores": [str(scores)]}, ReportSettings()
-    )
-    assert csv.splitlines()[1:] == ["MAC,0.5", "WEAT,2"]
-    assert "Toy analysis" in markdown and "Each method's mean effect size." in markdown
-
-
-def _more_wins(inputs: PairScores, settings, seed) -> Score:
-    """The share of pairs whose more stereotyping sentence scores higher: a toy, no test."""
-    return Score(float(np.mean(inputs.more > inputs.less)), sizes={"X": len(inputs.more)})
-
-
-TOY_PAIRS = Method(
-    "Toy pair share",
-    "nobody (a test)",
-    "probability",
-    PairScores,
-    _more_wins,
-    encodings=("mlm",),
-    roles=(),
-    description="Share of pairs whose more stereotyping sentence the model scores higher.",
-)
+# -- Adding a data set ---------------------------------------------------------------------
 
 
 def _toy_pairs_scorer(engine, pairs, *, model, settings, seed, signature, se=True):
-    """Step 3 of "Adding a data set": what its measure asks the engine (each sentence's
-    score) and hands to its method, one row per encoding (``scoring/datasets.py``)."""
+    """Step 2 of "Adding a data set": what its measure asks the engine (each sentence's
+    score) and hands to its method (a registered one: CrowS-Pairs' share), one row."""
+    method = registry.get("CrowS-Pairs")
     scored = engine.pll([s for pair in pairs for s in pair], None)
-    inputs = PairScores(scored[0::2], scored[1::2], np.ones(len(pairs), bool), np.array(["x"]))
-    key = rows_.RowKey(model, "dataset", "Toy pairs", "all", "mlm", "full")
+    n = len(pairs)
+    inputs = PairScores(scored[0::2], scored[1::2], np.ones(n, bool), np.array(["x"] * n))
+    key = rows_.RowKey(model, "dataset", "Toy pairs", "all", "mlm-pll", "full")
     row = rows_.make_row(
-        TOY_PAIRS,
+        method,
         key,
-        TOY_PAIRS(inputs, settings, seed),
+        method(inputs, settings, seed),
         primary=True,
-        unit="item",
+        unit="sentence pair",
         seed=seed,
         signature=signature,
-        settings={},
+        settings=method.settings_of(settings),
     )
     return rows_.frame([row])
 
@@ -142,17 +236,16 @@ class _HandSetEngine:
         return np.array([self.scores[s] for s in sentences])
 
 
-ARGS = {"model": "m", "settings": ScoreSettings(seed=1), "signature": "sig"}
+def test_adding_a_data_set(monkeypatch, tmp_path):
+    from biasbench.config import validate_config
+    from biasbench.plan import make_plan
 
+    from .test_plan_isolation import default_config
 
-def test_a_new_data_set_costs_a_declaration_a_scorer_and_a_method(monkeypatch, tmp_path):
-    """The data-set stage's entry (``score_dataset``) reads, samples and scores a data set
-    declared in three places: its record (files by role, reader, sampling), its scorer and
-    its method's module with the registry line. config/schema.yaml's lists of data-set names
-    then take its name (tests/test_datasets.py fails until they do)."""
+    recipe = Recipe("Adding a data set")
     data = tmp_path / "toy.txt"
     data.write_text("he codes|she codes\nhe cooks|she cooks\n", encoding="utf-8")
-    # step 1: the declaration (biasbench/data/datasets.py)
+    recipe.step("biasbench/data/datasets.py")  # its record and its reader
     toy = data_sets.DataSet(
         "Toy pairs",
         ("data",),
@@ -160,25 +253,38 @@ def test_a_new_data_set_costs_a_declaration_a_scorer_and_a_method(monkeypatch, t
         sampled=True,
     )
     monkeypatch.setitem(data_sets.DATASETS, "toy_pairs", toy)
-    # step 2: the method's module and its registry line
-    monkeypatch.setattr(registry, "REGISTRY", (*registry.REGISTRY, TOY_PAIRS))
-    # step 3: the scorer and its line in SCORERS
+    recipe.step("biasbench/scoring/datasets.py")  # its scorer and its line in SCORERS
     monkeypatch.setitem(scorers.SCORERS, "toy_pairs", _toy_pairs_scorer)
-    frame, coverage, outcomes = scorers.score_dataset(
-        _HandSetEngine(), "toy_pairs", {"data": [str(data)]}, None, **ARGS
-    )
-    assert list(frame.columns) == COLUMNS and list(frame["method"]) == ["Toy pair share"]
-    assert frame["effect_size"].iloc[0] == pytest.approx(0.5)  # he codes wins, he cooks not
+    recipe.step("config.yaml")  # its files; the schema takes its name from DATASETS
+    config = default_config()
+    config["datasets"]["files"]["toy_pairs"] = {"data": str(data)}
+    config["datasets"]["limits"]["toy_pairs"] = 1
+    plan = make_plan(validate_config(config), ROOT)
+    model = "minilm-l6+mlm-head"  # runs "all" the data sets
+    assert (model, "toy_pairs") in plan.dataset_jobs
+    files = plan.dataset_roles(model, "toy_pairs")
+    assert files == {"data": [str(data)]}
+
+    recipe.step("tests/test_datasets.py")  # its scorer on an engine with hand-set numbers
+    args = {"model": model, "settings": ScoreSettings(seed=1), "signature": "sig"}
+    # rule dataset_scores' call: reads, samples and fits the items, scores them at the entry
+    frame, coverage, outcomes = score_dataset(_HandSetEngine(), "toy_pairs", files, None, **args)
+    assert list(frame.columns) == COLUMNS and list(frame["method"]) == ["CrowS-Pairs"]
+    assert frame["test"].iloc[0] == "Toy pairs"
+    assert frame["effect_size"].iloc[0] == pytest.approx(50.0)  # he codes wins, he cooks not
     assert outcomes.empty  # it writes no per-item outcomes (not in WITH_OUTCOMES)
     assert (coverage["items"], coverage["scored"]) == (2, 2)
-    one, sampled, _o = scorers.score_dataset(  # a limit samples its items, seeded
-        _HandSetEngine(), "toy_pairs", {"data": [str(data)]}, 1, **ARGS
-    )
-    assert sampled["scored"] == 1 and one["effect_size"].iloc[0] in (0.0, 1.0)
+    limit = config["datasets"]["limits"]["toy_pairs"]  # the job's limit: a seeded sample
+    one, sampled, _o = score_dataset(_HandSetEngine(), "toy_pairs", files, limit, **args)
+    assert sampled["scored"] == 1 and one["effect_size"].iloc[0] in (0.0, 100.0)
+    recipe.followed()
+
+
+# -- Adding a null kind --------------------------------------------------------------------
 
 
 def _swap_by_coin(contexts, words, rng):
-    """Step 1 of "Adding a null kind": a toy draw that swaps X and Y wholesale on a coin."""
+    """A toy draw that swaps X and Y wholesale on a coin."""
     import dataclasses
 
     if rng.random() < 0.5:
@@ -188,21 +294,21 @@ def _swap_by_coin(contexts, words, rng):
     return contexts.assign(role=roles), dataclasses.replace(words, sets=sets)
 
 
-def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypatch, tmp_path):
+def test_adding_a_null_kind(monkeypatch, tmp_path):
     from biasbench import nulls
     from biasbench.config import model_entry, validate_config
     from biasbench.errors import InputError
-    from biasbench.io import write_tsv
     from biasbench.models.specs import ModelSpec
     from biasbench.plan import make_plan
     from biasbench.plan.null import check_model_names
     from biasbench.reports.calibration import trained_tables
     from biasbench.studies import null_calibration as nc
 
-    from .test_plan_isolation import ROOT, default_config
+    from .test_plan_isolation import default_config
     from .test_trained_null import _geometry, _words
 
-    # step 1: the kind's record (and its draw) in biasbench/nulls.py's TRAINED_NULLS
+    recipe = Recipe("Adding a null kind")
+    recipe.step("biasbench/nulls.py")  # its record (and its draw) in TRAINED_NULLS
     coin = nulls.TrainedNull(
         key="coin",
         infix="coin",
@@ -225,15 +331,18 @@ def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypa
     rows = nc.trained_null_rows(
         spec, "T", inputs, 6, source="templates", settings=settings, seed=1, kind=coin
     )
+    recipe.step("tests/test_trained_null.py")  # a test of its draw
     assert sorted(set(rows["model"])) == coin.draw_names("m", 6)
     seat = rows[rows["method"] == "s-SEAT"].set_index("model")["effect_size"]
     assert np.allclose(seat.abs(), abs(seat.iloc[0]))  # a swap negates s-SEAT's d, no more
     assert (seat > 0).any() and (seat < 0).any()  # both faces of the coin among 6 draws
+    recipe.followed()
 
-    # step 2: its section in config/schema.yaml (here: added after validation) plans its jobs
-    config = validate_config(default_config())
+    # nothing else: its section null_calibration.coin is the schema's from the record, and
+    # plans its jobs
+    config = default_config()
     config["null_calibration"]["coin"] = {"models": ["glove-6b-50d"], "draws": 3}
-    plan = make_plan(config, ROOT)
+    plan = make_plan(validate_config(config), ROOT)
     assert plan.trained_files("coin") == [coin.scores_file("glove-6b-50d")]
     assert plan.trained_bases()["glove-6b-50d-coin-r2"] == "glove-6b-50d"
     with pytest.raises(InputError, match="a coin draw of 'glove-6b-50d'"):
@@ -257,3 +366,45 @@ def test_a_new_null_kind_costs_a_record_its_draw_and_its_config_section(monkeypa
     shares = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["method", "design"])
     assert shares.loc[("s-SEAT", "paper"), "cells_null"] == 6
     assert "X and Y swapped on a coin" in md
+
+
+# -- Adding an analysis --------------------------------------------------------------------
+
+
+def _mean_per_method(inputs, settings):
+    frame = pd.read_csv(inputs["scores"][0], sep="\t").groupby("method", as_index=False).mean()
+    return plain_table(frame, "Toy analysis", "Each method's mean effect size.")
+
+
+def test_adding_an_analysis(monkeypatch, tmp_path):
+    """An analysis of the comparison declares its tables (what they read, how they render)
+    and its report section in its own module; the catalog's line makes them workflow targets
+    (rule table finds them by name) listed in that section of the report."""
+    recipe = Recipe("Adding an analysis")
+    recipe.step("biasbench/reports/<name>.py")  # its tables, figures and report section
+    module = type("toy_analysis", (), {})()
+    module.TABLES = (
+        synthesis_table("toy_means", "Toy means", _mean_per_method, "", reads=scores_only),
+    )
+    module.FIGURES = ()
+    module.SECTION = COMPARISON_SECTION
+    recipe.step("biasbench/reports/catalog.py")  # its line in PAPERS
+    monkeypatch.setattr(catalog, "PAPERS", (*catalog.PAPERS, module))
+    tables, figures = catalog.targets()  # what the catalog's import makes of PAPERS
+    monkeypatch.setattr(catalog, "TABLES", tables)
+    monkeypatch.setattr(catalog, "FIGURES", figures)
+
+    recipe.step("tests/test_<name>.py")  # its table by hand
+    table = catalog.TABLES["toy_means"]  # rule table's, by name
+    assert table.inputs(None) == {"scores": [SCORES]}
+    assert catalog.report_section("toy_means") == catalog.COMPARISON
+    scores = tmp_path / "all.tsv"
+    pd.DataFrame({"method": ["WEAT", "WEAT", "MAC"], "effect_size": [1.0, 3.0, 0.5]}).to_csv(
+        scores, sep="\t", index=False
+    )
+    csv, markdown, _html = render_table(table, {"scores": [str(scores)]}, ReportSettings())
+    assert csv.splitlines()[1:] == ["MAC,0.5", "WEAT,2"]
+    assert "Toy analysis" in markdown and "Each method's mean effect size." in markdown
+    recipe.followed()
+    # the report's sections stay as they were: the analysis joins the comparison's
+    assert catalog.sections() == catalog.sections(catalog.PAPERS[:-1])

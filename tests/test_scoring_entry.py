@@ -159,6 +159,57 @@ def test_a_data_set_that_writes_no_outcomes_refuses_a_list_for_them():
         score(items, model="m", settings=SETTINGS, signature="sig")
 
 
+def test_the_zoo_data_set_job_scores_through_the_entry(monkeypatch):
+    """Rule dataset_scores' call (``score_dataset``) reads, samples and fits the items, then
+    hands them to the one entry as a ``DatasetItems`` record: the rows are the entry's."""
+    from biasbench import scoring
+    from biasbench.scoring import dataset_stage
+
+    pairs = [SentencePair("s1", "a1", True, "race"), SentencePair("s2", "a2", True, "race")]
+    engine = CausalStub({"s1": -1.0, "a1": -3.0, "s2": -6.0, "a2": -2.0})
+    coverage = {"dataset": "CrowS-Pairs", "items": 2, "scored": 2, "limit": None}
+    monkeypatch.setattr(dataset_stage, "dataset_items", lambda *a: (list(pairs), dict(coverage)))
+    seen, entry = [], scoring.SCORERS_OF[DatasetItems]
+
+    def spy(inputs, **where):
+        seen.append(inputs)
+        return entry(inputs, **where)
+
+    monkeypatch.setitem(scoring.SCORERS_OF, DatasetItems, spy)
+    frame, _coverage, outcomes = dataset_stage.score_dataset(
+        engine, "crows_pairs", {}, None, model="m", settings=SETTINGS, signature="sig"
+    )
+    (record,) = seen
+    assert (record.dataset, record.items, record.engine) == ("crows_pairs", pairs, engine)
+    entry_outcomes: list[pd.DataFrame] = []
+    by_entry = score(
+        DatasetItems(dataset="crows_pairs", engine=engine, items=pairs, outcomes=entry_outcomes),
+        model="m",
+        settings=SETTINGS,
+        signature="sig",
+    )
+    pd.testing.assert_frame_equal(frame, by_entry)
+    pd.testing.assert_frame_equal(outcomes, entry_outcomes[0])  # CrowS-Pairs writes them
+
+
+def test_only_the_entry_calls_the_data_set_measures():
+    """``score_items`` (every measure of a data set) is the entry's scorer of a
+    ``DatasetItems`` record: no other module calls it, in the scoring package or outside."""
+    sources = [
+        *(ROOT / "biasbench").rglob("*.py"),
+        *(ROOT / "workflow_scripts").glob("*.py"),
+        *(ROOT / "benchmarks").glob("*.py"),
+    ]
+    callers = {
+        str(p.relative_to(ROOT))
+        for p in sources
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) == "score_items"
+    }
+    assert callers == {"biasbench/scoring/__init__.py"}
+
+
 def test_an_unknown_kind_of_input_is_refused_naming_the_kinds():
     with pytest.raises(TypeError, match="no scorer reads dict.*EncodedContexts"):
         score({"contexts": []}, model="m", settings=SETTINGS, signature="sig")

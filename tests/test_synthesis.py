@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from biasbench.io import write_tsv
-from biasbench.methods.registry import REGISTRY
+from biasbench.methods.registry import REGISTRY, get
 from biasbench.reports import cards as card_report
 from biasbench.reports import league as league_report
 from biasbench.reports import synthesis as report
@@ -125,7 +125,6 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     against its own truth (a method scored against another quantity would not reach 1): on
     every model, the learned-bias filter a sensitivity column; the others say why not."""
     from biasbench.io import write_json
-    from biasbench.studies.groundtruth.truth import TRUTH
 
     study = tmp_path / "groundtruth"
     study.mkdir()
@@ -159,7 +158,7 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     ]
     rows, halves = [], []
     for m in runs:
-        truth = TRUTH[m.name]
+        truth = m.truth
         on_study = truth.where == "study test"
         for i, n in enumerate(names):
             value = quantities[truth.quantity][i] if truth.quantity else 1.0
@@ -196,7 +195,7 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
         "study_records": [str(study / "mu0.50.json")],
     }
     league = league_report.league(inputs, SETTINGS).set_index("method")
-    with_truth = [m.name for m in runs if TRUTH[m.name].quantity]
+    with_truth = [m.name for m in runs if m.truth.quantity]
     assert league.loc[with_truth, "truth_spearman"].tolist() == pytest.approx(
         [1.0] * len(with_truth)
     )
@@ -208,7 +207,7 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     assert league.loc["CrowS-Pairs", "truth_quantity"] == "stereotype"
     assert league.loc["StereoSet LMS", "truth_note"].startswith("no injected truth")
     natural = ["p-CEAT", "DivDist", "CEAT"]  # their rho stands on the templates: it says so
-    plain = [m for m in with_truth if m not in natural and not TRUTH[m].reads_filter]
+    plain = [m for m in with_truth if m not in natural and not get(m).truth.reads_filter]
     assert (league.loc[plain, "truth_note"] == "").all()
     assert "not natural contexts" in league.loc["DivDist", "truth_note"]
     assert league.loc["LPBS", "truth_note"].startswith("reads the slot probabilities")

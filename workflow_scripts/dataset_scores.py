@@ -1,11 +1,12 @@
-"""Adapter: rule dataset_scores -> biasbench.models.logprobs.Engine + biasbench.scoring.datasets."""
+"""Adapter: rule dataset_scores -> biasbench.models.logprobs.Engine +
+biasbench.scoring.dataset_stage."""
 
 from biasbench.io import signature_of, write_json, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.device import load_job_model
 from biasbench.models.load import load_language_model
 from biasbench.models.logprobs import Engine
-from biasbench.scoring.datasets import score_dataset
+from biasbench.scoring.dataset_stage import score_dataset
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821

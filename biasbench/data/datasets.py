@@ -111,6 +111,18 @@ DATASETS = {
 }
 
 
+def names() -> list[str]:
+    """Every declared data set's name (its key in :data:`DATASETS`): the config schema's
+    lists of data-set names are filled in from here (``config/schema.yaml``, ``x-enum``)."""
+    return list(DATASETS)
+
+
+def sampled_names() -> list[str]:
+    """The data sets whose items a ``limit`` may sample: the schema's names where a limit
+    is set."""
+    return [name for name, spec in DATASETS.items() if spec.sampled]
+
+
 def dataset_items(
     dataset: str, files, limit, seed: int, category: str | None = None
 ) -> tuple[object, dict]:

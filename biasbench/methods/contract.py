@@ -4,8 +4,9 @@ A method is a pure function ``compute(inputs, settings, seed) -> Score`` of nump
 plus a declaration (:class:`Method`) of what it is: its name, the paper that defines it, its
 family, the kind of input it consumes, the settings it reads, the word-set roles it needs, the
 encodings and variants it runs on (primary first), the context source the paper tables show it
-on, and what swapping the two target sets does to its effect size. The settings it reads are
-recorded in each of its rows and enter the row's signature (``biasbench.rows``). The workflow,
+on, what swapping the two target sets does to its effect size, and the quantity injected into
+the ground-truth study's models its score should follow (:class:`Truth`). The settings it reads
+are recorded in each of its rows and enter the row's signature (``biasbench.rows``). The workflow,
 the tables and the figures read these declarations from the registry
 (``biasbench.methods.registry``); nothing else names a method.
 
@@ -289,6 +290,52 @@ INPUT_KINDS = (
 #: model kinds with contextual encodings (transformers, and ELMo's biLSTM)
 CONTEXTUAL = ("transformer", "elmo")
 
+#: the quantities injected into the ground-truth study's models, from an occupation's male
+#: share p (the training bias) and debiaswe's stereotype score s (X: s > 0, Y: s < 0; rated:
+#: s != 0); ``biasbench.studies.groundtruth.truth.injected_bias`` computes them
+QUANTITIES = {
+    "difference": "mean p of the X (male-stereotyped) occupations minus that of the Y ones",
+    "direction": "mean p of the rated occupations minus 1/2",
+    "spread": "standard deviation of the rated occupations' p",
+    "magnitude": "mean |p - 1/2| over the rated occupations",
+    "stereotype": "mean over the rated occupations of the stereotype-consistent share "
+    "(p where s > 0, 1 - p where s < 0)",
+}
+#: where a method is held against its truth: the study's own test, or a data set's rows on
+#: the injected category (its items restricted to it)
+ON_STUDY, ON_DATA_SET = "study test", "data set"
+
+#: the reasons several methods share
+WHY_TEST = "a test of X against Y: its sign turns with the sets, so it follows their difference"
+WHY_MAGNITUDE = "a magnitude (its value keeps when X and Y swap): it follows |p - 1/2|, not a side"
+WHY_SLOT = "LPBS's log-probabilities of he and she at the slot, the filter's own quantity"
+WHY_SHARE = "the share of items where the model prefers the stereotype: stereotype-consistent share"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What a method's score should follow on the ground-truth study's models: one injected
+    quantity (a key of :data:`QUANTITIES`) per construct, with the reason. A league of
+    correlations is a ranking only when each method is held against the quantity its
+    construct measures: a test of X against Y against the difference it contrasts, a
+    magnitude against a magnitude, a data set's stereotype share against the
+    stereotype-consistent share of the injection, on the category that was injected."""
+
+    quantity: str | None  # a key of QUANTITIES; None: the score has no injected truth
+    where: str  # ON_STUDY or ON_DATA_SET
+    why: str
+    #: the score reads the slot probabilities the learned-bias filter (R² of unmasking with
+    #: training bias) selects models on: part of its rho on the kept models is the selection
+    reads_filter: bool = False
+
+    def __post_init__(self) -> None:
+        if self.quantity is not None and self.quantity not in QUANTITIES:
+            raise ValueError(
+                f"truth: unknown quantity {self.quantity!r}; one of {list(QUANTITIES)}"
+            )
+        if self.where not in (ON_STUDY, ON_DATA_SET) or not self.why:
+            raise ValueError(f"truth: bad place {self.where!r} or no reason")
+
 
 @dataclass(frozen=True)
 class Method:
@@ -300,6 +347,9 @@ class Method:
     consumes: type  # one of INPUT_KINDS
     compute: Callable[..., Score]  # compute(inputs, settings, seed) -> Score
     encodings: tuple[str, ...]  # representations it runs on, the paper's default first
+    #: the injected quantity its score should follow on the ground-truth study's models, and
+    #: why (the validity league holds it against that quantity alone)
+    truth: Truth = field(kw_only=True)
     #: the Settings fields ``compute`` reads: they, and no other, enter its rows' signature
     reads: tuple[str, ...] = ()
     roles: tuple[str, ...] = ("X", "Y", "A", "B")

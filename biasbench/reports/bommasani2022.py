@@ -15,6 +15,8 @@ from biasbench.reports.tables import plain_table, study_table
 from biasbench.reports.targets import FigureTarget, Inputs, Table, published_doc
 
 PAPER = "Bommasani & Liang (2022)"
+#: its tables' and figures' section of the report (biasbench.reports.catalog)
+SECTION = PAPER
 NOT_RUN = "The configuration does not run the DivDist study (bommasani: null)."
 SUBSTITUTION = (
     "Substitutions: the paper's Wikipedia, word2vec, GloVe and BERT become the corpora that "

@@ -18,6 +18,8 @@ from biasbench.reports.targets import FigureTarget, Inputs, Table, published_doc
 from biasbench.studies import delobelle2022 as study
 
 PAPER = "Delobelle et al. (2022)"
+#: its tables' and figures' section of the report (biasbench.reports.catalog)
+SECTION = PAPER
 SURVEY = "resources/published/delobelle2022_table1.yaml"
 AUTHORS = "BERT-base-uncased (the authors' values)"
 #: the authors' per-subset effect sizes (their notebooks' JSON files), by figure

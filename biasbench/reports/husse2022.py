@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 PAPER = "Husse & Spitz (2022)"
+#: its tables' and figures' section of the report (biasbench.reports.catalog)
+SECTION = PAPER
 PUBLISHED = "resources/published/husse2022.csv"
 PAPER_MODELS = ("ELMo", "BERT", "GPT-2", "OPT", "BLOOM")
 TABLE3_TESTS = ("C1", "C3", "C6", "C9", "Dis", "Occ", "I1", "I2")

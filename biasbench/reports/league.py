@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from biasbench.io import read_json
+from biasbench.methods.contract import QUANTITIES
 from biasbench.reports.calibration import calibrated_columns, league_columns
 from biasbench.reports.synthesis_inputs import (
     cells_with_truth,
@@ -28,14 +29,14 @@ from biasbench.studies import validity
 from biasbench.studies.calibration import DESIGNS
 from biasbench.studies.cells import MIN_CELLS, primary_cells
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
-from biasbench.studies.groundtruth.truth import QUANTITIES, TRUTH, truth_of
+from biasbench.studies.groundtruth.truth import truth_of
 
 
 def _why_no_truth(method, with_truth: pd.DataFrame) -> str:
     """Empty where the method has a truth rho, else why not, for the league's row; what its
     rho stands on where that needs saying."""
     rows = with_truth[(with_truth["method"] == method.name) & with_truth["truth"].notna()]
-    declared = truth_of(method.name)
+    declared = method.truth
     if declared.quantity is None:
         return f"no injected truth: {declared.why}"
     if with_truth.empty:
@@ -60,7 +61,7 @@ def truth_inference(with_truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFram
     """:func:`validity.league_inference` on every study model, beside the same rho on the
     models that pass the learned-bias filter (``kept``) as a sensitivity column."""
     cells = with_truth.dropna(subset=["truth", "effect_size"])
-    truths = {method: TRUTH[method].quantity for method in cells["method"].unique()}
+    truths = {method: truth_of(method).quantity for method in cells["method"].unique()}
     table, pairs = validity.league_inference(cells, truths=truths)
     kept = cells[cells["kept"].astype(bool)]
     sensitivity = [
@@ -114,8 +115,8 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
             "method": [m.name for m in REGISTRY],
             "paper": [m.paper for m in REGISTRY],
             "family": [m.family for m in REGISTRY],
-            "truth_quantity": [TRUTH[m.name].quantity or "none" for m in REGISTRY],
-            "truth_on": [TRUTH[m.name].where for m in REGISTRY],
+            "truth_quantity": [m.truth.quantity or "none" for m in REGISTRY],
+            "truth_on": [m.truth.where for m in REGISTRY],
         }
     )
     truth_frame = truth_frame.rename(columns=TRUTH_COLUMNS)
@@ -149,6 +150,8 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
 
 
 def _truth_rule(settings) -> str:
+    # each method's truth is its declaration's (Method.truth); the note's words, which name
+    # where the truths were first listed, are the table's bytes and stay as they are
     return (
         "truth_spearman: Spearman rho, across every model of the ground-truth study (models; "
         "distributions: the independent draws of injected shares they come from, each model "

@@ -8,7 +8,7 @@ causal LM the row that equals the harness's own metric (CrowS-Pairs' ``pct_stere
 summed sentence log-likelihood, ``causal-sentence``; checked from outside against the harness
 on 1,508 pairs), on a masked LM the data set's own pseudo-log-likelihood (``mlm-pll``, which
 the harness cannot run), and the causal LM's ``likelihood_diff`` (the data set's coverage
-carries it: ``scoring.datasets.score_dataset``); every other row is filtered by its encoding
+carries it: ``scoring.dataset_stage.score_dataset``); every other row is filtered by its encoding
 and variant. The harness reports a share as a
 fraction: the CrowS-Pairs and StereoSet percentages and WinoBias' percentage points are
 divided by 100, their stderr likewise (a row's ``se``: the bootstrap over its items or terms,

@@ -25,6 +25,8 @@ from biasbench.studies.properties import PROPERTIES, property_matrix
 from biasbench.studies.schroeder2021 import S31, S31_SETS, s31_cells
 
 PAPER = "Schröder et al. (2021)"
+#: its tables' and figures' section of the report (biasbench.reports.catalog)
+SECTION = PAPER
 PUBLISHED = "resources/published/schroeder2021.yaml"
 
 

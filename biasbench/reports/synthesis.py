@@ -9,9 +9,17 @@ analyses read alike is in ``reports/synthesis_inputs.py``."""
 from __future__ import annotations
 
 from biasbench.reports import agreement, calibration, league, paired_check, survival
-from biasbench.reports.synthesis_inputs import comparison_cells, null_mask, synthesis_table
+from biasbench.reports.synthesis_inputs import (
+    COMPARISON_SECTION,
+    comparison_cells,
+    null_mask,
+    synthesis_table,
+)
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import Inputs, scores_only
+
+#: its tables' and figures' section of the report (biasbench.reports.catalog)
+SECTION = COMPARISON_SECTION
 
 
 def scores_table(inputs: Inputs, settings):

@@ -12,13 +12,17 @@ import pandas as pd
 
 from biasbench import rows
 from biasbench.io import read_json, read_rows, read_tsv
+from biasbench.methods.contract import ON_STUDY
 from biasbench.paths import DIVDIST_STUDY
 from biasbench.reports.targets import SCORES, Inputs, Table, the_file
 from biasbench.studies import reliability as rel
 from biasbench.studies.cells import primary_cells
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
-from biasbench.studies.groundtruth.truth import ON_STUDY, truth_of
+from biasbench.studies.groundtruth.truth import truth_of
 
+#: the report section of the comparison's tables and figures (an analysis of the comparison
+#: declares it as its ``SECTION``); the report lists it first
+COMPARISON_SECTION = "The comparison across papers"
 COSTS = "benchmarks/method_costs.tsv"
 DIVDIST_VALIDITY = DIVDIST_STUDY.format(name="validity.json")
 
@@ -65,10 +69,10 @@ def study_records(inputs: Inputs) -> dict[str, dict]:
 
 def cells_with_truth(frames: pd.DataFrame, inputs: Inputs, settings) -> pd.DataFrame:
     """The study models' primary cells with the quantity each method's construct measures
-    (``truth``: its entry in ``groundtruth.truth.TRUTH``, on the study's own test or on a data
-    set's rows of the injected category), every model with ``kept`` (Schröder et al.'s R²
-    bar, the league's sensitivity row) and ``cluster``: the models that share one draw of the
-    injected shares (identical ``p``) are one cluster."""
+    (``truth``: the quantity its declaration names, ``Method.truth``, on the study's own test
+    or on a data set's rows of the injected category), every model with ``kept`` (Schröder et
+    al.'s R² bar, the league's sensitivity row) and ``cluster``: the models that share one draw
+    of the injected shares (identical ``p``) are one cluster."""
     records = study_records(inputs)
     cells = primary_cells(frames, method_sources(settings))
     cells = cells[cells["model"].isin(set(records))].reset_index(drop=True)

@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 
 from biasbench import rows
-from biasbench.data.datasets import DATASETS, dataset_items
 from biasbench.data.pairsets import (
     LABELS,
     BecProRow,
@@ -44,7 +43,7 @@ from biasbench.data.pairsets import (
     occupation_of,
     swapped_terms,
 )
-from biasbench.errors import EmptySetError, InputError, TooLong
+from biasbench.errors import EmptySetError
 from biasbench.methods.contract import (
     Associations,
     FillCounts,
@@ -62,7 +61,8 @@ DEFAULT_ENCODINGS = ("mlm-pll", "mlm-aul", "causal-sentence-mean", "mlm", "causa
 #: what the rows equal to lm-evaluation-harness's own metric say (crows_pairs.HARNESS_ROWS)
 HARNESS_NOTE = "equals lm-evaluation-harness's crows_pairs_english pct_stereotype (x 100)"
 AUL_NEEDS_MLM = "AUL reads each token given the whole sentence, itself included: masked LMs only"
-#: the key of what lm-evaluation-harness reports beside a data set's rows (score_dataset)
+#: the key of what lm-evaluation-harness reports beside a data set's rows
+#: (``dataset_stage.score_dataset``)
 LM_EVAL = "lm_eval"
 NO_NEXT_SENTENCE_HEAD = "a masked LM without a next-sentence head cannot score intersentence items"
 
@@ -582,7 +582,8 @@ MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 def resolution_pieces(item: WinoBiasItem) -> list[tuple[str, str, str]]:
     """(the text before the occupation, the occupation, the text after) of each candidate of
     a WinoBias item, the referent first: the texts :func:`winobias` scores, longer than the
-    sentence, so the context check measures them too (:func:`item_texts`)."""
+    sentence, so the context check measures them too
+    (:func:`biasbench.scoring.dataset_stage.item_texts`)."""
     b = item.pronoun_span[1]
     before, after = item.sentence[:b] + " (the ", ")" + item.sentence[b:]
     return [(before, occupation_of(phrase), after) for phrase in (item.referent, item.other)]
@@ -701,100 +702,3 @@ def score_items(
         se=se,
         **({} if outcomes is None else {"outcomes": outcomes}),
     )
-
-
-def score_dataset(
-    engine, dataset: str, files, limit, *, model, settings, signature, too_long="refuse"
-):
-    """(score rows, coverage, per-item outcomes) of one data set on one model (``settings``:
-    the config's :class:`~biasbench.scoring.settings.ScoreSettings`); the coverage holds,
-    under ``lm_eval``, what lm-evaluation-harness reports beside the rows' scores (CrowS-Pairs
-    on a causal LM: likelihood_diff and its stderr, :func:`crows_pairs.likelihood_diff`); the
-    outcomes are empty where the data set's scorer writes none (:data:`WITH_OUTCOMES`).
-    An item with a text longer than the model's context is refused, naming it, or with
-    ``too_long="skip"`` (``datasets.too_long``) left out, counted in the coverage
-    (``too_long``) and noted in every row."""
-    items, coverage = dataset_items(dataset, files, limit, settings.seed)
-    items, left_out = fitting_items(engine, items, dataset, model, too_long)
-    if left_out:
-        coverage |= {"scored": len(items), "too_long": left_out}
-    outcomes: list[pd.DataFrame] = []
-    found = outcomes if dataset in WITH_OUTCOMES else None
-    try:
-        frame = score_items(
-            dataset,
-            engine,
-            items,
-            model=model,
-            settings=settings,
-            signature=signature,
-            outcomes=found,
-        )
-    except TooLong as exc:  # a text the item check could not see (a prefix and its tail)
-        raise InputError(_too_long_message(dataset, model, str(exc), too_long)) from exc
-    if left_out:
-        note = (
-            f"{left_out} of {left_out + len(items)} items left out: a text longer than the "
-            f"model's context of {engine.context} tokens (datasets.too_long: skip)"
-        )
-        frame["note"] = [f"{n}; {note}" if n else note for n in frame["note"]]
-    if LM_EVAL in frame.attrs:
-        coverage[LM_EVAL] = frame.attrs.pop(LM_EVAL)
-    return frame, coverage, (outcomes[0] if outcomes else no_outcomes())
-
-
-def _too_long_message(dataset: str, model: str, what: str, too_long: str = "refuse") -> str:
-    """Under ``skip`` the text is one no item holds as it is (a DisCo template filled, an
-    LPBS salary sentence): suggesting skip again would not help."""
-    head = f"{DATASETS[dataset].name} on {model}: {what}; the model cannot read it."
-    if too_long == "skip":
-        return (
-            f"{head} It is built from the data set's items (a template filled), so "
-            "datasets.too_long: skip, which leaves out items whose own texts are too long, "
-            "cannot leave it out: run the data set on a model with a longer context, or "
-            "shorten its templates"
-        )
-    return (
-        f"{head} Set datasets.too_long: skip to leave such items out (counted in the coverage "
-        "and noted in the rows), or run the data set on a model with a longer context"
-    )
-
-
-def item_texts(item) -> list[str]:
-    """The texts of a data-set item a model reads whole: its sentences, and for a StereoSet
-    item its context followed by each candidate (the intersentence task reads them as one);
-    an upper bound on what one forward pass holds."""
-    if isinstance(item, str):
-        return [item]
-    if isinstance(item, StereoSetItem):
-        return [f"{item.context} {c}" for c in item.candidates.values()]
-    if isinstance(item, tuple) and item and isinstance(item[0], WinoBiasItem):
-        return ["".join(p) for p in resolution_pieces(item[0])]  # (item, pro, type)
-    if dataclasses.is_dataclass(item):
-        return [v for f in dataclasses.fields(item) if isinstance(v := getattr(item, f.name), str)]
-    return []
-
-
-def fitting_items(engine, items, dataset: str, model: str, too_long: str):
-    """(the items whose texts fit the model's context, how many were left out); with
-    ``too_long="refuse"`` the first item that does not fit is an error naming it."""
-    limit = getattr(engine, "context", None)
-    if limit is None or not isinstance(items, list):
-        return items, 0
-    keep = []
-    for item in items:
-        texts = item_texts(item)
-        longest = engine.longest(texts)
-        if longest <= limit:
-            keep.append(item)
-        elif too_long == "refuse":
-            text = max(texts, key=lambda t: engine.longest([t]))
-            raise InputError(
-                _too_long_message(
-                    dataset,
-                    model,
-                    f"an item of {longest} tokens, longer than the model's context of {limit}: "
-                    f"{text[:80]!r}",
-                )
-            )
-    return keep, len(items) - len(keep)

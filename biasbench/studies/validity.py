@@ -2,7 +2,7 @@
 into the ground-truth study's models, as an inference a reviewer accepts.
 
 - **Its own truth.** Each method is held against the quantity its construct measures
-  (``groundtruth.truth.TRUTH``), per model.
+  (its declared truth, ``Method.truth``), per model.
 - **Independent units.** Models that share a draw of the injected shares (a distribution's
   repeats in Schröder et al.'s design) are one cluster: the bootstrap resamples clusters and
   keeps each drawn cluster's models together (:func:`cluster_bootstrap`). Resampling models

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import GroupAssociations, Method, Settings
+from biasbench.methods.contract import ON_STUDY, GroupAssociations, Method, Settings, Truth
 from biasbench.rows import Score
 
 DISTANCES = ("l1", "tv", "kl")
@@ -121,4 +121,5 @@ DIVDIST = Method(
     swap="keeps",
     description="Distance of each target's normalised association with k groups from a "
     "reference distribution (uniform by default); mean over the targets.",
+    truth=Truth("magnitude", ON_STUDY, "distance of the occupations' associations from uniform"),
 )

@@ -59,7 +59,15 @@ import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
 from biasbench.inference import split_p_values, word_splits
-from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
+from biasbench.methods.contract import (
+    CONTEXTUAL,
+    ON_STUDY,
+    WHY_TEST,
+    ContextVectors,
+    Method,
+    Settings,
+    Truth,
+)
 from biasbench.methods.embedding.vectors import unit_rows
 from biasbench.rows import Score
 from biasbench.stats import (
@@ -303,4 +311,5 @@ CEAT = Method(
     scale_free=True,
     description="Contextualized Embedding Association Test: WEAT effect sizes over sampled "
     "contexts, one per stimulus, combined by a random-effects model.",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )

@@ -20,7 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import (
+    ON_STUDY,
+    WHY_MAGNITUDE,
+    ContextVectors,
+    Method,
+    Settings,
+    Truth,
+)
 from biasbench.methods.embedding.vectors import pair_vectors, set_items, unit_rows
 from biasbench.rows import Score
 
@@ -72,4 +79,5 @@ DIRECT_BIAS = Method(
     "of the word set's definitional pairs (A[i], B[i]); n/a without them.",
     reference="HammerLabML/EmbeddingBiasScores: geometrical_bias/direct_bias.py; "
     "tolga-b/debiaswe: debiaswe/we.py",
+    truth=Truth("magnitude", ON_STUDY, WHY_MAGNITUDE),
 )

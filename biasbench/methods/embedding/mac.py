@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import (
+    ON_STUDY,
+    WHY_MAGNITUDE,
+    ContextVectors,
+    Method,
+    Settings,
+    Truth,
+)
 from biasbench.methods.embedding.vectors import set_items, unit_rows
 from biasbench.rows import Score
 
@@ -46,4 +53,5 @@ MAC = Method(
     swap="keeps",
     neutral=1.0,
     description="Mean average cosine distance of the targets to each attribute set (1: none).",
+    truth=Truth("magnitude", ON_STUDY, WHY_MAGNITUDE),
 )

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import ON_STUDY, WHY_TEST, ContextVectors, Method, Settings, Truth
 from biasbench.methods.embedding.vectors import pair_vectors, set_items, target_difference
 from biasbench.rows import Score
 
@@ -67,4 +67,5 @@ RIPA = Method(
     permutes="targets",
     description="Inner product of the raw word vectors with the relation vector of the "
     "word set's definitional pairs; mean over X minus mean over Y; n/a without them.",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import ON_STUDY, WHY_TEST, ContextVectors, Method, Settings, Truth
 from biasbench.methods.embedding.vectors import set_items, target_difference, unit_rows
 from biasbench.rows import Score
 
@@ -50,4 +50,5 @@ RND = Method(
     scale_free=True,
     description="Relative norm distance of the target words to the mean vectors of A and B; "
     "mean over X minus mean over Y.",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )

@@ -23,7 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import (
+    ON_STUDY,
+    WHY_MAGNITUDE,
+    ContextVectors,
+    Method,
+    Settings,
+    Truth,
+)
 from biasbench.methods.embedding.vectors import set_items, unit_rows
 from biasbench.rows import Score
 from biasbench.stats import permutation_tests
@@ -175,6 +182,7 @@ SAME = Method(
     permutes="attributes",
     description="Mean |cos(w, â - b̂)| over the target words: bias in either direction.",
     **_COMMON,
+    truth=Truth("magnitude", ON_STUDY, WHY_MAGNITUDE),
 )
 SAME_SKEW = Method(
     "SAME skew",
@@ -183,6 +191,7 @@ SAME_SKEW = Method(
     permutes="attributes",
     description="Mean cos(w, â - b̂): do the target words lean to one group as a whole?",
     **_COMMON,
+    truth=Truth("direction", ON_STUDY, "the signed mean association: which gender all lean to"),
 )
 SAME_STEREOTYPE = Method(
     "SAME stereotype",
@@ -190,4 +199,5 @@ SAME_STEREOTYPE = Method(
     reads=("unit",),
     description="Standard deviation of cos(w, â - b̂): do the words lean to different groups?",
     **_COMMON,
+    truth=Truth("spread", ON_STUDY, "how far the words' associations differ from each other"),
 )

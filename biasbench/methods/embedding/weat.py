@@ -26,7 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from biasbench.encodings import SENT_ENCODINGS, WORD_ENCODINGS
-from biasbench.methods.contract import CONTEXTUAL, ContextVectors, Method, Settings
+from biasbench.methods.contract import (
+    CONTEXTUAL,
+    ON_STUDY,
+    WHY_TEST,
+    ContextVectors,
+    Method,
+    Settings,
+    Truth,
+)
 from biasbench.methods.embedding.vectors import set_items, unit_rows, word_fields
 from biasbench.rows import Score
 from biasbench.stats import (
@@ -129,6 +137,7 @@ WEAT = Method(
     scale_free=True,
     description="Word Embedding Association Test on static word vectors.",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )
 S_SEAT = Method(
     "s-SEAT",
@@ -144,6 +153,7 @@ S_SEAT = Method(
     description="WEAT on sentence encodings of the stimuli in templates ([CLS] for encoders, "
     "the last token for decoders).",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )
 W_SEAT = Method(
     "w-SEAT",
@@ -158,4 +168,5 @@ W_SEAT = Method(
     scale_free=True,
     description="WEAT on the stimulus' own subword tokens in templates (mean, first or last).",
     reference="W4ngatang/sent-bias: sentbias/weat.py",
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import Method, Resolutions, Settings
+from biasbench.methods.contract import ON_DATA_SET, Method, Resolutions, Settings, Truth
 from biasbench.rows import Score
 
 
@@ -70,7 +70,7 @@ def stereotype(inputs: Resolutions, settings: Settings, seed: int) -> Score:
     return Score(value / 2, sizes=_sizes(inputs))
 
 
-def _method(name: str, compute, swap: str, description: str, effect=None) -> Method:
+def _method(name: str, compute, swap: str, description: str, truth: Truth, effect=None) -> Method:
     return Method(
         name,
         "Zhao et al. (2018); Delobelle et al. (2022)",
@@ -85,6 +85,7 @@ def _method(name: str, compute, swap: str, description: str, effect=None) -> Met
         unit="sentence",
         swap=swap,
         description=description,
+        truth=truth,
     )
 
 
@@ -93,6 +94,11 @@ WINOBIAS_GAP = _method(
     gap,
     "negates",
     "F1 on pro- minus anti-stereotypical WinoBias sentences (percentage points).",
+    Truth(
+        "stereotype",
+        ON_DATA_SET,
+        "pro- minus anti-stereotypical resolution: the stereotype share",
+    ),
     effect=f1_gap,  # Fisher's exact test costs more than the gap: the bootstrap skips it
 )
 WINOBIAS_SKEW = _method(
@@ -100,10 +106,16 @@ WINOBIAS_SKEW = _method(
     skew,
     "keeps",
     "Mean absolute F1 difference between male and female pronouns, within pro and anti.",
+    Truth("magnitude", ON_DATA_SET, "the male/female gap whatever its side: a magnitude"),
 )
 WINOBIAS_STEREOTYPE = _method(
     "WinoBias stereotype",
     stereotype,
     "keeps",
     "Mean absolute F1 difference between pro and anti items, within each pronoun gender.",
+    Truth(
+        "stereotype",
+        ON_DATA_SET,
+        "the pro/anti gap per pronoun: rises with the share of stereotype-consistent resolutions",
+    ),
 )

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.inference import word_sign_flip_tests
-from biasbench.methods.contract import Associations, Method, Settings
+from biasbench.methods.contract import ON_DATA_SET, Associations, Method, Settings, Truth
 from biasbench.rows import Score
 from biasbench.stats import wilcoxon_floor
 
@@ -93,4 +93,9 @@ BEC_PRO = Method(
     description="Mean difference of the prior-corrected association of male and female "
     "person words with professions, per profession group.",
     reference="marionbartl/gender-bias-BERT: code/corpus_creation.py, code/bias_utils/utils.py",
+    truth=Truth(
+        "direction",
+        ON_DATA_SET,
+        "male minus female association over every profession group: which gender all lean to",
+    ),
 )

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import Method, PairScores, Settings
+from biasbench.methods.contract import ON_DATA_SET, WHY_SHARE, Method, PairScores, Settings, Truth
 from biasbench.rows import Score
 from biasbench.stats import binomial_floor
 
@@ -105,6 +105,7 @@ CROWS_PAIRS = Method(
     "higher (50: no preference).",
     reference="nyu-mll/crows-pairs: metric.py (masked LM); "
     "McGill-NLP/bias-bench: bias_bench/benchmark/crows/crows.py (causal LM)",
+    truth=Truth("stereotype", ON_DATA_SET, WHY_SHARE),
 )
 AUL = Method(
     "AUL",
@@ -121,4 +122,5 @@ AUL = Method(
     description="CrowS-Pairs scored by all unmasked tokens' mean log-likelihood (AULA: "
     "attention-weighted); masked LMs only.",
     reference="kanekomasahiro/evaluate_bias_in_mlm: evaluate.py",
+    truth=Truth("stereotype", ON_DATA_SET, WHY_SHARE),
 )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import FillCounts, Method, Settings
+from biasbench.methods.contract import ON_DATA_SET, FillCounts, Method, Settings, Truth
 from biasbench.rows import Score
 
 
@@ -70,4 +70,9 @@ DISCO = Method(
     description="Fills of a template's [MASK] significantly associated with male or female "
     "fillers, averaged over templates.",
     reference="iPieter/biased-rulers: biased_rulers/metrics/disco.py",
+    truth=Truth(
+        "magnitude",
+        ON_DATA_SET,
+        "completions that differ between male and female names, whichever way: a magnitude",
+    ),
 )

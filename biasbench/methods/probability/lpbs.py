@@ -29,7 +29,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from biasbench.methods.contract import Method, Settings, TemplateLogProbs
+from biasbench.methods.contract import (
+    ON_STUDY,
+    WHY_SLOT,
+    WHY_TEST,
+    Method,
+    Settings,
+    TemplateLogProbs,
+    Truth,
+)
 from biasbench.rows import Score
 from biasbench.stats import (
     PermutationResult,
@@ -124,4 +132,5 @@ LPBS = Method(
     description="Log probability bias score on double-slot templates, prior-corrected "
     "(eq. 10), effect size over the attributes (eq. 11).",
     reference="keitakurita/contextual_embedding_bias_measure: lib/bias_calculator.py",
+    truth=Truth("difference", ON_STUDY, f"{WHY_TEST}; {WHY_SLOT}", reads_filter=True),
 )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biasbench.methods.contract import Associations, Method, Settings
+from biasbench.methods.contract import ON_DATA_SET, WHY_SLOT, Associations, Method, Settings, Truth
 from biasbench.rows import Score
 from biasbench.stats import wilcoxon_floor
 
@@ -60,4 +60,11 @@ LPBS_PRONOUN = Method(
     description="Mean prior-corrected log-probability bias of he over she in 'GGG is a XXX' "
     "over a salary file's professions.",
     reference="iPieter/biased-rulers: biased_rulers/metrics/lpbs.py",
+    truth=Truth(
+        "direction",
+        ON_DATA_SET,
+        "he against she over the salary data set's professions: which gender all lean to; "
+        + WHY_SLOT,
+        reads_filter=True,
+    ),
 )

@@ -33,7 +33,15 @@ import numpy as np
 
 from biasbench.errors import EmptySetError
 from biasbench.inference import split_p_values, word_splits
-from biasbench.methods.contract import ContextLogProbs, Method, Settings
+from biasbench.methods.contract import (
+    ON_STUDY,
+    WHY_SLOT,
+    WHY_TEST,
+    ContextLogProbs,
+    Method,
+    Settings,
+    Truth,
+)
 from biasbench.rows import Score
 from biasbench.stats import TIE_RTOL, PermutationResult, derived_seed, random_effects
 
@@ -263,4 +271,5 @@ P_CEAT = Method(
     permutes="attributes",
     description="Probability-based CEAT: LPBS bias scores per sampled natural context, "
     "combined as in CEAT.",
+    truth=Truth("difference", ON_STUDY, f"{WHY_TEST}; {WHY_SLOT}", reads_filter=True),
 )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from biasbench.inference import word_sign_flip_tests
-from biasbench.methods.contract import Method, Settings, TripleScores
+from biasbench.methods.contract import ON_DATA_SET, WHY_SHARE, Method, Settings, TripleScores, Truth
 from biasbench.rows import Score
 from biasbench.stats import binomial_floor
 
@@ -125,6 +125,7 @@ STEREOSET_SS = Method(
     swap="complements",
     description="Share of items whose stereotype the model prefers (50 ideal).",
     **_COMMON,
+    truth=Truth("stereotype", ON_DATA_SET, WHY_SHARE),
 )
 STEREOSET_LMS = Method(
     "StereoSet LMS",
@@ -133,6 +134,7 @@ STEREOSET_LMS = Method(
     neutral=100.0,  # a quality: 100 ideal
     description="Share of comparisons a meaningful candidate wins over the unrelated one.",
     **_COMMON,
+    truth=Truth(None, ON_DATA_SET, "language-modelling quality, not a bias"),
 )
 STEREOSET_ICAT = Method(
     "StereoSet ICAT",
@@ -141,4 +143,7 @@ STEREOSET_ICAT = Method(
     neutral=100.0,  # a quality: 100 ideal
     description="LMS * min(SS, 100 - SS) / 50: a good language model without preference.",
     **_COMMON,
+    truth=Truth(
+        None, ON_DATA_SET, "quality times closeness to no preference: no one injected quantity"
+    ),
 )

@@ -10,7 +10,7 @@ computed once for all models of a job; every method then scores them exactly as 
 zoo model (``score_file``), and again on random halves of the words and of the templates (how
 far word and template choice move a score, against how far the injected bias moves it).
 
-What a method's score should rise with: its entry in ``groundtruth.truth.TRUTH``.
+What a method's score should rise with: its declared truth (``Method.truth``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 that differ only in the injected bias's mean (the same spread, alignment and repeat, adjacent
 means), compared item by item on their data sets (:mod:`biasbench.studies.model_comparison`),
 each difference set against the difference of the injected quantity its measure should follow
-(:data:`biasbench.studies.groundtruth.truth.TRUTH`).
+(its declared truth, ``Method.truth``).
 
 A measure worth reading for "did my debiasing work" finds these differences, and in the
 direction of the truth: per measure, how many pairs it calls different at alpha (Holm over the
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from biasbench.studies.groundtruth.truth import TRUTH
+from biasbench.studies.groundtruth.truth import truth_of
 from biasbench.studies.model_comparison import compare_models
 
 COLUMNS = (
@@ -74,7 +74,7 @@ def paired_check(
         }
         table = compare_models(pair, names=(low["name"], high["name"]), seed=seed, alpha=alpha)
         for row in table.to_dict("records"):
-            quantity = TRUTH[row["method"]].quantity
+            quantity = truth_of(row["method"]).quantity
             truth = high["injected"][quantity] - low["injected"][quantity]
             rows.append({**row, "truth_quantity": quantity, "truth_difference": truth})
     if not rows:

@@ -1,116 +1,30 @@
-"""What each method's score should follow on the ground-truth study's models: one injected
-quantity per construct, declared for every registered method with the reason (:data:`TRUTH`),
-and the quantities of one model from its occupations' male shares (:func:`injected_bias`).
+"""What each method's score should follow on the ground-truth study's models, and the
+injected quantities of one model from its occupations' male shares (:func:`injected_bias`).
 
-A league of correlations is a ranking only when each method is held against the quantity its
-construct measures: a test of X against Y against the difference it contrasts, a magnitude
-against a magnitude, a data set's stereotype share against the stereotype-consistent share of
-the injection, on the category that was injected (gender). ``tests/test_truth.py`` fails when
-a registered method has no entry.
+Each method declares its truth with itself (``Method.truth``, a
+:class:`~biasbench.methods.contract.Truth`: one injected quantity per construct, with the
+reason); :func:`truth_of` looks a registered method's up by name. A league of correlations is
+a ranking only when each method is held against the quantity its construct measures: a test
+of X against Y against the difference it contrasts, a magnitude against a magnitude, a data
+set's stereotype share against the stereotype-consistent share of the injection, on the
+category that was injected (gender).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-#: the injected quantities, from an occupation's male share p (the training bias) and
-#: debiaswe's stereotype score s (X: s > 0, Y: s < 0; rated: s != 0)
-QUANTITIES = {
-    "difference": "mean p of the X (male-stereotyped) occupations minus that of the Y ones",
-    "direction": "mean p of the rated occupations minus 1/2",
-    "spread": "standard deviation of the rated occupations' p",
-    "magnitude": "mean |p - 1/2| over the rated occupations",
-    "stereotype": "mean over the rated occupations of the stereotype-consistent share "
-    "(p where s > 0, 1 - p where s < 0)",
-}
-#: where a method is held against its truth: the study's own test, or a data set's rows on
-#: the injected category (its items restricted to it: ``INJECTED_CATEGORY``)
-ON_STUDY, ON_DATA_SET = "study test", "data set"
+from biasbench.methods import registry
+from biasbench.methods.contract import Truth
+
+#: the category of a data set's items the study's injection is on (a data set's rows are held
+#: against their truth on the items of this category alone)
 INJECTED_CATEGORY = "gender"
 
 
-@dataclass(frozen=True)
-class Truth:
-    quantity: str | None  # a key of QUANTITIES; None: the score has no injected truth
-    where: str  # ON_STUDY or ON_DATA_SET
-    why: str
-    #: the score reads the slot probabilities the learned-bias filter (R² of unmasking with
-    #: training bias) selects models on: part of its rho on the kept models is the selection
-    reads_filter: bool = False
-
-
-_TEST = "a test of X against Y: its sign turns with the sets, so it follows their difference"
-_MAGNITUDE = "a magnitude (its value keeps when X and Y swap): it follows |p - 1/2|, not a side"
-_SLOT = "LPBS's log-probabilities of he and she at the slot, the filter's own quantity"
-_SHARE = "the share of items where the model prefers the stereotype: stereotype-consistent share"
-
-TRUTH: dict[str, Truth] = {
-    "WEAT": Truth("difference", ON_STUDY, _TEST),
-    "s-SEAT": Truth("difference", ON_STUDY, _TEST),
-    "w-SEAT": Truth("difference", ON_STUDY, _TEST),
-    "CEAT": Truth("difference", ON_STUDY, _TEST),
-    "RIPA": Truth("difference", ON_STUDY, _TEST),
-    "RND": Truth("difference", ON_STUDY, _TEST),
-    "MAC": Truth("magnitude", ON_STUDY, _MAGNITUDE),
-    "Direct Bias": Truth("magnitude", ON_STUDY, _MAGNITUDE),
-    "SAME": Truth("magnitude", ON_STUDY, _MAGNITUDE),
-    "DivDist": Truth(
-        "magnitude", ON_STUDY, "distance of the occupations' associations from uniform"
-    ),
-    "SAME skew": Truth(
-        "direction", ON_STUDY, "the signed mean association: which gender all lean to"
-    ),
-    "SAME stereotype": Truth(
-        "spread", ON_STUDY, "how far the words' associations differ from each other"
-    ),
-    "LPBS": Truth("difference", ON_STUDY, f"{_TEST}; {_SLOT}", reads_filter=True),
-    "LPBS he/she": Truth(
-        "direction",
-        ON_DATA_SET,
-        f"he against she over the salary data set's professions: which gender all lean to; {_SLOT}",
-        reads_filter=True,
-    ),
-    "p-CEAT": Truth("difference", ON_STUDY, f"{_TEST}; {_SLOT}", reads_filter=True),
-    "CrowS-Pairs": Truth("stereotype", ON_DATA_SET, _SHARE),
-    "AUL": Truth("stereotype", ON_DATA_SET, _SHARE),
-    "StereoSet SS": Truth("stereotype", ON_DATA_SET, _SHARE),
-    "BEC-Pro": Truth(
-        "direction",
-        ON_DATA_SET,
-        "male minus female association over every profession group: which gender all lean to",
-    ),
-    "WinoBias F1 gap": Truth(
-        "stereotype", ON_DATA_SET, "pro- minus anti-stereotypical resolution: the stereotype share"
-    ),
-    "WinoBias stereotype": Truth(
-        "stereotype",
-        ON_DATA_SET,
-        "the pro/anti gap per pronoun: rises with the share of stereotype-consistent resolutions",
-    ),
-    "WinoBias skew": Truth(
-        "magnitude", ON_DATA_SET, "the male/female gap whatever its side: a magnitude"
-    ),
-    "DisCo": Truth(
-        "magnitude",
-        ON_DATA_SET,
-        "completions that differ between male and female names, whichever way: a magnitude",
-    ),
-    "StereoSet LMS": Truth(None, ON_DATA_SET, "language-modelling quality, not a bias"),
-    "StereoSet ICAT": Truth(
-        None, ON_DATA_SET, "quality times closeness to no preference: no one injected quantity"
-    ),
-}
-
-
 def truth_of(method: str) -> Truth:
-    """The declared truth of a registered method (a KeyError names a method without one)."""
-    try:
-        return TRUTH[method]
-    except KeyError as missing:
-        where = "biasbench.studies.groundtruth.truth.TRUTH"
-        raise KeyError(f"method {method}: no entry in {where}") from missing
+    """The truth a registered method declares (a KeyError names a method not registered)."""
+    return registry.get(method).truth
 
 
 def injected_bias(male_share: np.ndarray, stereotype: np.ndarray) -> dict[str, float]:
