@@ -110,7 +110,7 @@ def test_a_projected_plant_is_found_on_the_embedding_measures_twins_differ_nowhe
     s_seat = embedding.loc["s-SEAT"]
     assert s_seat["high"] < 0 and s_seat["p_value"] < 0.05
     assert "Embedding measures compared" in card
-    assert "Not compared: RIPA on C6/names: the test declares no definitional pairs" in card
+    assert "Not compared: Direct Bias, RIPA on C6/names: the test declares no definitional" in card
     assert "Not compared: LPBS and p-CEAT" in card
     table, card = compare(tmp_path / "same", toy_models, "twin", "twin-copy")
     assert len(table) == len(embedding)

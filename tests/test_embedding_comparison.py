@@ -7,7 +7,14 @@ import pandas as pd
 import pytest
 
 from biasbench.encodings import available_encodings
-from biasbench.methods.contract import ContextVectors, Method, Settings
+from biasbench.methods.contract import (
+    ON_STUDY,
+    WHY_TEST,
+    ContextVectors,
+    Method,
+    Settings,
+    Truth,
+)
 from biasbench.rows import Score
 from biasbench.studies.embedding_comparison import (
     ModelVectors,
@@ -26,7 +33,14 @@ def _first_coordinate(inputs: ContextVectors, settings: Settings, seed: int) -> 
 
 
 TOY = Method(
-    "toy", "", "embedding", ContextVectors, _first_coordinate, ("word/mean",), roles=("X", "Y")
+    "toy",
+    "",
+    "embedding",
+    ContextVectors,
+    _first_coordinate,
+    ("word/mean",),
+    roles=("X", "Y"),
+    truth=Truth("difference", ON_STUDY, WHY_TEST),
 )
 
 

@@ -360,3 +360,17 @@ def test_every_swap_moved_alike_is_found_with_no_spread_not_a_detectable_zero():
     card = comparison_card(table, None, None, 0.05, "none in this checkout")
     assert "fell 100.0 points" in card_lines(card)["CrowS-Pairs"]
     assert detectable_cells(card) == ["no spread"]
+
+
+def test_the_card_says_what_it_compared_and_groups_what_it_left_out_by_reason():
+    left_out = [
+        {"dataset": test, "method": method, "why": "no pairs"}
+        for test in ("C6/names", "C6/terms")
+        for method in ("Direct Bias", "RIPA")
+    ] + [{"dataset": "C9/names", "method": "CEAT", "why": "two dimensions"}]
+    card = comparison_card(moved_table(), None, None, 0.05, "none in this checkout", left_out)
+    assert "- Data sets compared: 2 measures on crows_pairs (AUL, CrowS-Pairs)." in card
+    assert "- Not compared: Direct Bias, RIPA on C6/names, C6/terms: no pairs." in card
+    assert "- Not compared: CEAT on C9/names: two dimensions." in card
+    assert "- Not compared: LPBS and p-CEAT: no paired comparison of them is built" in card
+    assert "Embedding measures (differences" not in card  # no embedding row, no table

@@ -195,8 +195,12 @@ def scope(table: pd.DataFrame, left_out: list[dict]) -> list[str]:
                 f"- {heading} compared: {_count(len(mine), 'measure')} on {where} "
                 f"({methods}). They read {READS[family]}."
             )
+    reasons: dict[str, dict[str, list[str]]] = {}  # why -> method -> the tests it left out
     for item in left_out:
-        lines.append(f"- Not compared: {item['method']} on {item['dataset']}: {item['why']}.")
+        reasons.setdefault(item["why"], {}).setdefault(item["method"], []).append(item["dataset"])
+    for why, methods in reasons.items():
+        where = ", ".join(dict.fromkeys(d for ds in methods.values() for d in ds))
+        lines.append(f"- Not compared: {', '.join(methods)} on {where}: {why}.")
     for family, why in NOT_PAIRED.items():
         lines.append(f"- Not compared: {family}: {why}.")
     return lines
