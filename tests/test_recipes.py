@@ -6,11 +6,13 @@ league, the catalog and its report sections, the config's validation and the pla
 costs is what the recipe says, and nothing else is touched."""
 
 import re
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import biasbench.reports
 from biasbench import rows as rows_
 from biasbench.data import datasets as data_sets
 from biasbench.data.pairsets import iter_lines
@@ -25,9 +27,8 @@ from biasbench.methods.contract import (
     Truth,
 )
 from biasbench.reports import catalog
-from biasbench.reports.synthesis_inputs import COMPARISON_SECTION, synthesis_table
-from biasbench.reports.tables import ReportSettings, plain_table
-from biasbench.reports.targets import SCORES, render_table, scores_only
+from biasbench.reports.tables import ReportSettings
+from biasbench.reports.targets import SCORES, render_table
 from biasbench.rows import COLUMNS, Score
 from biasbench.scoring import EncodedContexts, score
 from biasbench.scoring import datasets as scorers
@@ -371,26 +372,42 @@ def test_adding_a_null_kind(monkeypatch, tmp_path):
 # -- Adding an analysis --------------------------------------------------------------------
 
 
-def _mean_per_method(inputs, settings):
-    frame = pd.read_csv(inputs["scores"][0], sep="\t").groupby("method", as_index=False).mean()
+TOY_ANALYSIS = """
+import pandas as pd
+
+from biasbench.reports.synthesis_inputs import COMPARISON_SECTION, synthesis_table
+from biasbench.reports.tables import plain_table
+from biasbench.reports.targets import scores_only
+
+
+def mean_per_method(inputs, settings):
+    frame = pd.read_csv(inputs["scores"][0], sep="\\t").groupby("method", as_index=False).mean()
     return plain_table(frame, "Toy analysis", "Each method's mean effect size.")
 
 
+TABLES = (synthesis_table("toy_means", "Toy means", mean_per_method, "", reads=scores_only),)
+FIGURES = ()
+SECTION = COMPARISON_SECTION
+ORDER = 6
+"""
+
+
 def test_adding_an_analysis(monkeypatch, tmp_path):
-    """An analysis of the comparison declares its tables (what they read, how they render)
-    and its report section in its own module; the catalog's line makes them workflow targets
-    (rule table finds them by name) listed in that section of the report."""
+    """An analysis of the comparison declares its tables (what they read, how they render),
+    its report section and its place in its own module; the catalog finds it, so rule table
+    builds its tables by name, listed in that section of the report."""
     recipe = Recipe("Adding an analysis")
-    recipe.step("biasbench/reports/<name>.py")  # its tables, figures and report section
-    module = type("toy_analysis", (), {})()
-    module.TABLES = (
-        synthesis_table("toy_means", "Toy means", _mean_per_method, "", reads=scores_only),
-    )
-    module.FIGURES = ()
-    module.SECTION = COMPARISON_SECTION
-    recipe.step("biasbench/reports/catalog.py")  # its line in PAPERS
-    monkeypatch.setattr(catalog, "PAPERS", (*catalog.PAPERS, module))
-    tables, figures = catalog.targets()  # what the catalog's import makes of PAPERS
+    recipe.step("biasbench/reports/<name>.py")  # its tables, figures, section and place
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "toy_means.py").write_text(TOY_ANALYSIS, encoding="utf-8")
+    # the package's folder holds the module (here: one more folder of the package)
+    monkeypatch.setattr(biasbench.reports, "__path__", [*biasbench.reports.__path__, str(folder)])
+    monkeypatch.delitem(sys.modules, "biasbench.reports.toy_means", raising=False)
+    papers = catalog.analyses()  # what the catalog's import finds
+    assert papers[-1].__name__ == "biasbench.reports.toy_means"
+    monkeypatch.setattr(catalog, "PAPERS", papers)
+    tables, figures = catalog.targets()
     monkeypatch.setattr(catalog, "TABLES", tables)
     monkeypatch.setattr(catalog, "FIGURES", figures)
 
@@ -408,3 +425,4 @@ def test_adding_an_analysis(monkeypatch, tmp_path):
     recipe.followed()
     # the report's sections stay as they were: the analysis joins the comparison's
     assert catalog.sections() == catalog.sections(catalog.PAPERS[:-1])
+    monkeypatch.delitem(sys.modules, "biasbench.reports.toy_means")

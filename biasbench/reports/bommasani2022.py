@@ -17,6 +17,8 @@ from biasbench.reports.targets import FigureTarget, Inputs, Table, published_doc
 PAPER = "Bommasani & Liang (2022)"
 #: its tables' and figures' section of the report (biasbench.reports.catalog)
 SECTION = PAPER
+#: its place among the catalog's modules (biasbench.reports.catalog): the report's order
+ORDER = 4
 NOT_RUN = "The configuration does not run the DivDist study (bommasani: null)."
 SUBSTITUTION = (
     "Substitutions: the paper's Wikipedia, word2vec, GloVe and BERT become the corpora that "

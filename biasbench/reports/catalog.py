@@ -1,16 +1,42 @@
-"""Every table and figure the workflow builds, from the modules that declare them: each of
-:data:`PAPERS` declares its ``TABLES``, its ``FIGURES`` and its ``SECTION``, the report
-section they are listed under (a paper's own, or the comparison's)."""
+"""Every table and figure the workflow builds, from the modules that declare them: every
+module of this package that declares a ``SECTION`` (the report section its tables and figures
+are listed under: a paper's own, or the comparison's) is found here, with its ``TABLES``, its
+``FIGURES`` and its ``ORDER`` (its place among them), so a new analysis is its module alone."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
+from pathlib import Path
 from types import ModuleType
 
-from biasbench.reports import bommasani2022, delobelle2022, husse2022, schroeder2021, synthesis
+import biasbench.reports
 from biasbench.reports.synthesis_inputs import COMPARISON_SECTION
 from biasbench.reports.targets import FigureTarget, Table
 
-PAPERS = (husse2022, schroeder2021, delobelle2022, bommasani2022, synthesis)
+#: how a module declares its report section, read from its source before it is imported
+DECLARES_SECTION = re.compile(r"^SECTION\b", re.MULTILINE)
+
+
+def analyses() -> tuple[ModuleType, ...]:
+    """The modules of :mod:`biasbench.reports` (every folder of its ``__path__``) that declare
+    a ``SECTION``, in their declared ``ORDER``; one without an ``ORDER`` is an error naming
+    it."""
+    found = []
+    for info in pkgutil.iter_modules(biasbench.reports.__path__):
+        source = Path(info.module_finder.path) / f"{info.name}.py"
+        if not source.is_file() or not DECLARES_SECTION.search(source.read_text("utf-8")):
+            continue
+        module = importlib.import_module(f"biasbench.reports.{info.name}")
+        if not isinstance(getattr(module, "ORDER", None), int):
+            raise TypeError(f"{source}: declares SECTION but no ORDER (its place, an int)")
+        found.append(module)
+    return tuple(sorted(found, key=lambda m: (m.ORDER, m.__name__)))
+
+
+#: the papers' modules and the comparison's, in their order
+PAPERS = analyses()
 
 
 def targets(

@@ -20,6 +20,8 @@ from biasbench.studies import delobelle2022 as study
 PAPER = "Delobelle et al. (2022)"
 #: its tables' and figures' section of the report (biasbench.reports.catalog)
 SECTION = PAPER
+#: its place among the catalog's modules (biasbench.reports.catalog): the report's order
+ORDER = 3
 SURVEY = "resources/published/delobelle2022_table1.yaml"
 AUTHORS = "BERT-base-uncased (the authors' values)"
 #: the authors' per-subset effect sizes (their notebooks' JSON files), by figure

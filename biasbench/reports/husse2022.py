@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 PAPER = "Husse & Spitz (2022)"
 #: its tables' and figures' section of the report (biasbench.reports.catalog)
 SECTION = PAPER
+#: its place among the catalog's modules (biasbench.reports.catalog): the report's order
+ORDER = 1
 PUBLISHED = "resources/published/husse2022.csv"
 PAPER_MODELS = ("ELMo", "BERT", "GPT-2", "OPT", "BLOOM")
 TABLE3_TESTS = ("C1", "C3", "C6", "C9", "Dis", "Occ", "I1", "I2")

@@ -27,6 +27,8 @@ from biasbench.studies.schroeder2021 import S31, S31_SETS, s31_cells
 PAPER = "Schröder et al. (2021)"
 #: its tables' and figures' section of the report (biasbench.reports.catalog)
 SECTION = PAPER
+#: its place among the catalog's modules (biasbench.reports.catalog): the report's order
+ORDER = 2
 PUBLISHED = "resources/published/schroeder2021.yaml"
 
 

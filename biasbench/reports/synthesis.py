@@ -20,6 +20,8 @@ from biasbench.reports.targets import Inputs, scores_only
 
 #: its tables' and figures' section of the report (biasbench.reports.catalog)
 SECTION = COMPARISON_SECTION
+#: its place among the catalog's modules (biasbench.reports.catalog): the report's order
+ORDER = 5
 
 
 def scores_table(inputs: Inputs, settings):
