@@ -150,14 +150,12 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
 
 
 def _truth_rule(settings) -> str:
-    # each method's truth is its declaration's (Method.truth); the note's words, which name
-    # where the truths were first listed, are the table's bytes and stay as they are
     return (
         "truth_spearman: Spearman rho, across every model of the ground-truth study (models; "
         "distributions: the independent draws of injected shares they come from, each model "
         "its own draw unless models share one), of the method's score with its truth: the "
-        "injected quantity its construct measures (truth_quantity; biasbench.studies."
-        "groundtruth.truth.TRUTH says which and why), on the study's own test (its "
+        "injected quantity its construct measures (truth_quantity; each method's "
+        "declaration, Method.truth, says which and why), on the study's own test (its "
         "occupations split by debiaswe's stereotype against its definitional words) or on "
         "a data set's items of the injected category, gender (truth_on). Quantities: "
         + "; ".join(f"{k}: {v}" for k, v in QUANTITIES.items())
