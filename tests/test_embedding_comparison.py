@@ -237,3 +237,23 @@ def test_sampled_arrangements_stop_at_twenty_that_reach_the_observed_difference(
     row = paired_measure(TOY, units, base, against, Settings(), seed=2, n_perm=999, n_boot=2)
     assert row["difference"] == 0
     assert (row["p_value"], row["p_floor"]) == (1.0, pytest.approx(1 / 1000))
+
+
+def test_rnds_exchange_test_and_interval_by_hand():
+    # v_A = (1, 0), v_B = (0, 1) on both models; rnd((1, 0)) = sqrt 2, rnd((0, 1)) = -sqrt 2.
+    # The base puts X at (1, 0), Y at (0, 1): 2 sqrt 2; the other the reverse: -2 sqrt 2.
+    # Exchanging X's unit alone (or Y's alone) gives both models 0, both or neither keep
+    # |4 sqrt 2|: 2 of 4 arrangements of X and Y, A's and B's exchange changes nothing:
+    # 8 of 16, p 1/2 (floor 2/16). One unit a role: every resample is the observed one.
+    from biasbench.methods.embedding.rnd import RND
+
+    ctx = contexts({"X": 1, "Y": 1, "A": 1, "B": 1})
+    units = stimulus_units(ctx, np.ones(4, bool), "XYAB", None)
+    base = np.array([[1.0, 0], [0, 1], [1, 0], [0, 1]])
+    against = np.array([[0.0, 1], [1, 0], [1, 0], [0, 1]])
+    row = paired_measure(RND, units, base, against, Settings(), seed=0, n_boot=50)
+    root2 = np.sqrt(2)
+    assert row["base_score"] == pytest.approx(2 * root2)
+    assert row["against_score"] == pytest.approx(-2 * root2)
+    assert (row["p_value"], row["p_floor"]) == (0.5, 2 / 16)
+    assert (row["low"], row["high"]) == (pytest.approx(-4 * root2), pytest.approx(-4 * root2))
