@@ -33,13 +33,13 @@ for (source, test, descriptors), files in zip(
     strict=True,
 ):
     for descriptor in descriptors:
-        table = read_tsv(next(contexts))
+        test_contexts = read_tsv(next(contexts))
         words = WordSet.from_json(read_sealed(next(wordsets)))
         vectors = []
         for path, kind in zip(files, sm.params.tests["kinds"], strict=True):
             arrays, attrs, _ = read_embeddings(path, descriptor)
             available = available_encodings(kind, bool(attrs["is_decoder"]))
-            vectors.append(ModelVectors(table, arrays, kind, available))
+            vectors.append(ModelVectors(test_contexts, arrays, kind, available))
         found, missed = embedding_rows(
             *vectors,
             test=f"{test}/{descriptor}",

@@ -185,32 +185,28 @@ def paired_measure(
     rng = np.random.default_rng(seed)
     flips, exact = _arrangements(len(units.members), rng, n_perm)
     floor = 2 / len(flips) if exact else 1 / (1 + len(flips))
-    if np.array_equal(base, against):
-        # every arrangement is the observed one, every resample's difference 0
-        p_value, draws = 1.0, np.zeros(max(n_boot, 2))
-    else:
-        hits, drawn = 0, 0
-        tolerance = 1e-10 * max(1.0, abs(observed))
-        for flip in flips:
-            moved = np.zeros(len(base), bool)
-            moved[row_unit >= 0] = flip[row_unit[row_unit >= 0]]
-            mixed_base = np.where(moved[:, None], against, base)
-            mixed_against = np.where(moved[:, None], base, against)
-            hits += abs(effect(mixed_against) - effect(mixed_base)) >= abs(observed) - tolerance
-            drawn += 1
-            if not exact and hits == STOP_HITS:
-                break
-        # every arrangement, or Besag & Clifford's sequential p (h hits in l draws), or the
-        # sampled p counting the observed arrangement
-        stopped = exact or hits == STOP_HITS
-        p_value = hits / drawn if stopped else (1 + hits) / (1 + drawn)
-        kinds = np.array(units.kinds)
-        strata = [np.flatnonzero(kinds == k) for k in dict.fromkeys(units.kinds)]
-        draws = []
-        for _ in range(n_boot):
-            draw = np.concatenate([rng.choice(s, len(s)) for s in strata])
-            draws.append(effect(against, draw) - effect(base, draw))
-        draws = np.array(draws)
+    hits, drawn = 0, 0
+    tolerance = 1e-10 * max(1.0, abs(observed))
+    for flip in flips:
+        moved = np.zeros(len(base), bool)
+        moved[row_unit >= 0] = flip[row_unit[row_unit >= 0]]
+        mixed_base = np.where(moved[:, None], against, base)
+        mixed_against = np.where(moved[:, None], base, against)
+        hits += abs(effect(mixed_against) - effect(mixed_base)) >= abs(observed) - tolerance
+        drawn += 1
+        if not exact and hits == STOP_HITS:
+            break
+    # every arrangement, or Besag & Clifford's sequential p (h hits in l draws), or the
+    # sampled p counting the observed arrangement
+    stopped = exact or hits == STOP_HITS
+    p_value = hits / drawn if stopped else (1 + hits) / (1 + drawn)
+    kinds = np.array(units.kinds)
+    strata = [np.flatnonzero(kinds == k) for k in dict.fromkeys(units.kinds)]
+    draws = []
+    for _ in range(n_boot):
+        draw = np.concatenate([rng.choice(s, len(s)) for s in strata])
+        draws.append(effect(against, draw) - effect(base, draw))
+    draws = np.array(draws)
     low, high = interval(draws, 0.95)
     return {
         "base_score": first,
