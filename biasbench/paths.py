@@ -34,6 +34,9 @@ SAMPLES = "results/scores/{model}/{source}/{test}.samples.npz"
 LPBS = "results/lpbs/{model}/{corpus}/{test}.tsv"
 LPBS_SAMPLES = "results/lpbs/{model}/{corpus}/{test}.samples.npz"
 LPBS_SWEEP = "results/lpbs/{model}/{corpus}/{test}.sweep.tsv"
+#: the log-probabilities LPBS and p-CEAT scored (per template or per context): what paired
+#: comparisons read
+LPBS_LOGPROBS = "results/lpbs/{model}/{corpus}/{test}.logprobs.npz"
 DATASET = "results/datasets/{model}/{dataset}.tsv"
 DATASET_COVERAGE = "results/datasets/{model}/{dataset}.coverage.json"
 #: a paired comparison of two models (config compare:): its table, card and harness file

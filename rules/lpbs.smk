@@ -19,7 +19,8 @@ rule lpbs_spec:
 
 
 rule lpbs_templates:
-    """LPBS on double-slot templates: every descriptor, word-set variant and attribute form."""
+    """LPBS on double-slot templates: every descriptor, word-set variant and attribute form,
+    and the templates' log-probabilities."""
     input:
         spec=paths.LPBS_SPEC,
         wordsets=of_wildcards(PLAN.lpbs_wordsets_of, "test"),
@@ -27,7 +28,8 @@ rule lpbs_templates:
         external=when_asked(PLAN.lpbs_template_externals),
         model=paths.MODEL,
     output:
-        paths.fill(paths.LPBS, corpus="templates"),
+        scores=paths.fill(paths.LPBS, corpus="templates"),
+        logprobs=paths.fill(paths.LPBS_LOGPROBS, corpus="templates"),
     log:
         "results/logs/lpbs/{model}/templates/{test}.log",
     benchmark:
@@ -86,7 +88,8 @@ rule sample_pairs:
 
 rule lpbs_corpus:
     """Probability-based CEAT on a corpus: LPBS bias scores per sampled context, combined
-    as in CEAT; also the window-size sweep and the per-sample effect sizes."""
+    as in CEAT; also the window-size sweep, the per-sample effect sizes and the contexts'
+    log-probabilities."""
     input:
         pairs=of_wildcards(PLAN.pairs_file, "model", "corpus"),
         wordsets=of_wildcards(PLAN.lpbs_wordsets_of, "test"),
@@ -95,6 +98,7 @@ rule lpbs_corpus:
         scores=paths.LPBS,
         sweep=paths.LPBS_SWEEP,
         samples=paths.LPBS_SAMPLES,
+        logprobs=paths.LPBS_LOGPROBS,
     log:
         "results/logs/lpbs/{model}/{corpus}/{test}.log",
     benchmark:

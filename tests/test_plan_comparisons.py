@@ -1,5 +1,6 @@
 """The paired comparisons a configuration asks for: the data sets both models score with
-per-item outcomes, and an error naming the field for each wrong entry."""
+per-item outcomes, the tests both encoded and the LPBS and p-CEAT jobs both ran on the same
+inputs, and an error naming the field for each wrong entry."""
 
 import pytest
 
@@ -32,7 +33,7 @@ def test_each_model_against_its_base_on_the_data_sets_with_outcomes():
         ({"base": "mine", "against": ["mine-debiased", "x"]}, r"compare.against\[1\] 'x'"),
         ({"base": "mine", "against": ["mine"]}, r"compare.against\[0\] is the base model"),
         ({"base": "mine", "against": ["third"]}, r"share no data set with per-item outcomes"),
-        ({"base": "mine", "against": ["third"]}, r"and no test: list one"),
+        ({"base": "mine", "against": ["third"]}, r"no test and no LPBS job: list one"),
         ({"base": "mine", "against": ["vectors"]}, r"compare.against\[0\] 'vectors' and"),
     ],
 )
@@ -57,3 +58,26 @@ def test_the_tests_both_models_encoded_from_the_same_contexts_are_compared():
     assert found == [PairedComparison("mine", "third", (), (("templates", "C6", ("names",)),))]
     with pytest.raises(InputError, match=r"'vectors' and compare.base 'mine' share no data"):
         comparisons({"base": "mine", "against": ["vectors"]}, MODELS, JOBS, TEST_JOBS)
+
+
+LPBS_JOBS = [
+    ("mine", "templates", "C6", "templates/husse2022_double.yaml"),
+    ("mine", "natural", "C6", "pairs/natural/cased.tsv"),
+    ("mine", "templates", "C9", "templates/husse2022_double.yaml"),
+    ("third", "templates", "C6", "templates/husse2022_double.yaml"),
+    ("third", "natural", "C6", "pairs/natural/cased.tsv"),
+    ("vectors", "templates", "C6", "templates/husse2022_double.yaml"),
+    ("vectors", "natural", "C6", "pairs/natural/uncased.tsv"),
+]
+
+
+def test_lpbs_and_pceat_both_models_ran_on_the_same_inputs_are_compared():
+    # LPBS on the same templates and p-CEAT on the same pair contexts: compared; a test one
+    # model did not run, or contexts under another case policy, are not
+    found = comparisons(
+        {"base": "mine", "against": ["third", "vectors"]}, MODELS, [], [], LPBS_JOBS
+    )
+    assert [c.lpbs for c in found] == [
+        (("templates", "C6"), ("natural", "C6")),
+        (("templates", "C6"),),
+    ]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from biasbench.data.wordsets import WordSet
 from biasbench.encodings import available_encodings
-from biasbench.io import read_json, read_sealed, read_tsv, write_text, write_tsv
+from biasbench.io import read_json, read_npz, read_sealed, read_tsv, write_text, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.extract import read_embeddings
 from biasbench.reports.comparison_card import comparison_card
@@ -14,6 +14,7 @@ from biasbench.reports.model_cards import run_or_found, zoo_comparison
 from biasbench.scoring.settings import ScoreSettings
 from biasbench.studies.embedding_comparison import ModelVectors, embedding_rows
 from biasbench.studies.model_comparison import compare_models
+from biasbench.studies.probability_comparison import lpbs_template_rows, pceat_rows
 
 sm = snakemake  # noqa: F821
 start_job(sm)
@@ -52,9 +53,38 @@ for (source, test, descriptors), files in zip(
             n_perm=sm.params.tests["permutations"],
         )
         embedding += found
-        left_out += missed
+        left_out += [{**m, "family": "embedding"} for m in missed]
+probability = []
+lpbs_wordsets = iter(sm.input.lpbs_wordsets)
+for (corpus, test, descriptors), base, against in zip(
+    sm.params.tests["lpbs"], sm.input.base_logprobs, sm.input.against_logprobs, strict=True
+):
+    words = {d: WordSet.from_json(read_sealed(next(lpbs_wordsets))) for d in descriptors}
+    common = {"names": names, "seed": sm.params.seed, "n_perm": sm.params.tests["permutations"]}
+    if corpus == "templates":
+        found, missed = lpbs_template_rows(
+            read_npz(base), read_npz(against), words, test=test, **common
+        )
+    else:
+        found, missed = pceat_rows(
+            read_npz(base),
+            read_npz(against),
+            words,
+            corpus=corpus,
+            test=test,
+            max_gap=sm.params.tests["max_gap"],
+            ceat_samples=settings.for_source(corpus).ceat_samples,
+            **common,
+        )
+    probability += found
+    left_out += [{**m, "family": "probability"} for m in missed]
 table = compare_models(
-    outcomes, names=names, seed=sm.params.seed, alpha=sm.params.alpha, embedding=embedding
+    outcomes,
+    names=names,
+    seed=sm.params.seed,
+    alpha=sm.params.alpha,
+    embedding=embedding,
+    probability=probability,
 )
 zoo = zoo_comparison(sm.input.comparison, sm.params.comparison)
 found_check = run_or_found(sm.input.check, sm.params.check)

@@ -15,7 +15,7 @@ from biasbench.models.logprobs.causal import causal_context_log_probs
 from biasbench.models.logprobs.common import naming_too_long
 from biasbench.models.logprobs.masked import mlm_context_log_probs
 from biasbench.scoring import PairContextProbabilities, score
-from biasbench.scoring.corpus import pair_contexts, with_log_probs
+from biasbench.scoring.corpus import log_prob_arrays, pair_contexts, with_log_probs
 from biasbench.scoring.settings import ScoreSettings
 
 sm = snakemake  # noqa: F821
@@ -58,3 +58,4 @@ samples = probabilities.samples
 write_tsv(sm.output.scores, rows)
 write_tsv(sm.output.sweep, sweep)
 write_npz(sm.output.samples, samples)
+write_npz(sm.output.logprobs, log_prob_arrays(contexts, probabilities.encoding))

@@ -1,11 +1,12 @@
-"""Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.score."""
+"""Adapter: rule lpbs_templates -> biasbench.models.logprobs + biasbench.scoring.score (the
+scores and the templates' log-probabilities)."""
 
 from functools import partial
 
 from biasbench import paths
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, check_distinct_after, read_wordset_files
-from biasbench.io import read_sealed, signature_of, write_tsv
+from biasbench.io import read_sealed, signature_of, write_npz, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.device import load_job_model
 from biasbench.models.load import (
@@ -57,4 +58,5 @@ with naming_too_long(
             ]
         ),
     )
-write_tsv(sm.output[0], frame)
+write_tsv(sm.output.scores, frame)
+write_npz(sm.output.logprobs, probabilities.arrays)

@@ -204,7 +204,9 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         trained_draws=trained_null(config, specs, jobs),
     )
     # a comparison pairs on the contexts files the plan resolves
-    found = comparisons(config["compare"], config["models"], datasets, plan.contexts_jobs())
+    found = comparisons(
+        config["compare"], config["models"], datasets, plan.contexts_jobs(), plan.lpbs_sources()
+    )
     return replace(plan, paired={(c.base, c.against): c for c in found})
 
 

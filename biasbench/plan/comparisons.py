@@ -1,6 +1,7 @@
 """The paired comparisons a configuration asks for (``compare:``): each model compared with its
-base on the data sets both score and that write per-item outcomes, and on the tests both
-encoded from the same contexts file, checked before any job (rules/comparisons.smk)."""
+base on the data sets both score and that write per-item outcomes, on the tests both
+encoded from the same contexts file and on the LPBS and p-CEAT jobs both ran on the same
+templates or contexts, checked before any job (rules/comparisons.smk)."""
 
 from __future__ import annotations
 
@@ -21,19 +22,26 @@ class PairedComparison:
     datasets: tuple[str, ...]  # the data sets both models score with per-item outcomes
     #: (source, test, descriptors) both models encoded from the same contexts files
     tests: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: (corpus, test) of LPBS ("templates") and p-CEAT both ran on the same inputs
+    lpbs: tuple[tuple[str, str], ...] = ()
+
+
+def shared_jobs(jobs: Iterable[tuple], base: str, against: str) -> list[tuple]:
+    """The keys of the jobs both models ran on the same file, in the base model's order
+    (``jobs``: (model, *key, the file the job reads))."""
+    files: dict[str, dict[tuple, str]] = {}
+    for model, *key, read in jobs:
+        files.setdefault(model, {})[tuple(key)] = read
+    theirs = files.get(against, {})
+    return [key for key, read in files.get(base, {}).items() if theirs.get(key) == read]
 
 
 def shared_tests(test_jobs: Iterable[tuple], base: str, against: str) -> tuple:
     """The (source, test, descriptors) both models encoded from the same contexts files, in
     the base model's order (``test_jobs``: (model, source, test, descriptor, contexts file))."""
-    files: dict[str, dict[tuple, str]] = {}
-    for model, source, test, descriptor, contexts in test_jobs:
-        files.setdefault(model, {})[(source, test, descriptor)] = contexts
-    mine, theirs = files.get(base, {}), files.get(against, {})
     out: dict[tuple[str, str], list[str]] = {}
-    for key, contexts in mine.items():
-        if theirs.get(key) == contexts:
-            out.setdefault(key[:2], []).append(key[2])
+    for source, test, descriptor in shared_jobs(test_jobs, base, against):
+        out.setdefault((source, test), []).append(descriptor)
     return tuple((source, test, tuple(ds)) for (source, test), ds in out.items())
 
 
@@ -95,6 +103,11 @@ class ComparisonPlan(DatasetPlan):
                 for _source, test, descriptors in found.tests
                 for d in descriptors
             ],
+            "base_logprobs": self.comparison_logprobs(found, found.base),
+            "against_logprobs": self.comparison_logprobs(found, found.against),
+            "lpbs_wordsets": [
+                file for _corpus, test in found.lpbs for file in self.lpbs_wordsets_of(test)
+            ],
             "comparison": list(comparison),
             "check": list(check),
         }
@@ -107,12 +120,25 @@ class ComparisonPlan(DatasetPlan):
             for source, test, _descriptors in found.tests
         ]
 
+    @staticmethod
+    def comparison_logprobs(found: PairedComparison, model: str) -> list[str]:
+        """A model's LPBS and p-CEAT log-probabilities of each job a comparison pairs on."""
+        return [
+            paths.LPBS_LOGPROBS.format(model=model, corpus=corpus, test=test)
+            for corpus, test in found.lpbs
+        ]
+
     def comparison_tests(self, base: str, against: str) -> dict[str, Any]:
         """The (source, test, descriptors) a comparison pairs on, in its inputs' order, the
-        two models' kinds and the exchange test's draws (``compare.permutations``)."""
+        (corpus, test, descriptors) of its LPBS and p-CEAT jobs, the contexts' largest gap
+        (``lpbs.max_gap``, where a p-CEAT job is paired), the two models' kinds and the
+        exchange test's draws (``compare.permutations``)."""
         found = self.paired_comparison(base, against)
+        on_corpus = any(corpus != "templates" for corpus, _test in found.lpbs)
         return {
             "tests": [[s, t, list(ds)] for s, t, ds in found.tests],
+            "lpbs": [[c, t, self.lpbs_descriptors(t)] for c, t in found.lpbs],
+            "max_gap": self.config["lpbs"]["max_gap"] if on_corpus else None,
             "kinds": [self.specs[found.base].kind, self.specs[found.against].kind],
             "permutations": self.config["compare"]["permutations"],
         }
@@ -123,12 +149,13 @@ class ComparisonPlan(DatasetPlan):
 
 
 def comparisons(
-    compare: dict[str, Any] | None, models: Iterable[str], dataset_jobs, test_jobs=()
+    compare: dict[str, Any] | None, models: Iterable[str], dataset_jobs, test_jobs=(), lpbs_jobs=()
 ) -> list[PairedComparison]:
     """The comparisons of ``compare`` (base, against) over the configured ``models``, the
-    plan's (model, data set) jobs and its embedding jobs (``test_jobs``, as
-    :func:`shared_tests` reads them); a model not configured, compared with itself, or sharing
-    neither a data set with outcomes nor a test with its base is an error naming the field."""
+    plan's (model, data set) jobs, its embedding jobs (``test_jobs``, as :func:`shared_tests`
+    reads them) and its LPBS and p-CEAT jobs (``lpbs_jobs``: (model, corpus, test, file
+    read)); a model not configured, compared with itself, or sharing no data set with
+    outcomes, test or LPBS job with its base is an error naming the field."""
     if not compare:
         return []
     models = set(models)
@@ -153,11 +180,13 @@ def comparisons(
             raise InputError(f"config: {field} is the base model {base!r} itself")
         shared = sorted(scored.get(base, set()) & scored.get(against, set()) & WITH_OUTCOMES)
         tests = shared_tests(test_jobs, base, against)
-        if not shared and not tests:
+        lpbs = tuple(shared_jobs(lpbs_jobs, base, against))
+        if not shared and not tests and not lpbs:
             raise InputError(
                 f"config: {field} {against!r} and compare.base {base!r} share no data set with "
-                f"per-item outcomes ({', '.join(sorted(WITH_OUTCOMES))}) and no test: list one "
-                "under datasets.models, or a test under models.<model>.tests, for both"
+                f"per-item outcomes ({', '.join(sorted(WITH_OUTCOMES))}), no test and no LPBS "
+                "job: list one under datasets.models, a test under models.<model>.tests, or "
+                "both under lpbs.models"
             )
-        out.append(PairedComparison(base, against, tuple(shared), tests))
+        out.append(PairedComparison(base, against, tuple(shared), tests, lpbs))
     return out

@@ -44,6 +44,15 @@ class LpbsPlan(ZooPlan):
             for s in ["templates", *(self.lpbs_corpora if m in self.lpbs_corpus_models else [])]
         ]
 
+    def lpbs_sources(self) -> list[tuple[str, str, str, str]]:
+        """(model, corpus, test, what it reads: the templates or the corpus' pair contexts)
+        of every LPBS and p-CEAT job: what a paired comparison pairs on."""
+        return [
+            (m, s, t, self.lpbs_template_file if s == "templates" else self.pairs_file(m, s))
+            for m, t in self.lpbs_jobs
+            for s in ["templates", *(self.lpbs_corpora if m in self.lpbs_corpus_models else [])]
+        ]
+
     def lpbs_wordset_files(self) -> list[str]:
         tests = dict.fromkeys(t for _m, t in self.lpbs_jobs)
         return [

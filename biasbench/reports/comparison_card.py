@@ -32,15 +32,27 @@ READS = {
     "only through the layers above",
     "embedding": "the model's vectors of a test's words in their templates (WEAT to RND): a "
     "projection or any edit of those vectors moves them first",
+    "probability": "the model's probability of a target word beside an attribute word, in "
+    "templates (LPBS) or corpus contexts (p-CEAT): an edit of the word vectors or of the "
+    "output head moves them",
 }
-#: the families a comparison does not pair yet, and why (said on every card)
-NOT_PAIRED = {
-    "LPBS and p-CEAT": "no paired comparison of them is built: each model's card has its own score"
-}
-#: each family's heading and the unit of its differences
+#: each family's heading, the unit of its differences, and how to put it in a comparison
 FAMILIES = {
-    "data set": ("Data sets", "points"),
-    "embedding": ("Embedding measures", "effect-size units"),
+    "data set": (
+        "Data sets",
+        "points",
+        "list a data set with per-item outcomes under datasets.models for both models",
+    ),
+    "embedding": (
+        "Embedding measures",
+        "effect-size units",
+        "give both models a test under models.<model>.tests",
+    ),
+    "probability": (
+        "Probability measures",
+        "effect-size units",
+        "list both models under lpbs.models (and lpbs.corpus_models for p-CEAT)",
+    ),
 }
 
 
@@ -186,8 +198,10 @@ def scope(table: pd.DataFrame, left_out: list[dict]) -> list[str]:
     """The card's opening list: each family compared (its data sets or tests, its measures),
     each measure present but not compared and why, and what each family reads."""
     lines = []
-    for family, (heading, _unit) in FAMILIES.items():
+    for family, (heading, _unit, how) in FAMILIES.items():
         mine = table[table["family"] == family]
+        if not len(mine) and not any(item["family"] == family for item in left_out):
+            lines.append(f"- Not run for both models: {heading.lower()} ({how}).")
         if len(mine):
             where = ", ".join(dict.fromkeys(mine["dataset"]))
             methods = ", ".join(dict.fromkeys(mine["method"]))
@@ -201,8 +215,6 @@ def scope(table: pd.DataFrame, left_out: list[dict]) -> list[str]:
     for why, methods in reasons.items():
         where = ", ".join(dict.fromkeys(d for ds in methods.values() for d in ds))
         lines.append(f"- Not compared: {', '.join(methods)} on {where}: {why}.")
-    for family, why in NOT_PAIRED.items():
-        lines.append(f"- Not compared: {family}: {why}.")
     return lines
 
 
@@ -250,8 +262,9 @@ def comparison_card(
         f"Both models were scored on the same units. Each measure's difference ({against} "
         f"minus {base}) has a 95% interval that resamples the independent units (a "
         "CrowS-Pairs pair's swapped words, a StereoSet item's target term, a test's target "
-        "word or definitional pair), and its p comes from exchanging the two models' outcomes, "
-        "or vectors, on every item of one unit together; Holm's correction runs over the "
+        "word or definitional pair, an attribute word with its templates or contexts), and "
+        "its p comes from exchanging the two models' outcomes, vectors or log-probabilities "
+        "on every item of one unit together; Holm's correction runs over the "
         f"{len(table)} measures, decided at {alpha}.",
         "",
         "## What it compared, and what it could not",
@@ -260,7 +273,7 @@ def comparison_card(
     ]
     records = table.to_dict("records")
     names = (base, against)
-    for family, (heading, unit) in FAMILIES.items():
+    for family, (heading, unit, _how) in FAMILIES.items():
         mine = [r for r in records if r["family"] == family]
         if not mine:
             continue

@@ -58,7 +58,7 @@ class EncodedContexts:
 class TemplateProbabilities:
     """A language model's probabilities in one test's double-slot templates: LPBS on every
     descriptor of ``wordsets`` the ``spec`` gives templates to; ``encoding``: how they were
-    obtained (``mlm`` or ``causal``)."""
+    obtained (``mlm`` or ``causal``); ``arrays`` receives the templates' log-probabilities."""
 
     log_probs: Callable
     in_vocabulary: Callable[[str], bool]
@@ -66,6 +66,8 @@ class TemplateProbabilities:
     spec: LpbsSpec
     templates: DoubleTemplates
     encoding: str
+    #: receives each (descriptor, form)'s log-probabilities (``lpbs_rows``' ``arrays``)
+    arrays: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,6 +136,7 @@ def _template_probabilities(inputs: TemplateProbabilities, *, model, settings, s
         settings=settings.for_source("templates"),
         seed=settings.seed,
         signature=signature,
+        arrays=inputs.arrays,
     )
 
 

@@ -40,6 +40,17 @@ def with_log_probs(contexts: pd.DataFrame, probe: Callable) -> pd.DataFrame:
     return contexts.assign(log_pt=log_pt, log_pp=log_pp)
 
 
+def log_prob_arrays(contexts: pd.DataFrame, encoding: str) -> dict[str, np.ndarray]:
+    """The contexts' pairs, gaps and log-probabilities as named arrays (what a paired
+    comparison reads) and how they were obtained (``encoding``)."""
+    arrays = {
+        "target": contexts["target"].to_numpy(str),
+        "attribute": contexts["attribute"].to_numpy(str),
+    }
+    arrays |= {k: contexts[k].to_numpy() for k in ("gap", "log_pt", "log_pp")}
+    return arrays | {"encoding": np.array(encoding)}
+
+
 def context_cells(contexts: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:
     """(target, attribute) -> its contexts' [log p_t, log p_p] rows."""
     return {

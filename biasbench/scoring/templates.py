@@ -76,9 +76,13 @@ def lpbs_rows(
     settings: Settings,
     seed: int,
     signature: str,
+    arrays: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """Score rows of every (descriptor, variant, attribute form) of one test on one model;
-    ``encoding`` says how the probabilities were obtained (``mlm`` or ``causal``)."""
+    ``encoding`` says how the probabilities were obtained (``mlm`` or ``causal``). ``arrays``,
+    where given, receives each (descriptor, form)'s log-probabilities as
+    ``<descriptor><form>|log_pt`` and ``|log_pp`` (templates, attributes, targets: what a
+    paired comparison reads) and ``encoding``."""
     method = get("LPBS")
     out = []
     for descriptor, wordset in wordsets.items():
@@ -98,6 +102,10 @@ def lpbs_rows(
             log_pt, log_pp = template_log_probs(
                 log_probs, templates, category, targets, spec.plural, attributes
             )
+            if arrays is not None:
+                arrays[f"{descriptor}{form}|log_pt"] = log_pt
+                arrays[f"{descriptor}{form}|log_pp"] = log_pp
+                arrays["encoding"] = np.array(encoding)
             for reduction in ("full", "reduced"):
                 keep = [reduction == "full" or in_vocabulary(t) for t in targets]
                 x_cols = [i for i in range(n_x) if keep[i]]

@@ -7,16 +7,8 @@ B[i]) with theirs, or one attribute word where the word set declares no pairs. E
 (every registered method on context vectors, on its primary encoding and variant) is scored
 on both models by the method itself, its difference taken against minus base, and:
 
-- the **test** exchanges the two models' vectors of whole units: every arrangement (which
-  model each unit's vectors come from) is scored again. Under "the two models are
-  exchangeable on every unit" each arrangement is as likely as the observed one, so the
-  share whose |difference| reaches the observed one is a valid two-sided p. Every
-  arrangement is enumerated up to :data:`EXACT_UNITS` units (the observed one and its mirror,
-  all units exchanged, always tie: floor 2 / 2^n); beyond, up to ``n_perm`` seeded ones
-  (floor 1 / (n_perm + 1)), stopping at :data:`STOP_HITS` that reach it (Besag & Clifford's
-  sequential p).
-- the **interval** resamples the units with replacement within their role (X, Y, pairs or
-  A and B), the same draw for both models, so what a unit shares between the two cancels.
+both models exchange whole units in the paired test and are resampled together by unit in
+the interval (:mod:`biasbench.studies.unit_exchange`).
 
 The exchange puts one model's vectors beside the other's in one computation: it needs one
 vector space, as between a model and its debiased, quantized or fine-tuned version. Models
@@ -29,7 +21,6 @@ The statistic needs only each method's effect size, so its own tests are cut to 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -39,23 +30,13 @@ import pandas as pd
 from biasbench.methods.contract import ContextVectors, Method, Settings
 from biasbench.methods.registry import consuming
 from biasbench.stats import derived_seed
-from biasbench.studies.validity import interval
-
-N_PERM = 9_999
-N_BOOT = 1_000
-#: every arrangement enumerated up to this many units (2^12 = 4,096 of them)
-EXACT_UNITS = 12
-
+from biasbench.studies.unit_exchange import N_BOOT, N_PERM, exchange_measure
 
 #: CEAT's samples per effect in a comparison: its effect combines them, and each of a
 #: comparison's up to ~12,000 effects per measure pays for all of them (500: ~10 ms where the
 #: score's 10,000 take ~0.2 s); the card's CEAT score is the model's own, with the configured
 #: samples, so the comparison's two CEAT scores can differ from it by the samples' spread
 CEAT_SAMPLES = 500
-#: sampled arrangements stop at this many reaching the observed difference: Besag &
-#: Clifford's (1991) sequential p, h / l after l draws, is valid and saves the draws a
-#: clearly null measure does not need; a rare one still draws all ``n_perm``
-STOP_HITS = 20
 
 
 def effect_settings(settings: Settings) -> Settings:
@@ -154,13 +135,6 @@ def not_comparable(base: np.ndarray, against: np.ndarray) -> str:
     return ""
 
 
-def _arrangements(n_units: int, rng: np.random.Generator, n_perm: int) -> tuple[np.ndarray, bool]:
-    """(arrangements as rows of booleans: unit from the other model, exact)."""
-    if n_units <= EXACT_UNITS:
-        return np.array(list(itertools.product((False, True), repeat=n_units)), bool), True
-    return rng.random((n_perm, n_units)) < 0.5, False
-
-
 def paired_measure(
     method: Method,
     units: Units,
@@ -173,53 +147,27 @@ def paired_measure(
 ) -> dict:
     """One measure on both models' per-row vectors of one encoding: each model's effect size,
     the difference (against minus base) with its interval over the units, the exchange test's
-    two-sided p with its floor, and the units' count."""
+    two-sided p with its floor (:func:`biasbench.studies.unit_exchange.exchange_measure`),
+    and the units' and contexts' counts."""
     cheap = effect_settings(settings)
+    row_unit = units.context_units(len(base))
+    held = row_unit >= 0
 
-    def effect(vectors: np.ndarray, draw=None) -> float:
+    def effect(vectors: np.ndarray, draw) -> float:
         return float(method(vectors_of(units, vectors, draw), cheap, seed).effect_size)
 
-    first, second = effect(base), effect(against)
-    observed = second - first
-    row_unit = units.context_units(len(base))
-    rng = np.random.default_rng(seed)
-    flips, exact = _arrangements(len(units.members), rng, n_perm)
-    floor = 2 / len(flips) if exact else 1 / (1 + len(flips))
-    hits, drawn = 0, 0
-    tolerance = 1e-10 * max(1.0, abs(observed))
-    for flip in flips:
+    def effects(flip, draw) -> tuple[float, float]:
+        if flip is None:
+            return effect(base, draw), effect(against, draw)
         moved = np.zeros(len(base), bool)
-        moved[row_unit >= 0] = flip[row_unit[row_unit >= 0]]
-        mixed_base = np.where(moved[:, None], against, base)
-        mixed_against = np.where(moved[:, None], base, against)
-        hits += abs(effect(mixed_against) - effect(mixed_base)) >= abs(observed) - tolerance
-        drawn += 1
-        if not exact and hits == STOP_HITS:
-            break
-    # every arrangement, or Besag & Clifford's sequential p (h hits in l draws), or the
-    # sampled p counting the observed arrangement
-    stopped = exact or hits == STOP_HITS
-    p_value = hits / drawn if stopped else (1 + hits) / (1 + drawn)
-    kinds = np.array(units.kinds)
-    strata = [np.flatnonzero(kinds == k) for k in dict.fromkeys(units.kinds)]
-    draws = []
-    for _ in range(n_boot):
-        draw = np.concatenate([rng.choice(s, len(s)) for s in strata])
-        draws.append(effect(against, draw) - effect(base, draw))
-    draws = np.array(draws)
-    low, high = interval(draws, 0.95)
-    return {
-        "base_score": first,
-        "against_score": second,
-        "difference": observed,
-        "low": low,
-        "high": high,
-        "stderr": float(np.std(draws, ddof=1)) if len(draws) > 1 else float("nan"),
-        "p_value": float(min(1.0, p_value)),
-        "p_floor": float(floor),
-        "units": len(units.members),
-        "items": int((row_unit >= 0).sum()),
-    }
+        moved[held] = flip[row_unit[held]]
+        return (
+            effect(np.where(moved[:, None], against, base), draw),
+            effect(np.where(moved[:, None], base, against), draw),
+        )
+
+    measured = exchange_measure(effects, units.kinds, seed, n_perm, n_boot)
+    return {**measured, "items": int(held.sum())}
 
 
 @dataclass(frozen=True)

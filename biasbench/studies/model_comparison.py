@@ -34,8 +34,8 @@ from biasbench.studies.paired import (
     paired_permutation,
 )
 
-#: one row per measure both models have (the comparison's table); ``family``: data set or
-#: embedding, ``dataset`` the data set or the test
+#: one row per measure both models have (the comparison's table); ``family``: data set,
+#: embedding or probability, ``dataset`` the data set or the test
 COLUMNS = (
     "family",
     "dataset",
@@ -155,13 +155,13 @@ def share_rows(
     return out
 
 
-def _embedding_row(row: dict) -> dict:
-    """An embedding measure's row (:func:`biasbench.studies.embedding_comparison
-    .embedding_rows`) in the table's columns: no discordant counts or McNemar's test (its
-    outcome is no preference), the spread its bootstrap standard error over the units gives
-    (so the detectable difference scales it as a data set's)."""
+def _exchanged_row(family: str, row: dict) -> dict:
+    """An embedding or probability measure's row (:mod:`biasbench.studies.unit_exchange`) in
+    the table's columns: no discordant counts or McNemar's test (its outcome is no
+    preference), the spread its bootstrap standard error over the units gives (so the
+    detectable difference scales it as a data set's)."""
     return {
-        "family": "embedding",
+        "family": family,
         **row,
         "base_only": np.nan,
         "against_only": np.nan,
@@ -180,10 +180,13 @@ def compare_models(
     n_perm: int = 9_999,
     n_boot: int = 2_000,
     embedding: list[dict] = (),
+    probability: list[dict] = (),
 ) -> pd.DataFrame:
     """The comparison's table (:data:`COLUMNS`) of two models (``names``: base, against) over
-    the data sets in ``outcomes`` (data set -> the two models' outcome tables) and the
-    ``embedding`` measures' rows (:mod:`biasbench.studies.embedding_comparison`): the rows of
+    the data sets in ``outcomes`` (data set -> the two models' outcome tables), the
+    ``embedding`` measures' rows (:mod:`biasbench.studies.embedding_comparison`) and the
+    ``probability`` ones (LPBS, p-CEAT: :mod:`biasbench.studies.probability_comparison`): the
+    rows of
     :func:`share_rows`, Holm's adjustment over all of them, the decision at ``alpha``, and
     the difference each measure detects with 80% power at alpha over the measures."""
     rows = [
@@ -193,11 +196,12 @@ def compare_models(
             base, against, dataset=dataset, names=names, seed=seed, n_perm=n_perm, n_boot=n_boot
         )
     ]
-    rows += [_embedding_row(row) for row in embedding]
+    rows += [_exchanged_row("embedding", row) for row in embedding]
+    rows += [_exchanged_row("probability", row) for row in probability]
     if not rows:
         raise InputError(
             f"paired comparison of {names[0]} and {names[1]}: no measure both models have "
-            "(per-item outcomes of a data set, or vectors of a test)"
+            "(per-item outcomes of a data set, vectors of a test, or LPBS log-probabilities)"
         )
     frame = pd.DataFrame(rows)
     frame["p_holm"] = holm_bonferroni(frame["p_value"].to_numpy())

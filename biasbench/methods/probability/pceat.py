@@ -28,6 +28,7 @@ per pair p_word is LPBS' test of the CES.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -169,9 +170,22 @@ def word_level_test(
     return split_p_values(stats, observed, ("two-sided",), exact, balanced)[0]
 
 
-def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
-    """Probability-based CEAT (see module doc). Attributes and targets without usable
-    contexts are dropped and reported; too few usable attributes raise EmptySetError."""
+@dataclass(frozen=True)
+class SampledBiasScores:
+    """LPBS' bias score (eq. 10) per sampled context set and usable attribute: ``bs``
+    (samples, attributes A then B, the first ``n_a`` of A); ``dropped``: the stimuli
+    without usable contexts, per role."""
+
+    bs: np.ndarray
+    n_a: int
+    dropped: dict[str, list[str]]
+
+
+def sampled_bias_scores(inputs: ContextLogProbs, n_samples: int, seed: int) -> SampledBiasScores:
+    """Each of ``n_samples`` samples picks one context per (attribute, target) pair with any
+    (seeded: two models with the same contexts draw the same ones) and gives each usable
+    attribute its bias score. Attributes and targets without usable contexts are dropped and
+    reported; too few usable attributes raise EmptySetError."""
     x, y, a, b = (list(inputs.sets[r]) for r in "XYAB")
     targets, attributes = x + y, a + b
     t_index = {t: j for j, t in enumerate(targets)}
@@ -201,7 +215,6 @@ def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
             f"B: {len(keep_b)}; at least 2 each)",
             dropped,
         )
-    n_samples = settings.ceat_samples
     rng = np.random.default_rng(seed)
     rows = keep_a + keep_b
     row_of = {i: r for r, i in enumerate(rows)}
@@ -225,17 +238,38 @@ def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
         lx = _logsumexp(draws["X"][: used["X"]])  # (samples, [log p_t, log p_p])
         ly = _logsumexp(draws["Y"][: used["Y"]])
         bs[:, row_of[i]] = (lx[:, 0] - lx[:, 1]) - (ly[:, 0] - ly[:, 1])
+    return SampledBiasScores(bs, len(keep_a), dropped)
+
+
+def sample_effects(
+    bs: np.ndarray, n_a: int, dropped: dict | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bias scores, sd, effect sizes d_i) of the samples whose bias scores differ (a sample
+    whose scores are all equal has no effect size); none: EmptySetError."""
     sd = bs.std(axis=1, ddof=1)
-    spread = sd > 0  # a sample whose bias scores are all equal has no effect size
+    spread = sd > 0
     if not spread.any():
-        raise EmptySetError("no sample has bias scores that differ", dropped)
+        raise EmptySetError("no sample has bias scores that differ", dropped or {})
     bs, sd = bs[spread], sd[spread]
-    d = (bs[:, : len(keep_a)].mean(axis=1) - bs[:, len(keep_a) :].mean(axis=1)) / sd
+    return bs, sd, (bs[:, :n_a].mean(axis=1) - bs[:, n_a:].mean(axis=1)) / sd
+
+
+def combined_effect(bs: np.ndarray, n_a: int) -> float:
+    """The CES of sampled bias scores ``bs`` (samples, attributes, the first ``n_a`` of A)."""
+    _bs, sd, d = sample_effects(bs, n_a)
+    return random_effects(d, sd**2)[0]
+
+
+def score(inputs: ContextLogProbs, settings: Settings, seed: int) -> Score:
+    """Probability-based CEAT (see module doc)."""
+    sampled = sampled_bias_scores(inputs, settings.ceat_samples, seed)
+    dropped = sampled.dropped
+    bs, sd, d = sample_effects(sampled.bs, sampled.n_a, dropped)
     ces, se, tau2, p = random_effects(d, sd**2)
     word = word_level_test(
         bs,
         sd,
-        len(keep_a),
+        sampled.n_a,
         exact_max=settings.exact_max,
         n_samples=settings.n_samples,
         seed=derived_seed(seed, "p-CEAT", "word"),

@@ -1,0 +1,184 @@
+"""LPBS and p-CEAT of two models compared on the attribute word: the exchange test and the
+interval by hand, p-CEAT with one context per pair equal to LPBS on one template, level,
+power and coverage by simulation, and models that read different contexts not compared."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasbench.studies.probability_comparison import (
+    AttributeScores,
+    attribute_measure,
+    lpbs_scores,
+    lpbs_template_rows,
+    not_comparable,
+    pceat_rows,
+)
+
+
+def one_template(bs) -> tuple[np.ndarray, np.ndarray]:
+    """(log p_t, log p_p) of one template, one X and one Y target whose bias scores are
+    ``bs``: log p_t(X) = bs, every other log-probability 0."""
+    bs = np.asarray(bs, float)
+    log_pt = np.zeros((1, len(bs), 2))
+    log_pt[0, :, 0] = bs
+    return log_pt, np.zeros_like(log_pt)
+
+
+def test_lpbs_exchange_test_by_hand():
+    # base scores A = (1, 2), B = (-1, -2): d = 3 / sd(1, 2, -1, -2) = 3 / 1.826 = 1.643; the
+    # other model A = (1, 2), B = (1, 2): d = 0, difference -1.643. The A words agree, so
+    # their exchange changes nothing; exchanging one B word gives d 1.155 and 0.707 (|.| 0.448),
+    # none or both the full 1.643: 8 of the 16 arrangements, p 1/2, floor 2/16
+    base = lpbs_scores(*one_template([1, 2, -1, -2]), n_x=1, n_a=2)
+    against = lpbs_scores(*one_template([1, 2, 1, 2]), n_x=1, n_a=2)
+    row = attribute_measure("LPBS", base, against, seed=1)
+    assert row["base_score"] == pytest.approx(3 / np.sqrt(10 / 3))
+    assert row["against_score"] == 0
+    assert row["difference"] == pytest.approx(-3 / np.sqrt(10 / 3))
+    assert (row["p_value"], row["p_floor"], row["units"], row["items"]) == (0.5, 0.125, 4, 4)
+
+
+def contexts_of(bs: dict[str, float], targets=("x", "y")) -> pd.DataFrame:
+    """One context per (target, attribute) pair: log p_t of the X target is the attribute's
+    bias score, everything else 0 (so each sample's bias scores are ``bs``)."""
+    rows = [
+        (t, w, 1, value if t == targets[0] else 0.0, 0.0)
+        for w, value in bs.items()
+        for t in targets
+    ]
+    return pd.DataFrame(rows, columns=["target", "attribute", "gap", "log_pt", "log_pp"])
+
+
+def arrays_of(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    return {k: frame[k].to_numpy() for k in frame} | {"encoding": np.array("mlm")}
+
+
+class _Words:
+    def __init__(self, sets):
+        self.sets = sets
+
+
+SETS = {"X": ("x",), "Y": ("y",), "A": ("a1", "a2"), "B": ("b1", "b2")}
+
+
+def test_pceat_with_one_context_per_pair_is_lpbs_on_one_template():
+    # every sample draws the one context of each pair: every d_i is LPBS' d, so the CES is it
+    base = contexts_of({"a1": 1, "a2": 2, "b1": -1, "b2": -2})
+    against = contexts_of({"a1": 1, "a2": 2, "b1": 1, "b2": 2})
+    rows, left = pceat_rows(
+        arrays_of(base),
+        arrays_of(against),
+        {"names": _Words(SETS)},
+        corpus="toy",
+        test="T",
+        max_gap=5,
+        ceat_samples=50,
+        names=("b", "a"),
+        seed=3,
+    )
+    assert left == []
+    (row,) = rows
+    assert row["dataset"] == "T/names (toy)" and row["method"] == "p-CEAT"
+    assert row["difference"] == pytest.approx(-3 / np.sqrt(10 / 3))
+    assert (row["p_value"], row["p_floor"], row["units"], row["items"]) == (0.5, 0.125, 4, 8)
+    # a context beyond max_gap is left out of both
+    far = pd.concat([base, base.iloc[:1].assign(gap=9, log_pt=50.0)], ignore_index=True)
+    again, _ = pceat_rows(
+        arrays_of(far),
+        arrays_of(pd.concat([against, against.iloc[:1].assign(gap=9)], ignore_index=True)),
+        {"names": _Words(SETS)},
+        corpus="toy",
+        test="T",
+        max_gap=5,
+        ceat_samples=50,
+        names=("b", "a"),
+        seed=3,
+    )
+    assert again[0]["difference"] == row["difference"]
+
+
+def test_models_that_read_different_contexts_or_words_are_not_compared():
+    base = contexts_of({"a1": 1, "a2": 2, "b1": -1, "b2": -2})
+    other = contexts_of({"a1": 1, "a2": 2, "b1": 1, "b2": 2}, targets=("x", "z"))
+    rows, left = pceat_rows(
+        arrays_of(base),
+        arrays_of(other),
+        {"names": _Words(SETS)},
+        corpus="toy",
+        test="T",
+        max_gap=5,
+        ceat_samples=50,
+        names=("b", "a"),
+        seed=3,
+    )
+    assert rows == [] and "read different contexts" in left[0]["why"]
+    three = AttributeScores(np.zeros((1, 4)), 3, 4)
+    assert "different attribute words" in not_comparable(
+        AttributeScores(np.zeros((1, 4)), 2, 4), three
+    )
+
+
+def test_lpbs_template_rows_read_each_descriptor_from_the_arrays():
+    base, against = one_template([1, 2, -1, -2]), one_template([1, 2, 1, 2])
+    arrays = [
+        {"names|log_pt": pt, "names|log_pp": pp, "encoding": np.array("causal")}
+        for pt, pp in (base, against)
+    ]
+    rows, left = lpbs_template_rows(
+        *arrays, {"names": _Words(SETS)}, test="T", names=("b", "a"), seed=1
+    )
+    assert left == [] and rows[0]["encoding"] == "causal" and rows[0]["variant"] == "full"
+    assert rows[0]["p_value"] == 0.5
+
+
+def _word_scores(rng, n_words, shift=0.0, scale=1.0):
+    """Two models' bias scores by attribute word: each word a shared value (A words higher),
+    plus a value per model and word; ``shift`` moves the second model's A words."""
+    a = np.r_[np.ones(n_words), np.zeros(n_words)]
+    shared = rng.normal(size=2 * n_words) + a
+    first = shared + scale * rng.normal(size=2 * n_words)
+    second = shared + scale * rng.normal(size=2 * n_words) + shift * a
+    return (AttributeScores(s[None, :], n_words, 2 * n_words) for s in (first, second))
+
+
+def test_the_exchange_test_holds_its_level_and_finds_a_moved_word_set():
+    # 400 null pairs: ~5% rejected at 0.05 (standard error 1.1 points); a second model whose
+    # A words fell by 1.5 is found in most draws
+    rng = np.random.default_rng(20261206)
+    draws, n_words = 400, 10
+    null = sum(
+        attribute_measure("LPBS", *_word_scores(rng, n_words), i, 199, 2)["p_value"] < 0.05
+        for i in range(draws)
+    )
+    assert null / draws <= 0.08
+    moved = sum(
+        attribute_measure("LPBS", *_word_scores(rng, n_words, -1.5, 0.3), i, 199, 2)["p_value"]
+        < 0.05
+        for i in range(100)
+    )
+    assert moved >= 80
+
+
+def test_the_interval_covers_the_difference_by_simulation():
+    # LPBS' d of a word population with A ~ N(1, 1), B ~ N(-1, 1) is 2 / sqrt(2); the other
+    # model's A ~ N(0.5, 1), B ~ N(-0.5, 1) (the words' values shared with noise) has
+    # 1 / sqrt(1.25): the difference -0.520 is covered in ~95% of 300 draws of 15 words a set
+    rng = np.random.default_rng(7)
+    truth = 1 / np.sqrt(1.25) - 2 / np.sqrt(2)
+    n, draws, covered = 15, 300, 0
+    sign = np.r_[np.ones(n), -np.ones(n)]
+    for i in range(draws):
+        shared = rng.normal(size=2 * n)
+        first = sign + 0.6 * shared + 0.8 * rng.normal(size=2 * n)
+        second = 0.5 * sign + 0.6 * shared + 0.8 * rng.normal(size=2 * n)
+        row = attribute_measure(
+            "LPBS",
+            AttributeScores(first[None, :], n, 2 * n),
+            AttributeScores(second[None, :], n, 2 * n),
+            i,
+            1,
+            400,
+        )
+        covered += row["low"] <= truth <= row["high"]
+    assert covered / draws >= 0.90
