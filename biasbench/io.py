@@ -270,7 +270,8 @@ def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
 
 
 def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """What :func:`write_npz` wrote, after checking it against its seal."""
+    """What :func:`write_npz` wrote, after checking it against its seal and its recorded
+    identity (its 0-d arrays: ``paths.RECORDED``)."""
     refuse_folder(path)
     try:
         with np.load(path) as data:
@@ -278,6 +279,7 @@ def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise InputError(f"{path}: unreadable array file ({exc}); {_fix(path)}") from exc
     _check_arrays(path, arrays.pop(NPZ_SEAL, None), arrays)
+    check_recorded(path, {k: str(v) for k, v in arrays.items() if v.ndim == 0})
     return arrays
 
 

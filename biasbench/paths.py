@@ -118,6 +118,7 @@ RECORDED = {
     SCORES: {"model": "model", "source": "source", "test": "test"},
     LPBS: {"model": "model", "corpus": "source", "test": "test"},
     LPBS_SWEEP: {"model": "model", "corpus": "source", "test": "test"},
+    LPBS_LOGPROBS: {"model": "model", "corpus": "source", "test": "test"},
     DATASET: {"model": "model"},
     DIVDIST_TEXT: {"corpus": "corpus"},
 }

@@ -225,6 +225,27 @@ def test_an_lpbs_sweep_of_another_test_is_refused(tmp_path):
     assert f"delete {folder / 'C9.sweep.tsv'} and rerun" in message
 
 
+def test_lpbs_log_probabilities_of_another_model_are_refused(tmp_path):
+    """A comparison reads each model's LPBS log-probabilities: a copy of one model's file at
+    the other's path (its seal valid) would compare a model with itself; the file's recorded
+    model, source and test are compared with its path."""
+    from biasbench.scoring.corpus import identity
+
+    folder = tmp_path / "results/lpbs"
+    arrays = {"names|log_pt": np.zeros((1, 2, 2)), **identity("base", "templates", "C6")}
+    write_npz(folder / "base/templates/C6.logprobs.npz", arrays)
+    assert str(read_npz(folder / "base/templates/C6.logprobs.npz")["model"]) == "base"
+    copy = folder / "debiased/templates/C6.logprobs.npz"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes((folder / "base/templates/C6.logprobs.npz").read_bytes())
+    with pytest.raises(
+        InputError,
+        match=r"records model 'base', source 'templates', test 'C6', "
+        r"its path says model 'debiased'",
+    ):
+        read_npz(copy)
+
+
 def test_array_files_are_sealed_and_checked(tmp_path):
     import torch
 

@@ -58,4 +58,13 @@ samples = probabilities.samples
 write_tsv(sm.output.scores, rows)
 write_tsv(sm.output.sweep, sweep)
 write_npz(sm.output.samples, samples)
-write_npz(sm.output.logprobs, log_prob_arrays(contexts, probabilities.encoding))
+write_npz(
+    sm.output.logprobs,
+    log_prob_arrays(
+        contexts,
+        probabilities.encoding,
+        model=spec.name,
+        corpus=sm.wildcards.corpus,
+        test=sm.wildcards.test,
+    ),
+)

@@ -252,12 +252,12 @@ def lm_eval_results(
 
 def lm_eval_comparison(table: pd.DataFrame, coverage: Mapping[str, Mapping] | None = None) -> dict:
     """A paired comparison (``studies.model_comparison``) in the harness's results layout, its
-    data-set measures (the embedding measures are no harness task: the table has them): per
-    task and filter (named as in :func:`lm_eval_results`), each metric's paired difference
-    ``<metric>_diff`` (against minus base, a fraction like the metric), its stderr over the
-    independent units, its p (the swap-level test) and Holm's p over the comparison, with
-    the task's ``versions`` and ``n-shot`` as the model's own file, so the harness's
-    ``make_table`` renders it.
+    data-set measures (the embedding and probability measures are no harness task: the table
+    has them): per task and filter (named as in :func:`lm_eval_results`), each metric's
+    paired difference ``<metric>_diff`` (against minus base, a fraction like the metric), its
+    stderr over the independent units, its p (the swap-level test) and Holm's p over the
+    comparison, with the task's ``versions`` and ``n-shot`` as the model's own file, so the
+    harness's ``make_table`` renders it.
     ``n-samples`` as the model's own file (:func:`_samples`, from the base model's data-set
     ``coverage``, data set -> its coverage file): ``original`` the items the data set holds,
     ``effective`` those scored (the rows' items for both where no coverage counts them)."""
@@ -266,7 +266,7 @@ def lm_eval_comparison(table: pd.DataFrame, coverage: Mapping[str, Mapping] | No
     out: dict = {"results": {}, "versions": {}, "n-shot": {}, "higher_is_better": {}}
     out["n-samples"] = {}
     items: dict[str, int] = {}
-    tasks = table[table["method"].isin(TASKS)]  # the embedding measures are no harness task
+    tasks = table[table["method"].isin(TASKS)]  # LPBS, the embedding measures: no harness task
     for row in tasks.sort_values(["method", "encoding", "variant"]).to_dict("records"):
         task, metric, fraction, higher = TASKS[row["method"]]
         scale = 100.0 if fraction else 1.0

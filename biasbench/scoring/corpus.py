@@ -40,15 +40,19 @@ def with_log_probs(contexts: pd.DataFrame, probe: Callable) -> pd.DataFrame:
     return contexts.assign(log_pt=log_pt, log_pp=log_pp)
 
 
-def log_prob_arrays(contexts: pd.DataFrame, encoding: str) -> dict[str, np.ndarray]:
+def identity(model: str, source: str, test: str) -> dict[str, np.ndarray]:
+    """What an array file of LPBS records of itself (``paths.RECORDED``), as 0-d arrays."""
+    return {"model": np.array(model), "source": np.array(source), "test": np.array(test)}
+
+
+def log_prob_arrays(
+    contexts: pd.DataFrame, encoding: str, *, model: str, corpus: str, test: str
+) -> dict[str, np.ndarray]:
     """The contexts' pairs, gaps and log-probabilities as named arrays (what a paired
-    comparison reads) and how they were obtained (``encoding``)."""
-    arrays = {
-        "target": contexts["target"].to_numpy(str),
-        "attribute": contexts["attribute"].to_numpy(str),
-    }
+    comparison reads), how they were obtained (``encoding``) and whose they are."""
+    arrays = {k: contexts[k].to_numpy(str) for k in ("target", "attribute")}
     arrays |= {k: contexts[k].to_numpy() for k in ("gap", "log_pt", "log_pp")}
-    return arrays | {"encoding": np.array(encoding)}
+    return arrays | {"encoding": np.array(encoding), **identity(model, corpus, test)}
 
 
 def context_cells(contexts: pd.DataFrame) -> dict[tuple[str, str], np.ndarray]:

@@ -27,6 +27,7 @@ from biasbench.data.wordsets import LpbsSpec, WordSet, shared_words_note
 from biasbench.errors import EmptySetError, InputError
 from biasbench.methods.contract import Settings, TemplateLogProbs
 from biasbench.methods.registry import get
+from biasbench.scoring.corpus import identity
 from biasbench.stats import derived_seed
 
 #: (template parts, targets, attributes) -> (log p_t, log p_p), each (attributes, targets)
@@ -82,7 +83,7 @@ def lpbs_rows(
     ``encoding`` says how the probabilities were obtained (``mlm`` or ``causal``). ``arrays``,
     where given, receives each (descriptor, form)'s log-probabilities as
     ``<descriptor><form>|log_pt`` and ``|log_pp`` (templates, attributes, targets: what a
-    paired comparison reads) and ``encoding``."""
+    paired comparison reads), ``encoding`` and the file's identity."""
     method = get("LPBS")
     out = []
     for descriptor, wordset in wordsets.items():
@@ -105,7 +106,10 @@ def lpbs_rows(
             if arrays is not None:
                 arrays[f"{descriptor}{form}|log_pt"] = log_pt
                 arrays[f"{descriptor}{form}|log_pp"] = log_pp
-                arrays["encoding"] = np.array(encoding)
+                arrays |= {
+                    "encoding": np.array(encoding),
+                    **identity(model, "templates", spec.test),
+                }
             for reduction in ("full", "reduced"):
                 keep = [reduction == "full" or in_vocabulary(t) for t in targets]
                 x_cols = [i for i in range(n_x) if keep[i]]
