@@ -5,6 +5,11 @@ class InputError(ValueError):
     """A config, resource or data file is unusable; the message names the file and field."""
 
 
+class UndefinedEffectError(ValueError):
+    """Every value an effect size divides by is alike (no spread): the effect is undefined,
+    as on a resample that drew one unit again and again."""
+
+
 class EmptySetError(InputError):
     """A method was given a role with no usable item (an empty or all out-of-vocabulary set):
     there is no score to compute, and NaN would hide why. ``dropped`` names the stimuli the

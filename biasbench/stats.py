@@ -401,7 +401,9 @@ def effect_size(values_x: np.ndarray, values_y: np.ndarray, ddof: int) -> float:
     pooled = np.concatenate([values_x, values_y])
     sd = float(np.std(pooled, ddof=ddof))
     if not sd > 0:
-        raise ValueError("all values are equal: the effect size is undefined")
+        from biasbench.errors import UndefinedEffectError
+
+        raise UndefinedEffectError("all values are equal: the effect size is undefined")
     return float((np.mean(values_x) - np.mean(values_y)) / sd)
 
 

@@ -11,7 +11,8 @@ PAIRED_CHECK_FOUND = (
 
 rule compare_models:
     """Two models compared item by item on the data sets both score and word by word on the
-    embedding measures of the tests both encoded (config compare:): the difference per
+    embedding measures of the tests both encoded and on LPBS and p-CEAT where both read the
+    same templates or contexts (config compare:): the difference per
     measure with its interval over the independent units, the paired tests,
     Holm over the measures, the detectable difference; a card that says which differences are
     worth reading, and the harness's results layout."""

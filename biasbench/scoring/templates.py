@@ -83,7 +83,8 @@ def lpbs_rows(
     ``encoding`` says how the probabilities were obtained (``mlm`` or ``causal``). ``arrays``,
     where given, receives each (descriptor, form)'s log-probabilities as
     ``<descriptor><form>|log_pt`` and ``|log_pp`` (templates, attributes, targets: what a
-    paired comparison reads), ``encoding`` and the file's identity."""
+    paired comparison reads) with their ``|targets`` and ``|attributes``, ``encoding`` and
+    the file's identity."""
     method = get("LPBS")
     out = []
     for descriptor, wordset in wordsets.items():
@@ -106,6 +107,8 @@ def lpbs_rows(
             if arrays is not None:
                 arrays[f"{descriptor}{form}|log_pt"] = log_pt
                 arrays[f"{descriptor}{form}|log_pp"] = log_pp
+                arrays[f"{descriptor}{form}|targets"] = np.array(targets)
+                arrays[f"{descriptor}{form}|attributes"] = np.array(attributes)
                 arrays |= {
                     "encoding": np.array(encoding),
                     **identity(model, "templates", spec.test),

@@ -13,8 +13,12 @@ models, so both draw the same contexts of each pair). The paired test exchanges 
 scores between the models and the interval resamples words within A and within B
 (:mod:`biasbench.studies.unit_exchange`).
 
-Both models must have read the same templates or contexts: the same targets and attributes
-and, for p-CEAT, the same contexts of every pair (:func:`not_comparable` says why not).
+Both models must have read the same templates or contexts (the same targets and attributes;
+for p-CEAT the same contexts of every pair) with probabilities of one kind, both masked or
+both causal (:func:`not_comparable` says why not). The interval resamples the attribute
+words with the targets fixed: it is conditional on the test's target words. The comparison's
+p-CEAT draws at most :data:`CEAT_SAMPLES` samples with a seed of its own, so its two scores
+can differ from the models' own p-CEAT scores by the samples' spread.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from biasbench.errors import EmptySetError
+from biasbench.errors import EmptySetError, UndefinedEffectError
 from biasbench.methods.contract import ContextLogProbs, TemplateLogProbs
 from biasbench.methods.probability.lpbs import template_bias_scores
 from biasbench.methods.probability.pceat import combined_effect, sampled_bias_scores
@@ -38,11 +42,15 @@ from biasbench.studies.unit_exchange import N_BOOT, N_PERM, exchange_measure
 @dataclass(frozen=True)
 class AttributeScores:
     """One model's bias scores by attribute word: ``scores`` (samples, attributes A then B;
-    LPBS has one sample), the first ``n_a`` of A; ``items``: the templates or contexts read."""
+    LPBS has one sample), the first ``n_a`` of A; ``words``: what they were scored on (the
+    targets and attributes, or the contexts' pairs and gaps); ``items``: the templates or
+    contexts read; ``encoding``: how the probabilities were obtained (mlm, causal)."""
 
     scores: np.ndarray
     n_a: int
+    words: tuple
     items: int
+    encoding: str
 
 
 def lpbs_effect(scores: np.ndarray, n_a: int) -> float:
@@ -57,18 +65,29 @@ EFFECTS: dict[str, Callable[[np.ndarray, int], float]] = {
 }
 
 
-def lpbs_scores(log_pt: np.ndarray, log_pp: np.ndarray, n_x: int, n_a: int) -> AttributeScores:
-    """LPBS's bias score per attribute (``log_pt``/``log_pp``: templates, attributes,
-    targets)."""
+def lpbs_scores(arrays: Mapping[str, np.ndarray], descriptor: str, n_x: int, n_a: int):
+    """LPBS's bias score per attribute of one descriptor's noun form in a model's arrays
+    (:func:`biasbench.scoring.templates.lpbs_rows`: log-probabilities by template, attribute
+    and target)."""
+    log_pt, log_pp = arrays[f"{descriptor}|log_pt"], arrays[f"{descriptor}|log_pp"]
     bs = template_bias_scores(TemplateLogProbs(log_pt, log_pp, n_x, n_a))
-    return AttributeScores(bs[None, :], n_a, log_pt.shape[0] * log_pt.shape[1])
+    words = tuple(
+        tuple(arrays[f"{descriptor}|{k}"]) if f"{descriptor}|{k}" in arrays else None
+        for k in ("targets", "attributes")
+    )
+    items = log_pt.shape[0] * log_pt.shape[1]
+    return AttributeScores(bs[None, :], n_a, (log_pt.shape, *words), items, str(arrays["encoding"]))
 
 
-def pceat_scores(contexts: pd.DataFrame, sets: Mapping, n_samples: int, seed: int):
+def pceat_scores(contexts: pd.DataFrame, sets: Mapping, n_samples: int, seed: int, encoding: str):
     """p-CEAT's bias scores per sampled context set and usable attribute (``contexts``: one
-    row per context with target, attribute, log_pt and log_pp)."""
-    sampled = sampled_bias_scores(ContextLogProbs(context_cells(contexts), sets), n_samples, seed)
-    return AttributeScores(sampled.bs, sampled.n_a, len(contexts))
+    row per context with target, attribute, gap, log_pt and log_pp) over the contexts of the
+    word set's pairs."""
+    mine = contexts[contexts["target"].isin([*sets["X"], *sets["Y"]])]
+    mine = mine[mine["attribute"].isin([*sets["A"], *sets["B"]])]
+    sampled = sampled_bias_scores(ContextLogProbs(context_cells(mine), sets), n_samples, seed)
+    words = tuple(map(tuple, mine[["target", "attribute", "gap"]].to_numpy()))
+    return AttributeScores(sampled.bs, sampled.n_a, words, len(mine), encoding)
 
 
 def attribute_measure(
@@ -99,13 +118,18 @@ def attribute_measure(
 
 def not_comparable(base: AttributeScores, against: AttributeScores) -> str:
     """Why two models' attribute scores cannot be exchanged ("" where they can)."""
+    if base.encoding != against.encoding:
+        return (
+            f"one model's probabilities are {base.encoding}, the other's {against.encoding}: "
+            "a masked and a causal LM's bias scores are not one scale"
+        )
+    if base.words != against.words:
+        return "the two models read different templates, contexts or words"
     if base.scores.shape != against.scores.shape or base.n_a != against.n_a:
         return (
             f"the two models scored different attribute words ({base.n_a} of "
             f"{base.scores.shape[1]} and {against.n_a} of {against.scores.shape[1]} in A)"
         )
-    if base.items != against.items:
-        return f"the two models read different contexts ({base.items} and {against.items})"
     return ""
 
 
@@ -126,12 +150,9 @@ def lpbs_template_rows(
     out, left_out = [], []
     for descriptor, wordset in wordsets.items():
         n_x, n_a = len(wordset.sets["X"]), len(wordset.sets["A"])
-        scores = [
-            lpbs_scores(arrays[f"{descriptor}|log_pt"], arrays[f"{descriptor}|log_pp"], n_x, n_a)
-            for arrays in (base, against)
-        ]
+        scores = [lpbs_scores(arrays, descriptor, n_x, n_a) for arrays in (base, against)]
         where = f"{test}/{descriptor}"
-        row = _row("LPBS", scores, where, str(base["encoding"]), names, seed, n_perm, n_boot)
+        row = _row("LPBS", scores, where, names, seed, n_perm, n_boot)
         (out if "why" not in row else left_out).append(row)
     return out, left_out
 
@@ -160,24 +181,15 @@ def pceat_rows(
     for descriptor, wordset in wordsets.items():
         where = f"{test}/{descriptor} ({corpus})"
         part_seed = derived_seed(seed, corpus, test, descriptor, "p-CEAT", *names)
-        same = frames[0][["target", "attribute", "gap"]].equals(
-            frames[1][["target", "attribute", "gap"]]
-        )
-        if not same:
-            left_out.append(
-                {
-                    "dataset": where,
-                    "method": "p-CEAT",
-                    "why": "the two models read different contexts of the corpus",
-                }
-            )
-            continue
         try:
-            scores = [pceat_scores(f, wordset.sets, samples, part_seed) for f in frames]
+            scores = [
+                pceat_scores(frame, wordset.sets, samples, part_seed, str(arrays["encoding"]))
+                for frame, arrays in zip(frames, (base, against), strict=True)
+            ]
         except EmptySetError as exc:
             left_out.append({"dataset": where, "method": "p-CEAT", "why": str(exc)})
             continue
-        row = _row("p-CEAT", scores, where, str(base["encoding"]), names, seed, n_perm, n_boot)
+        row = _row("p-CEAT", scores, where, names, seed, n_perm, n_boot)
         (out if "why" not in row else left_out).append(row)
     return out, left_out
 
@@ -187,15 +199,16 @@ def _contexts(arrays: Mapping[str, np.ndarray], max_gap: int) -> pd.DataFrame:
     return frame[frame["gap"] <= max_gap].reset_index(drop=True)
 
 
-def _row(method, scores, where, encoding, names, seed, n_perm, n_boot) -> dict:
+def _row(method, scores, where, names, seed, n_perm, n_boot) -> dict:
     """A measure's row of the comparison's table, or its left-out entry (a ``why``)."""
     why = not_comparable(*scores)
     if why:
         return {"dataset": where, "method": method, "why": why}
+    encoding = scores[0].encoding
     part_seed = derived_seed(seed, where, method, encoding, *names)
     try:
         measured = attribute_measure(method, *scores, part_seed, n_perm, n_boot)
-    except (ValueError, ArithmeticError) as exc:  # EmptySetError is a ValueError
+    except (EmptySetError, UndefinedEffectError) as exc:  # no effect on either model
         return {"dataset": where, "method": method, "why": str(exc)}
     return {
         "dataset": where,

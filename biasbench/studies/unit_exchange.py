@@ -19,7 +19,7 @@ bootstrap draw repeats some). Then:
 
 An arrangement that leaves an effect undefined (all its values equal) counts as reaching the
 observed difference, which keeps the test conservative; a bootstrap draw that does is left
-out of the interval.
+out of the interval, and more than 5% of them leave no interval (NaN).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from biasbench.errors import EmptySetError, UndefinedEffectError
 from biasbench.studies.validity import interval
 
 N_PERM = 9_999
@@ -69,7 +70,7 @@ def exchange_measure(
         (all its values equal)."""
         try:
             base, against = effects(flip, draw)
-        except (ValueError, ArithmeticError):  # EmptySetError is a ValueError
+        except (EmptySetError, UndefinedEffectError):  # any other error is the caller's
             return float("nan")
         return against - base
 
@@ -97,14 +98,17 @@ def exchange_measure(
         ]
     )
     draws = draws[np.isfinite(draws)]  # a draw of equal values has no effect size
-    low, high = interval(draws, 0.95)
+    # an interval only where nearly every draw is defined: dropping many would condition it
+    # on the draws that happen to spread
+    spread = len(draws) >= max(2, 0.95 * n_boot)
+    low, high = interval(draws, 0.95) if spread else (float("nan"), float("nan"))
     return {
         "base_score": first,
         "against_score": second,
         "difference": observed,
         "low": low,
         "high": high,
-        "stderr": float(np.std(draws, ddof=1)) if len(draws) > 1 else float("nan"),
+        "stderr": float(np.std(draws, ddof=1)) if spread else float("nan"),
         "p_value": float(min(1.0, p_value)),
         "p_floor": float(floor),
         "units": len(kinds),
