@@ -109,11 +109,9 @@ class _Words:
 SETS = {"X": ("x",), "Y": ("y",), "A": ("a1", "a2"), "B": ("b1", "b2")}
 
 
-def test_pceat_with_one_context_per_pair_is_lpbs_on_one_template():
-    # every sample draws the one context of each pair: every d_i is LPBS' d, so the CES is it
-    base = contexts_of({"a1": 1, "a2": 2, "b1": -1, "b2": -2})
-    against = contexts_of({"a1": 1, "a2": 2, "b1": 1, "b2": 2})
-    rows, left = pceat_rows(
+def pceat_of(base: pd.DataFrame, against: pd.DataFrame):
+    """p-CEAT's comparison of two models' contexts of SETS in a corpus, within 5 words."""
+    return pceat_rows(
         arrays_of(base),
         arrays_of(against),
         {"names": _Words(SETS)},
@@ -124,6 +122,13 @@ def test_pceat_with_one_context_per_pair_is_lpbs_on_one_template():
         names=("b", "a"),
         seed=3,
     )
+
+
+def test_pceat_with_one_context_per_pair_is_lpbs_on_one_template():
+    # every sample draws the one context of each pair: every d_i is LPBS' d, so the CES is it
+    base = contexts_of({"a1": 1, "a2": 2, "b1": -1, "b2": -2})
+    against = contexts_of({"a1": 1, "a2": 2, "b1": 1, "b2": 2})
+    rows, left = pceat_of(base, against)
     assert left == []
     (row,) = rows
     assert row["dataset"] == "T/names (toy)" and row["method"] == "p-CEAT"
@@ -131,16 +136,8 @@ def test_pceat_with_one_context_per_pair_is_lpbs_on_one_template():
     assert (row["p_value"], row["p_floor"], row["units"], row["items"]) == (0.5, 0.125, 4, 8)
     # a context beyond max_gap is left out of both
     far = pd.concat([base, base.iloc[:1].assign(gap=9, log_pt=50.0)], ignore_index=True)
-    again, _ = pceat_rows(
-        arrays_of(far),
-        arrays_of(pd.concat([against, against.iloc[:1].assign(gap=9)], ignore_index=True)),
-        {"names": _Words(SETS)},
-        corpus="toy",
-        test="T",
-        max_gap=5,
-        ceat_samples=50,
-        names=("b", "a"),
-        seed=3,
+    again, _ = pceat_of(
+        far, pd.concat([against, against.iloc[:1].assign(gap=9)], ignore_index=True)
     )
     assert again[0]["difference"] == row["difference"]
 
@@ -149,17 +146,7 @@ def test_models_that_read_different_contexts_or_words_are_not_compared():
     base = contexts_of({"a1": 1, "a2": 2, "b1": -1, "b2": -2})
     # the same pairs, one of them read in a context of another gap: other contexts
     other = contexts_of({"a1": 1, "a2": 2, "b1": 1, "b2": 2}).assign(gap=[1] * 7 + [2])
-    rows, left = pceat_rows(
-        arrays_of(base),
-        arrays_of(other),
-        {"names": _Words(SETS)},
-        corpus="toy",
-        test="T",
-        max_gap=5,
-        ceat_samples=50,
-        names=("b", "a"),
-        seed=3,
-    )
+    rows, left = pceat_of(base, other)
     assert rows == [] and "read different templates, contexts or words" in left[0]["why"]
     three = AttributeScores(np.zeros((1, 4)), 3, (), 4, "mlm")
     assert "different attribute words" in not_comparable(

@@ -30,13 +30,7 @@ import pandas as pd
 from biasbench.methods.contract import ContextVectors, Method, Settings
 from biasbench.methods.registry import consuming
 from biasbench.stats import derived_seed
-from biasbench.studies.unit_exchange import N_BOOT, N_PERM, exchange_measure
-
-#: CEAT's samples per effect in a comparison: its effect combines them, and each of a
-#: comparison's up to ~12,000 effects per measure pays for all of them (500: ~10 ms where the
-#: score's 10,000 take ~0.2 s); the card's CEAT score is the model's own, with the configured
-#: samples, so the comparison's two CEAT scores can differ from it by the samples' spread
-CEAT_SAMPLES = 500
+from biasbench.studies.unit_exchange import CEAT_SAMPLES, N_BOOT, N_PERM, exchange_measure
 
 
 def effect_settings(settings: Settings) -> Settings:

@@ -17,8 +17,8 @@ Both models must have read the same templates or contexts (the same targets and 
 for p-CEAT the same contexts of every pair) with probabilities of one kind, both masked or
 both causal (:func:`not_comparable` says why not). The interval resamples the attribute
 words with the targets fixed: it is conditional on the test's target words. The comparison's
-p-CEAT draws at most :data:`CEAT_SAMPLES` samples with a seed of its own, so its two scores
-can differ from the models' own p-CEAT scores by the samples' spread.
+p-CEAT draws at most ``unit_exchange.CEAT_SAMPLES`` samples with a seed of its own, so its
+two scores can differ from the models' own p-CEAT scores by the samples' spread.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ from biasbench.methods.probability.lpbs import template_bias_scores
 from biasbench.methods.probability.pceat import combined_effect, sampled_bias_scores
 from biasbench.scoring.corpus import context_cells
 from biasbench.stats import derived_seed, effect_size
-from biasbench.studies.embedding_comparison import CEAT_SAMPLES
-from biasbench.studies.unit_exchange import N_BOOT, N_PERM, exchange_measure
+from biasbench.studies.unit_exchange import CEAT_SAMPLES, N_BOOT, N_PERM, exchange_measure
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,11 @@ EXACT_UNITS = 12
 #: Clifford's (1991) sequential p, h / l after l draws, is valid and saves the draws a
 #: clearly null measure does not need; a rare one still draws all ``n_perm``
 STOP_HITS = 20
+#: CEAT's and p-CEAT's samples per effect in a comparison: its effect combines them, and each
+#: of a comparison's up to ~12,000 effects per measure pays for all of them (500: ~10 ms where
+#: CEAT's 10,000 take ~0.2 s); the cards' scores are the models' own, with the configured
+#: samples, so a comparison's two scores can differ from them by the samples' spread
+CEAT_SAMPLES = 500
 
 #: (flip: units taking the other model's data or None, draw: units or None) -> (base, against)
 Effects = Callable[[np.ndarray | None, np.ndarray | None], tuple[float, float]]
