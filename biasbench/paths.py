@@ -39,10 +39,13 @@ LPBS_SWEEP = "results/lpbs/{model}/{corpus}/{test}.sweep.tsv"
 LPBS_LOGPROBS = "results/lpbs/{model}/{corpus}/{test}.logprobs.npz"
 DATASET = "results/datasets/{model}/{dataset}.tsv"
 DATASET_COVERAGE = "results/datasets/{model}/{dataset}.coverage.json"
-#: a paired comparison of two models (config compare:): its table, card and harness file
+#: a paired comparison of two models (config compare:): its table, card, harness file and
+#: figure
 COMPARISON = "results/comparisons/{base}/{against}.tsv"
 COMPARISON_CARD = "results/cards/comparisons/{base}/{against}.md"
 COMPARISON_LM_EVAL = "results/lm_eval/comparisons/{base}/{against}.json"
+COMPARISON_FIGURE_PNG = "results/figures/comparisons/{base}/{against}.png"
+COMPARISON_FIGURE_PDF = "results/figures/comparisons/{base}/{against}.pdf"
 #: each item's scores per encoding (empty where a data set writes none): what comparisons read
 DATASET_OUTCOMES = "results/datasets/{model}/{dataset}.outcomes.tsv"
 TABLE = "results/tables/{table}.csv"

@@ -15,7 +15,7 @@ rule compare_models:
     same templates or contexts (config compare:): the difference per
     measure with its interval over the independent units, the paired tests,
     Holm over the measures, the detectable difference; a card that says which differences are
-    worth reading, and the harness's results layout."""
+    worth reading, the harness's results layout, and a figure of every difference."""
     input:
         unpack(
             of_wildcards(
@@ -30,6 +30,8 @@ rule compare_models:
         table=paths.COMPARISON,
         card=paths.COMPARISON_CARD,
         lm_eval=paths.COMPARISON_LM_EVAL,
+        figure_png=paths.COMPARISON_FIGURE_PNG,
+        figure_pdf=paths.COMPARISON_FIGURE_PDF,
     log:
         "results/logs/compare_models/{base}/{against}.log",
     conda:

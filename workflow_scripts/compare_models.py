@@ -9,6 +9,8 @@ from biasbench.io import read_json, read_npz, read_sealed, read_tsv, write_text,
 from biasbench.jobs import start_job
 from biasbench.models.extract import read_embeddings
 from biasbench.reports.comparison_card import comparison_card
+from biasbench.reports.comparison_figure import comparison_figure
+from biasbench.reports.figures import save
 from biasbench.reports.lm_eval import lm_eval_comparison
 from biasbench.reports.model_cards import run_or_found, zoo_comparison
 from biasbench.scoring.settings import ScoreSettings
@@ -90,6 +92,7 @@ zoo = zoo_comparison(sm.input.comparison, sm.params.comparison)
 found_check = run_or_found(sm.input.check, sm.params.check)
 check = found_check[0][0] if found_check else None
 write_tsv(sm.output.table, table)
+save(comparison_figure(table, sm.params.alpha), sm.output.figure_png, sm.output.figure_pdf)
 write_text(
     sm.output.card,
     comparison_card(

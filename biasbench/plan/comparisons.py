@@ -12,6 +12,7 @@ from typing import Any
 from biasbench import paths
 from biasbench.errors import InputError
 from biasbench.plan.datasets import DatasetPlan
+from biasbench.plan.lpbs import LpbsPlan
 from biasbench.scoring.datasets import WITH_OUTCOMES
 
 
@@ -46,19 +47,26 @@ def shared_tests(test_jobs: Iterable[tuple], base: str, against: str) -> tuple:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ComparisonPlan(DatasetPlan):
+class ComparisonPlan(LpbsPlan, DatasetPlan):
     """The paired comparisons' files and inputs (a part of :class:`biasbench.plan.Plan`);
-    each reads both models' data-set outcomes and their embeddings of the tests both ran."""
+    each reads both models' data-set outcomes, their embeddings of the tests both ran and
+    their LPBS and p-CEAT log-probabilities."""
 
     #: (base, against) -> its comparison, each one ``compare:`` asks for (:func:`comparisons`)
     paired: dict[tuple[str, str], PairedComparison] = field(default_factory=dict)
 
     def comparison_files(self) -> list[str]:
-        """Each comparison's table, card and harness file (targets of rule all)."""
+        """Each comparison's table, card, harness file and figure (targets of rule all)."""
         return [
             template.format(base=base, against=against)
             for base, against in self.paired
-            for template in (paths.COMPARISON, paths.COMPARISON_CARD, paths.COMPARISON_LM_EVAL)
+            for template in (
+                paths.COMPARISON,
+                paths.COMPARISON_CARD,
+                paths.COMPARISON_LM_EVAL,
+                paths.COMPARISON_FIGURE_PNG,
+                paths.COMPARISON_FIGURE_PDF,
+            )
         ]
 
     def paired_comparison(self, base: str, against: str) -> PairedComparison:

@@ -14,6 +14,7 @@ import math
 
 import pandas as pd
 
+from biasbench import paths
 from biasbench.reports.model_cards import p_text
 from biasbench.reports.tables import left_out
 
@@ -265,7 +266,9 @@ def comparison_card(
         "word or definitional pair, an attribute word with its templates or contexts), and "
         "its p comes from exchanging the two models' outcomes, vectors or log-probabilities "
         "on every item of one unit together; Holm's correction runs over the "
-        f"{len(table)} measures, decided at {alpha}.",
+        f"{len(table)} measures, decided at {alpha}. The figure "
+        f"`{paths.COMPARISON_FIGURE_PNG.format(base=base, against=against)}` draws every "
+        "difference with its interval.",
         "",
         "## What it compared, and what it could not",
         "",
