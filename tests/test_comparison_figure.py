@@ -47,5 +47,5 @@ def test_a_panel_per_family_a_row_per_measure_filled_where_found():
     assert np.allclose(not_found.get_offsets(), [[0.01, 0]])
     (segments,) = [c.get_segments() for c in embedding.collections[:1]]
     assert np.allclose(segments[1], [[-0.9, 1], [-0.1, 1]])
-    assert "Holm over 3 measures" in fig._suptitle.get_text()
+    assert fig._suptitle.get_text() == "debiased minus base, 95% intervals; Holm over 3 measures"
     pyplot().close(fig)

@@ -34,7 +34,7 @@ def comparison_figure(table: pd.DataFrame, alpha: float) -> Figure:
         gridspec_kw={"height_ratios": [max(1, n) for n in sizes]},
         squeeze=False,
     )
-    for ax, (family, (heading, unit, _how)) in zip(axes[:, 0], panels, strict=True):
+    for k, (ax, (family, (heading, unit, _how))) in enumerate(zip(axes[:, 0], panels, strict=True)):
         rows = table[table["family"] == family].iloc[::-1]  # the table's first row on top
         y = np.arange(len(rows))
         found = rows["significant"].astype(bool).to_numpy()
@@ -52,7 +52,10 @@ def comparison_figure(table: pd.DataFrame, alpha: float) -> Figure:
         )
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_yticks(y, [measure_label(r) for r in rows.to_dict("records")], fontsize=7)
-        ax.set_xlabel(f"{heading}: difference in {unit}, {against} minus {base} [95%]", fontsize=8)
-        ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle(f"{against} against {base}: Holm over {len(table)} measures", fontsize=10)
+        ax.set_xlabel(f"{heading}: difference in {unit}", fontsize=8)
+        if k == 0:
+            ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(
+        f"{against} minus {base}, 95% intervals; Holm over {len(table)} measures", fontsize=10
+    )
     return fig
