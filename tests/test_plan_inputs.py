@@ -119,6 +119,8 @@ def test_a_paired_comparison_reads_both_models_outcomes_and_the_base_models_cove
         "results/comparisons/smollm2-135m/gemma3-270m.tsv",
         "results/cards/comparisons/smollm2-135m/gemma3-270m.md",
         "results/lm_eval/comparisons/smollm2-135m/gemma3-270m.json",
+        "results/figures/comparisons/smollm2-135m/gemma3-270m.png",
+        "results/figures/comparisons/smollm2-135m/gemma3-270m.pdf",
     ]
     # both run WinoBias too, which writes no per-item outcomes
     assert plan.comparison_datasets("smollm2-135m", "gemma3-270m") == ["crows_pairs"]
@@ -127,9 +129,31 @@ def test_a_paired_comparison_reads_both_models_outcomes_and_the_base_models_cove
     assert inputs["against"] == ["results/datasets/gemma3-270m/crows_pairs.outcomes.tsv"]
     assert inputs["coverage"] == ["results/datasets/smollm2-135m/crows_pairs.coverage.json"]
     assert (inputs["comparison"], inputs["check"]) == (["zoo.csv"], [])
+    # Gemma 3 runs no LPBS (config.yaml leaves it out): no log-probabilities are paired
+    assert inputs["base_logprobs"] == inputs["against_logprobs"] == inputs["lpbs_wordsets"] == []
     with pytest.raises(InputError, match="no paired comparison of 'smollm2-135m' with 'gemma3"):
         plan.comparison_inputs("gemma3-270m", "smollm2-135m", (), ())
     assert plan_of().comparison_files() == []  # compare: null
+
+
+def test_a_comparison_pairs_the_lpbs_jobs_both_models_ran_on_the_same_templates():
+    def compared(config):
+        config["compare"] = {"base": "minilm-l6+mlm-head", "against": ["smollm2-135m"]}
+
+    plan = plan_of(compared)
+    inputs = plan.comparison_inputs("minilm-l6+mlm-head", "smollm2-135m", (), ())
+    tests = plan.comparison_tests("minilm-l6+mlm-head", "smollm2-135m")
+    first = tests["lpbs"][0]
+    assert first == ["templates", "C1", plan.lpbs_descriptors("C1")]
+    assert inputs["base_logprobs"][0] == "results/lpbs/minilm-l6+mlm-head/templates/C1.logprobs.npz"
+    assert inputs["against_logprobs"][0] == "results/lpbs/smollm2-135m/templates/C1.logprobs.npz"
+    # the word sets in the order the adapter reads them: each job's descriptors in turn
+    assert inputs["lpbs_wordsets"] == [
+        f for _corpus, test, _ds in tests["lpbs"] for f in plan.lpbs_wordsets_of(test)
+    ]
+    # SmolLM2 runs no p-CEAT (lpbs.corpus_models): templates only, no gap needed
+    assert {corpus for corpus, _t, _d in tests["lpbs"]} == {"templates"}
+    assert tests["max_gap"] is None
 
 
 def test_the_studies_and_the_head_read_their_sections_corpora_and_models(plan):
