@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from biasbench.errors import UndefinedEffectError
+
 
 def derived_seed(seed: int, *parts: str) -> int:
     """A 32-bit seed that depends only on the global seed and the given identity, so each
@@ -401,8 +403,6 @@ def effect_size(values_x: np.ndarray, values_y: np.ndarray, ddof: int) -> float:
     pooled = np.concatenate([values_x, values_y])
     sd = float(np.std(pooled, ddof=ddof))
     if not sd > 0:
-        from biasbench.errors import UndefinedEffectError
-
         raise UndefinedEffectError("all values are equal: the effect size is undefined")
     return float((np.mean(values_x) - np.mean(values_y)) / sd)
 

@@ -28,7 +28,16 @@ def one_template(bs, encoding="mlm") -> dict[str, np.ndarray]:
     return {
         "names|log_pt": log_pt,
         "names|log_pp": np.zeros_like(log_pt),
+        **words_of(2, len(bs)),
         "encoding": np.array(encoding),
+    }
+
+
+def words_of(n_targets: int, n_attributes: int) -> dict[str, np.ndarray]:
+    """The names an LPBS array file keeps beside its log-probabilities."""
+    return {
+        "names|targets": np.array([f"t{i}" for i in range(n_targets)]),
+        "names|attributes": np.array([f"a{i}" for i in range(n_attributes)]),
     }
 
 
@@ -53,6 +62,7 @@ def test_each_models_lpbs_is_the_methods_own_score():
     arrays = {
         "names|log_pt": rng.normal(size=(3, 6, 4)),
         "names|log_pp": rng.normal(size=(3, 6, 4)),
+        **words_of(4, 6),
         "encoding": np.array("mlm"),
     }
     other = {**arrays, "names|log_pt": arrays["names|log_pt"] + rng.normal(size=(3, 6, 4))}
@@ -149,7 +159,8 @@ def test_models_that_read_different_contexts_or_words_are_not_compared():
     rows, left = pceat_of(base, other)
     assert rows == [] and "read different templates, contexts or words" in left[0]["why"]
     three = AttributeScores(np.zeros((1, 4)), 3, (), 4, "mlm")
-    assert "different attribute words" in not_comparable(
+    # words alike, another count of A words: refused too
+    assert "read different templates, contexts or words" in not_comparable(
         AttributeScores(np.zeros((1, 4)), 2, (), 4, "mlm"), three
     )
 

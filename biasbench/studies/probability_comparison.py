@@ -33,7 +33,7 @@ from biasbench.errors import EmptySetError, UndefinedEffectError
 from biasbench.methods.contract import ContextLogProbs, TemplateLogProbs
 from biasbench.methods.probability.lpbs import template_bias_scores
 from biasbench.methods.probability.pceat import combined_effect, sampled_bias_scores
-from biasbench.scoring.corpus import context_cells
+from biasbench.scoring.corpus import context_cells, pair_contexts
 from biasbench.stats import derived_seed, effect_size
 from biasbench.studies.unit_exchange import CEAT_SAMPLES, N_BOOT, N_PERM, exchange_measure
 
@@ -70,23 +70,18 @@ def lpbs_scores(arrays: Mapping[str, np.ndarray], descriptor: str, n_x: int, n_a
     and target)."""
     log_pt, log_pp = arrays[f"{descriptor}|log_pt"], arrays[f"{descriptor}|log_pp"]
     bs = template_bias_scores(TemplateLogProbs(log_pt, log_pp, n_x, n_a))
-    words = tuple(
-        tuple(arrays[f"{descriptor}|{k}"]) if f"{descriptor}|{k}" in arrays else None
-        for k in ("targets", "attributes")
-    )
+    words = tuple(tuple(arrays[f"{descriptor}|{k}"]) for k in ("targets", "attributes"))
     items = log_pt.shape[0] * log_pt.shape[1]
     return AttributeScores(bs[None, :], n_a, (log_pt.shape, *words), items, str(arrays["encoding"]))
 
 
 def pceat_scores(contexts: pd.DataFrame, sets: Mapping, n_samples: int, seed: int, encoding: str):
     """p-CEAT's bias scores per sampled context set and usable attribute (``contexts``: one
-    row per context with target, attribute, gap, log_pt and log_pp) over the contexts of the
-    word set's pairs."""
-    mine = contexts[contexts["target"].isin([*sets["X"], *sets["Y"]])]
-    mine = mine[mine["attribute"].isin([*sets["A"], *sets["B"]])]
-    sampled = sampled_bias_scores(ContextLogProbs(context_cells(mine), sets), n_samples, seed)
-    words = tuple(map(tuple, mine[["target", "attribute", "gap"]].to_numpy()))
-    return AttributeScores(sampled.bs, sampled.n_a, words, len(mine), encoding)
+    row per context of the word set's pairs, with target, attribute, gap, log_pt and
+    log_pp)."""
+    sampled = sampled_bias_scores(ContextLogProbs(context_cells(contexts), sets), n_samples, seed)
+    words = tuple(map(tuple, contexts[["target", "attribute", "gap"]].to_numpy()))
+    return AttributeScores(sampled.bs, sampled.n_a, words, len(contexts), encoding)
 
 
 def attribute_measure(
@@ -122,13 +117,9 @@ def not_comparable(base: AttributeScores, against: AttributeScores) -> str:
             f"one model's probabilities are {base.encoding}, the other's {against.encoding}: "
             "a masked and a causal LM's bias scores are not one scale"
         )
-    if base.words != against.words:
+    # the words read fix the attribute words scored (their number, how many of A)
+    if (base.words, base.n_a) != (against.words, against.n_a):
         return "the two models read different templates, contexts or words"
-    if base.scores.shape != against.scores.shape or base.n_a != against.n_a:
-        return (
-            f"the two models scored different attribute words ({base.n_a} of "
-            f"{base.scores.shape[1]} and {against.n_a} of {against.scores.shape[1]} in A)"
-        )
     return ""
 
 
@@ -182,7 +173,13 @@ def pceat_rows(
         part_seed = derived_seed(seed, corpus, test, descriptor, "p-CEAT", *names)
         try:
             scores = [
-                pceat_scores(frame, wordset.sets, samples, part_seed, str(arrays["encoding"]))
+                pceat_scores(
+                    pair_contexts(frame, {descriptor: wordset}),
+                    wordset.sets,
+                    samples,
+                    part_seed,
+                    str(arrays["encoding"]),
+                )
                 for frame, arrays in zip(frames, (base, against), strict=True)
             ]
         except EmptySetError as exc:
