@@ -31,6 +31,7 @@ rule null_calibration:
         pairs=of_wildcards(PLAN.null_pairs_of, "model"),
         max_gap=LPBS.get("max_gap"),
         datasets=of_wildcards(PLAN.null_datasets_of, "model"),
+        item_designs=of_wildcards(PLAN.null_item_designs_of, "model"),
         designs=of_wildcards(PLAN.null_designs_of, "model"),
         lexicon=of_wildcards(PLAN.null_lexicon_params, "model"),
         spec=model_settings,

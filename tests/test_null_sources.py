@@ -243,7 +243,7 @@ def test_a_share_without_enough_designs_says_what_one_design_is():
     test per base): the table says why there is no verdict, and what would add designs."""
     assert cal.why_no_verdict("WEAT", 80, 67) == ""
     assert "null_calibration.designs adds them" in cal.why_no_verdict("WEAT", 42, 67)
-    assert "disjoint item samples" in cal.why_no_verdict("CrowS-Pairs", 3, 67)
+    assert "item_designs" in cal.why_no_verdict("CrowS-Pairs", 3, 67)
     assert cal.why_no_verdict("CrowS-Pairs", 3, 67).startswith("3 of the 67 independent")
     assert "an LPBS test and descriptor" in cal.why_no_verdict("LPBS", 4, 67)
     assert "corpus pairs" in cal.why_no_verdict("p-CEAT", 2, 67)
@@ -253,4 +253,4 @@ def test_a_share_without_enough_designs_says_what_one_design_is():
     ]
     table = cal.calibration(pd.DataFrame(rows), [f"b-null-s{i}" for i in range(4)], {})
     row = table.set_index("design").loc["paper"]
-    assert row["clusters_0.05"] == 4 and "disjoint item samples" in row["why_0.05"]
+    assert row["clusters_0.05"] == 4 and "item_designs" in row["why_0.05"]

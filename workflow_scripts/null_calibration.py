@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from biasbench import paths
-from biasbench.data.datasets import dataset_items
+from biasbench.data.datasets import DATASETS, dataset_items, disjoint_samples
 from biasbench.data.designs import design_seed
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
@@ -76,6 +76,21 @@ else:
             items,
             signature_of([f for fs in files.values() for f in fs], f"limit:{entry['limit']}"),
         )
+    item_designs = {}
+    for dataset, entry in sm.params.item_designs.items():
+        files = {role: list(paths) for role, paths in entry["files"].items()}
+        items, _coverage = dataset_items(dataset, files, None, sm.params.seed)
+        samples = disjoint_samples(
+            items,
+            entry["designs"],
+            entry["items"],
+            sm.params.seed,
+            dataset,
+            DATASETS[dataset].unit,
+            entry["field"],
+        )
+        digest = signature_of([f for fs in files.values() for f in fs], f"items:{entry['items']}")
+        item_designs[dataset] = [nc.DatasetInputs(sample, digest) for sample in samples]
     frame = nc.transformer_null_rows(
         spec,
         architecture,
@@ -84,6 +99,7 @@ else:
         extraction=dict(sm.params.extraction),
         lpbs=lpbs,
         datasets=datasets,
+        item_designs=item_designs,
         batch=sm.params.batch,
         lpbs_batch=sm.params.lpbs_batch,
         max_gap=sm.params.max_gap,

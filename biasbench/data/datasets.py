@@ -39,6 +39,30 @@ def sample(items: list, limit: int | None, seed: int, name: str, unit=None) -> l
     return [item for item, key in zip(items, keys, strict=True) if key in chosen]
 
 
+def disjoint_samples(
+    items: list, designs: int, per_design: int, seed: int, name: str, unit=None, field: str = ""
+) -> list[list]:
+    """``designs`` samples of ``per_design`` sampling units each (as :func:`sample` reads
+    units), no unit in two samples: a seeded order of the units cut into consecutive blocks,
+    each block's items kept in file order. Independent null designs of a data set, each
+    scored on a copy of its own; more units than the data set holds is an error naming
+    ``field``."""
+    keys = [unit(item) for item in items] if unit else list(range(len(items)))
+    units = list(dict.fromkeys(keys))
+    if designs * per_design > len(units):
+        raise InputError(
+            f"{field or name}: {designs} designs of {per_design} need {designs * per_design} "
+            f"items, the data set has {len(units)}"
+        )
+    order = np.random.default_rng(derived_seed(seed, "disjoint", name)).permutation(len(units))
+    block = {units[i]: k // per_design for k, i in enumerate(order[: designs * per_design])}
+    out: list[list] = [[] for _ in range(designs)]
+    for item, key in zip(items, keys, strict=True):
+        if key in block:
+            out[block[key]].append(item)
+    return out
+
+
 def load_winobias(files: dict[str, list[str]]) -> list[tuple[WinoBiasItem, bool, str]]:
     """(item, pro-stereotypical, "typeN") of every pro and anti file; the type is read from
     the file name (WinoBias' ``pro_stereotyped_type1.txt.dev``)."""

@@ -84,6 +84,18 @@ def design_copy_names(base: str, designs: int) -> list[str]:
     return [design_copy_name(base, i) for i in range(designs)]
 
 
+def item_copy_names(base: str, designs: int) -> list[str]:
+    """The model names of the copies a base model's data-set item designs are scored on, one
+    copy per design (a disjoint sample of a data set's items), numbered across its data sets
+    in the configuration's order."""
+    return [f"{base}-null-i{i}" for i in range(designs)]
+
+
+#: a copy that holds one design of its own (a generated design, a data set's item design):
+#: its rows are one cluster of the null control, whatever other copy scores that test
+ONE_DESIGN_COPY = r".+-null-[gi]\d+"
+
+
 def null_file(base: str) -> str:
     """The score rows of a base model's null copies."""
     return NULL_SCORES.format(model=base)

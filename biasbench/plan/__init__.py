@@ -176,7 +176,15 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
     null = null_calibration(config, specs, available, root)
     groundtruth = config["groundtruth"] or {}
     datasets, files = dataset_jobs(
-        config, specs, root, extra=[d for ds in null.get("null_datasets", {}).values() for d in ds]
+        config,
+        specs,
+        root,
+        extra=[
+            d
+            for key in ("null_datasets", "null_item_designs")
+            for ds in null.get(key, {}).values()
+            for d in ds
+        ],
     )
     plan = Plan(
         config=config,

@@ -31,6 +31,8 @@ class NullPlan(LpbsPlan, DatasetPlan):
     null_datasets: dict[str, dict[str, int | None]] = field(default_factory=dict)
     null_corpora: dict[str, tuple[str, ...]] = field(default_factory=dict)
     null_designs: dict[str, int] = field(default_factory=dict)
+    #: data set -> {designs, items}: disjoint item samples, each on a copy of its own
+    null_item_designs: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     #: the static model whose vocabulary the generated designs draw from (``lexicon``)
     null_lexicon: str | None = None
     #: the trained-weight null, per kind (its key, ``null_calibration.<key>``): model -> its
@@ -45,12 +47,16 @@ class NullPlan(LpbsPlan, DatasetPlan):
 
     def null_copies(self) -> list[str]:
         """The model names of every null copy the calibration scores."""
-        from biasbench.models.null import copy_names, design_copy_names
+        from biasbench.models.null import copy_names, design_copy_names, item_copy_names
 
         return [
             n
             for m, seeds in self.null_seeds.items()
-            for n in [*copy_names(m, seeds), *design_copy_names(m, self.null_designs.get(m, 0))]
+            for n in [
+                *copy_names(m, seeds),
+                *design_copy_names(m, self.null_designs.get(m, 0)),
+                *item_copy_names(m, self.null_item_design_count(m)),
+            ]
         ]
 
     def null_seeds_of(self, model: str) -> int:
@@ -107,13 +113,18 @@ class NullPlan(LpbsPlan, DatasetPlan):
     def null_bases(self) -> dict[str, str]:
         """Each null model (a ``random:`` model, a calibration copy) -> the model whose
         architecture and tokenizer it has (the base)."""
-        from biasbench.models.null import copy_names, design_copy_names
+        from biasbench.models.null import copy_names, design_copy_names, item_copy_names
 
         bases = {n: s.location for n, s in self.specs.items() if s.scheme == "random"}
         for base, seeds in self.null_seeds.items():
             designs = design_copy_names(base, self.null_designs.get(base, 0))
-            bases |= dict.fromkeys([*copy_names(base, seeds), *designs], base)
+            items = item_copy_names(base, self.null_item_design_count(base))
+            bases |= dict.fromkeys([*copy_names(base, seeds), *designs, *items], base)
         return bases
+
+    def null_item_design_count(self, model: str) -> int:
+        """How many data-set item designs a base model's copies score, over its data sets."""
+        return sum(d["designs"] for d in self.null_item_designs.get(model, {}).values())
 
     def tokenization_bases(self) -> list[str]:
         """The transformers whose tokenizer null models encode with: the bases of the
@@ -202,7 +213,7 @@ class NullPlan(LpbsPlan, DatasetPlan):
         not name fails naming it."""
         tests = self.null_test_files(model)
         lpbs = self.null_lpbs_of(model)
-        datasets = self.null_datasets_of(model)
+        datasets = self.null_datasets_of(model) | self.null_item_designs_of(model)
         inputs: dict[str, list[str] | str] = {
             "model": paths.MODEL.format(model=model),
             "pairs": list(self.null_pairs_of(model).values()),
@@ -266,9 +277,22 @@ class NullPlan(LpbsPlan, DatasetPlan):
             for d, limit in self.null_datasets[model].items()
         }
 
+    def null_item_designs_of(self, model: str) -> dict[str, dict]:
+        """Data set -> {designs, items per design, files by role, the config field} of a base
+        model's data-set item designs (:func:`biasbench.data.datasets.disjoint_samples`)."""
+        self.null_seeds_of(model)
+        entry = self.config["null_calibration"]["models"][model]
+        own = isinstance(entry, dict) and "item_designs" in entry
+        where = f"null_calibration{'.models.' + model if own else ''}.item_designs"
+        return {
+            d: {**entry, "files": self.dataset_files[d], "field": f"config: {where}.{d}"}
+            for d, entry in self.null_item_designs[model].items()
+        }
+
     def null_dataset_batch(self, model: str) -> int | None:
         """The data sets' batch size where a base model's copies run any (else None)."""
-        return self.config["datasets"]["batch"] if self.null_datasets_of(model) else None
+        wanted = self.null_datasets_of(model) or self.null_item_designs_of(model)
+        return self.config["datasets"]["batch"] if wanted else None
 
 
 #: model names the workflow's own files take (results/scores/<model>/ beside them): the null
@@ -288,7 +312,7 @@ def check_model_names(names) -> None:
     written where the copies' are."""
     names = list(names)
     copies = [
-        (r"(.+)-null-[sg]\d+", "a seeded null copy of {} (null_calibration)"),
+        (r"(.+)-null-[sgi]\d+", "a seeded null copy of {} (null_calibration)"),
         *(  # each trained-weight null kind's draws
             (k.draw_pattern, f"a {k.infix} draw of {{}} (null_calibration.{k.key})")
             for k in nulls.TRAINED_NULLS
@@ -360,8 +384,8 @@ def null_calibration(
     if not section:
         return {}
     lpbs_tests = (config["lpbs"] or {}).get("tests", ())
-    keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora", "designs")
-    seeds, tests, lpbs, datasets, corpora, designs = ({} for _ in keys)
+    keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora", "designs", "item_designs")
+    seeds, tests, lpbs, datasets, corpora, designs, item_designs = ({} for _ in keys)
     lexicon = section.get("lexicon")
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
@@ -379,8 +403,15 @@ def null_calibration(
                 raise InputError(
                     f"config: {where['corpora']} names {corpus!r}, not in lpbs.corpora"
                 )
-        if chosen["datasets"] and not config["datasets"]:
-            raise InputError(f"config: {where['datasets']} needs the datasets section (its files)")
+        for key in ("datasets", "item_designs"):
+            if chosen[key] and not config["datasets"]:
+                raise InputError(f"config: {where[key]} needs the datasets section (its files)")
+        for dataset in chosen["item_designs"]:
+            if not DATASETS[dataset].sampled:
+                raise InputError(
+                    f"config: {where['item_designs']}.{dataset}: this data set is not sampled "
+                    "(its items are not independent units to split)"
+                )
         for dataset, limit in chosen["datasets"].items():
             if limit is not None and not DATASETS[dataset].sampled:
                 raise InputError(
@@ -389,6 +420,7 @@ def null_calibration(
         static = spec.kind == "static"  # reads no LPBS templates, runs no data set
         lpbs[model] = () if static else tuple(chosen["lpbs_tests"])
         datasets[model] = {} if static else dict(chosen["datasets"])
+        item_designs[model] = {} if static else dict(chosen["item_designs"])
         has_lpbs = lpbs[model]  # p-CEAT reads the LPBS tests' pairs
         corpora[model] = tuple(chosen["corpora"]) if has_lpbs else ()
         designs[model] = chosen["designs"]
@@ -407,5 +439,6 @@ def null_calibration(
         "null_datasets": datasets,
         "null_corpora": corpora,
         "null_designs": designs,
+        "null_item_designs": item_designs,
         "null_lexicon": lexicon if any(designs.values()) else None,
     }

@@ -55,12 +55,17 @@ def _piece_gaps(inputs: Inputs) -> pd.DataFrame:
 
 
 #: how the null-model control names a base model's copies: (infix, what they are)
-COPY_KINDS = (("s", "seeded copies"), ("g", "copies, one per generated design"))
+COPY_KINDS = (
+    ("s", "seeded copies"),
+    ("g", "copies, one per generated design"),
+    ("i", "copies, one per data-set item design"),
+)
 
 
 def null_names(null: list[str]) -> str:
-    """The null models, each base model's seeded copies (``<base>-null-s<i>``) and the
-    copies of its generated designs (``<base>-null-g<i>``) as one entry each."""
+    """The null models, each base model's seeded copies (``<base>-null-s<i>``), the copies
+    of its generated designs (``<base>-null-g<i>``) and of its data-set item designs
+    (``<base>-null-i<i>``) as one entry each."""
     copies: dict[tuple[str, str], list[int]] = {}
     named = []
     for name in null:

@@ -195,9 +195,9 @@ def why_no_verdict(method: str, clusters: int, needed: int) -> str:
         )
     else:
         one = (
-            "one design is a data set on a base (its copies score the same sampled items); "
-            "disjoint item samples, each on copies of its own, would add designs, at a sample "
-            "scored per copy"
+            "one design is a data set on a base (its seeded copies score the same sampled "
+            "items) or an item design (a disjoint sample on a copy of its own): "
+            "null_calibration.item_designs adds them, as many as the data set's items allow"
         )
     return f"{clusters} of the {needed} independent designs a verdict needs: {one}"
 
@@ -370,9 +370,14 @@ def verdict(low: float, high: float, clusters: int, alpha: float) -> str:
 def null_clusters(cells: pd.DataFrame, null_bases: Mapping[str, str]) -> pd.Series:
     """Per cell, its cluster: the base model (a null copy's architecture and tokenizer, or
     its static vectors), the test and the descriptor; a model that is no null copy is its own
-    base."""
+    base, and so is a copy that holds one design of its own
+    (:data:`biasbench.models.null.ONE_DESIGN_COPY`: its weights and its items are its alone)."""
+    from biasbench.models.null import ONE_DESIGN_COPY
+
     bases = dict(null_bases)
-    base = cells["model"].astype(str).map(lambda m: bases.get(m, m))
+    model = cells["model"].astype(str)
+    own = model.str.fullmatch(ONE_DESIGN_COPY).astype(bool)
+    base = model.where(own, model.map(lambda m: bases.get(m, m)))
     return base + "|" + cells["test"].astype(str) + "|" + cells["descriptor"].astype(str)
 
 
@@ -482,10 +487,11 @@ def cannot_reject_cells(
     designs: Mapping[str, str] = DESIGNS,
 ) -> pd.DataFrame:
     """The null cells left out of :func:`calibration`'s shares, named: per alpha, method,
-    design and cluster (base model, test, descriptor) whose design cannot give p below alpha,
+    design, base model, test and descriptor whose design cannot give p below alpha,
     with the floor and the number of cells."""
     null = cells[cells["model"].isin(set(null_models))]
-    cluster = null_clusters(null, null_bases).str.split("|", expand=True)
+    bases = dict(null_bases)
+    base = null["model"].astype(str).map(lambda m: bases.get(m, m))
     rows = []
     for a in alphas:
         for design, column in designs.items():
@@ -497,7 +503,7 @@ def cannot_reject_cells(
                     "alpha": a,
                     "method": out["method"],
                     "design": design,
-                    "base": cluster.loc[out.index, 0],
+                    "base": base.loc[out.index],
                     "test": out["test"],
                     "descriptor": out["descriptor"],
                     "floor": p_column(out, FLOORS[column]),

@@ -210,6 +210,33 @@ def generated_rows(
     return out
 
 
+def item_design_rows(
+    base: str,
+    designs: Mapping[str, Sequence[DatasetInputs]],
+    engine_of: Callable[[int], object],
+    *,
+    settings: ScoreSettings,
+    seed: int,
+) -> list[pd.DataFrame]:
+    """The data-set measures on each item design (data set -> its disjoint item samples), a
+    design on a copy of its own (``<base>-null-i<k>``, numbered across the data sets in
+    order; ``engine_of(copy seed)``: that copy's scoring engine). The copies share no weights
+    and the samples no item, so each design is one independent cluster of the null control,
+    where the seeded copies, which score one sample, give one cluster per data set."""
+    from biasbench.io import signature_of
+    from biasbench.models.null import item_copy_names
+    from biasbench.scoring import DatasetItems, score
+
+    flat = [(d, inputs) for d, samples in designs.items() for inputs in samples]
+    out = []
+    for name, (dataset, inputs) in zip(item_copy_names(base, len(flat)), flat, strict=True):
+        copy = copy_seed(seed, name)
+        items = DatasetItems(dataset=dataset, engine=engine_of(copy), items=inputs.items)
+        signature = signature_of([], inputs.signature, str(copy))
+        out.append(score(items, model=name, settings=settings, signature=signature))
+    return out
+
+
 def random_static(vectors: StaticVectors, stimuli: Iterable[str], seed: int) -> StaticVectors:
     """Null static vectors of ``stimuli``: each a seeded random direction (uniform on the
     sphere; seeded by the stimulus under ``seed``, so a word has one vector whatever test it is
@@ -293,6 +320,7 @@ def transformer_null_rows(
     extraction: Mapping,
     lpbs: Mapping[str, LpbsInputs] | None = None,
     datasets: Mapping[str, DatasetInputs] | None = None,
+    item_designs: Mapping[str, Sequence[DatasetInputs]] | None = None,
     batch: int | None,
     lpbs_batch: int,
     max_gap: int | None = None,
@@ -308,7 +336,9 @@ def transformer_null_rows(
     ``datasets`` (data set -> its items); ``batch``: sentences per forward pass of the
     data sets' engine, ``lpbs_batch``: of a causal LM's LPBS; ``device`` (a
     ``compute.device`` setting) and ``dtype``: where and in what precision the copies run;
-    each generated design on a copy of its own (:func:`generated_rows`)."""
+    each data set's item designs (``item_designs``: data set -> its disjoint item samples,
+    :func:`biasbench.data.datasets.disjoint_samples`) and each generated design on a copy of
+    its own (:func:`item_design_rows`, :func:`generated_rows`)."""
     from biasbench import rows
     from biasbench.data.wordsets import check_distinct_after
     from biasbench.io import signature_of
@@ -398,6 +428,17 @@ def transformer_null_rows(
             signature = signature_of([], inputs.signature, str(weights_seed))
             out.append(score(items, model=name, settings=settings, signature=signature))
         log(f"{name}: scored ({architecture.weights(weights_seed)}; {describe(model)})")
+
+    out += item_design_rows(
+        base.name,
+        item_designs or {},
+        lambda copy: Engine(
+            architecture.random(copy, device=device, dtype=dtype), tokenizer, masked, batch=batch
+        ),
+        settings=settings,
+        seed=seed,
+    )
+    log(f"{sum(map(len, (item_designs or {}).values()))} data-set item designs: scored")
 
     def encoder(copy: int, _inputs: TestInputs):
         return encode_with(architecture.random(copy, device=device, dtype=dtype))
