@@ -33,6 +33,7 @@ rule null_calibration:
         datasets=of_wildcards(PLAN.null_datasets_of, "model"),
         item_designs=of_wildcards(PLAN.null_item_designs_of, "model"),
         designs=of_wildcards(PLAN.null_designs_of, "model"),
+        lpbs_designs=of_wildcards(PLAN.null_lpbs_designs_of, "model"),
         lexicon=of_wildcards(PLAN.null_lexicon_params, "model"),
         spec=model_settings,
         extraction=config["extraction"],

@@ -210,6 +210,18 @@ def test_the_plan_names_each_designs_copy_and_refuses_those_names_to_a_model():
     assert plan.null_pool_files("smollm2-135m") == []
     with pytest.raises(InputError, match="seeded null copy"):
         check_model_names(["m", "m-null-g3"])
+    with pytest.raises(InputError, match="seeded null copy"):
+        check_model_names(["m", "m-null-i3"])
+    # LPBS on MiniLM's first designs; a static model runs none; no more than its designs
+    assert plan.null_lpbs_designs_of("minilm-l6") == 80
+    assert plan.null_lpbs_designs_of("glove-6b-50d") == 0
+    assert plan.null_calibration_inputs("minilm-l6")["templates"] == plan.lpbs_template_file
+
+    def too_many(config):
+        config["null_calibration"]["models"]["minilm-l6"]["lpbs_designs"] = 481
+
+    with pytest.raises(InputError, match=r"lpbs_designs: 481 of the model's 480"):
+        plan_of(too_many)
 
 
 def test_the_preset_for_alpha_001_gives_every_base_with_designs_enough_for_a_verdict():
@@ -246,3 +258,37 @@ def test_a_transformer_s_lexicon_keeps_the_words_its_tokenizer_reads():
     pieces = bare_word_pieces(fast, ["walk", "walked", "walking", "talked", "walkx"])
     assert pieces == {"walk": 1, "walked": 2, "walking": 2}
     assert bare_word_pieces(fast, []) == {}
+
+
+def test_the_first_designs_of_a_transformer_run_lpbs_on_their_own_copy(tmp_path):
+    from biasbench.data.templates import DoubleTemplates
+    from biasbench.models.null import Architecture
+
+    from .tiny_models import tiny_bert
+
+    designs = draw_designs(LEXICON, 3, seed=5, pieces=dict.fromkeys(LEXICON, 1))
+    words = [w for d in designs for s in d.sets.values() for w in s]
+    where = tiny_bert(tmp_path / "base", tuple(words))
+    base = ModelSpec.from_config("b", model_entry(kind="transformer", source=f"path:{where}"))
+    templates = DoubleTemplates(
+        "TTT", "AAA", {"basic": (("TTT is AAA.", "TTT likes the AAA."), None)}
+    )
+    frame = nc.transformer_null_rows(
+        base,
+        Architecture.of(base, where),
+        0,
+        {},
+        settings=ScoreSettings(seed=1, exact_max=500, n_samples=200, same_samples=50),
+        seed=9,
+        extraction={"max_tokens": 2048, "max_batch": 64, "max_length": 16},
+        batch=64,
+        lpbs_batch=64,
+        designs=designs,
+        lpbs_designs=nc.GeneratedLpbs(2, templates, "basic"),
+        log=lambda _line: None,
+    )
+    lpbs = frame[(frame["method"] == "LPBS") & frame["primary"].astype(bool)]
+    assert sorted(lpbs["model"]) == design_copy_names("b", 2)  # the first two designs only
+    assert list(lpbs.sort_values("model")["test"]) == [d.test for d in designs[:2]]
+    assert lpbs["p_value"].notna().all()
+    assert set(frame["model"]) == set(design_copy_names("b", 3))

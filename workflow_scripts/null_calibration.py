@@ -53,9 +53,10 @@ else:
     designs = draw_designs(words, sm.params.designs, seed_of_designs, pieces)
 
     lpbs = {}
+    if sm.params.lpbs or sm.params.lpbs_designs:
+        templates = load_double_templates(sm.input.templates, paths.external)
     if sm.params.lpbs:
         pairs = {c: read_tsv(path) for c, path in sm.params.pairs.items()}
-        templates = load_double_templates(sm.input.templates, paths.external)
         for test, files in sm.params.lpbs.items():
             spec_file = paths.LPBS_SPEC.format(test=test)
             wordsets = {ws.descriptor: ws for ws in read_wordset_files(files)}
@@ -105,6 +106,11 @@ else:
         max_gap=sm.params.max_gap,
         **compute,
         designs=designs,
+        lpbs_designs=nc.GeneratedLpbs(
+            sm.params.lpbs_designs, templates, next(iter(templates.categories))
+        )
+        if sm.params.lpbs_designs
+        else None,
         **shared,
     )
 write_tsv(sm.output[0], sort_rows(frame))

@@ -33,6 +33,8 @@ class NullPlan(LpbsPlan, DatasetPlan):
     null_designs: dict[str, int] = field(default_factory=dict)
     #: data set -> {designs, items}: disjoint item samples, each on a copy of its own
     null_item_designs: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    #: how many of the generated designs also run LPBS (a transformer's)
+    null_lpbs_designs: dict[str, int] = field(default_factory=dict)
     #: the static model whose vocabulary the generated designs draw from (``lexicon``)
     null_lexicon: str | None = None
     #: the trained-weight null, per kind (its key, ``null_calibration.<key>``): model -> its
@@ -226,7 +228,7 @@ class NullPlan(LpbsPlan, DatasetPlan):
             # the generated designs' lexicon: a static model's vocabulary
             "pool": self.null_pool_files(model),
         }
-        if lpbs:
+        if lpbs or self.null_lpbs_designs_of(model):
             inputs["templates"] = self.lpbs_template_file
             inputs["external"] = self.lpbs_template_externals()
         return inputs
@@ -254,6 +256,11 @@ class NullPlan(LpbsPlan, DatasetPlan):
         """The generated null designs of a base model (:mod:`biasbench.studies.generated`)."""
         self.null_seeds_of(model)
         return self.null_designs.get(model, 0)
+
+    def null_lpbs_designs_of(self, model: str) -> int:
+        """How many of a base model's generated designs also run LPBS."""
+        self.null_seeds_of(model)
+        return self.null_lpbs_designs.get(model, 0)
 
     def null_pool_files(self, model: str) -> list[str]:
         """The prepared lexicon model a base model's generated designs are drawn from (none
@@ -385,7 +392,8 @@ def null_calibration(
         return {}
     lpbs_tests = (config["lpbs"] or {}).get("tests", ())
     keys = ("seeds", "tests", "lpbs_tests", "datasets", "corpora", "designs", "item_designs")
-    seeds, tests, lpbs, datasets, corpora, designs, item_designs = ({} for _ in keys)
+    keys += ("lpbs_designs",)
+    seeds, tests, lpbs, datasets, corpora, designs, item_designs, lpbs_designs = ({} for _ in keys)
     lexicon = section.get("lexicon")
     for model, entry in section["models"].items():
         field = f"config: null_calibration.models.{model}"
@@ -424,6 +432,14 @@ def null_calibration(
         has_lpbs = lpbs[model]  # p-CEAT reads the LPBS tests' pairs
         corpora[model] = tuple(chosen["corpora"]) if has_lpbs else ()
         designs[model] = chosen["designs"]
+        lpbs_designs[model] = 0 if static else chosen["lpbs_designs"]
+        if lpbs_designs[model] > designs[model]:
+            raise InputError(
+                f"config: {where['lpbs_designs']}: {lpbs_designs[model]} of the model's "
+                f"{designs[model]} generated designs ({where['designs']})"
+            )
+        if lpbs_designs[model] and not (config["lpbs"] or {}).get("templates"):
+            raise InputError(f"config: {where['lpbs_designs']} needs lpbs.templates")
         check_designs(designs[model], where["designs"], lexicon, "null_calibration.lexicon")
     if any(designs.values()) and lexicon is not None:
         spec = specs.get(lexicon)
@@ -440,5 +456,6 @@ def null_calibration(
         "null_corpora": corpora,
         "null_designs": designs,
         "null_item_designs": item_designs,
+        "null_lpbs_designs": lpbs_designs,
         "null_lexicon": lexicon if any(designs.values()) else None,
     }

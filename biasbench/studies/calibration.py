@@ -191,7 +191,8 @@ def why_no_verdict(method: str, clusters: int, needed: int) -> str:
     elif declared.family == "probability" and declared.unit == "attribute":
         one = (
             "one design is an LPBS test and descriptor on a base (its templates and words "
-            "shared by every copy): only the LPBS tests make designs"
+            "shared by every copy) or a generated design on a copy of its own: "
+            "null_calibration.lpbs_designs adds them"
         )
     else:
         one = (

@@ -32,6 +32,7 @@ Every row keeps the one row schema (``biasbench.rows``); the model column names 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -90,6 +91,17 @@ class LpbsInputs:
     templates: DoubleTemplates
     signature: str
     contexts: Mapping[str, pd.DataFrame] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GeneratedLpbs:
+    """LPBS on the first ``count`` generated designs of a transformer's copies: X and Y the
+    targets, A and B the attributes, in the double templates' ``category`` (on random
+    weights a design's words need no grammar of their own)."""
+
+    count: int
+    templates: DoubleTemplates
+    category: str
 
 
 @dataclass(frozen=True)
@@ -187,10 +199,12 @@ def generated_rows(
     is_decoder: bool,
     settings: ScoreSettings,
     seed: int,
+    also: Callable[[str, int, GeneratedDesign, TestInputs], list[pd.DataFrame]] | None = None,
 ) -> list[pd.DataFrame]:
     """Every method on context vectors on each generated design (:mod:`.generated`), its
     words alone, on a copy of its own (``<base>-null-g<i>``): ``encoder(copy seed, inputs)``
-    gives the copy's encoding of the design's contexts."""
+    gives the copy's encoding of the design's contexts; ``also(name, copy seed, design,
+    inputs)``: more rows of the same copy (a transformer's LPBS)."""
     from biasbench.models.null import design_copy_name
 
     out = []
@@ -207,6 +221,8 @@ def generated_rows(
             settings=settings,
             seed=copy,
         )
+        if also is not None:
+            out += also(name, copy, design, inputs)
     return out
 
 
@@ -327,6 +343,7 @@ def transformer_null_rows(
     device: str = "cpu",
     dtype: str = "float32",
     designs: Sequence[GeneratedDesign] = (),
+    lpbs_designs: GeneratedLpbs | None = None,
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
     """Score rows of ``seeds`` random copies of a transformer (``architecture``:
@@ -338,9 +355,10 @@ def transformer_null_rows(
     ``compute.device`` setting) and ``dtype``: where and in what precision the copies run;
     each data set's item designs (``item_designs``: data set -> its disjoint item samples,
     :func:`biasbench.data.datasets.disjoint_samples`) and each generated design on a copy of
-    its own (:func:`item_design_rows`, :func:`generated_rows`)."""
+    its own (:func:`item_design_rows`, :func:`generated_rows`), the first of those
+    (``lpbs_designs``) scored with LPBS too (:class:`GeneratedLpbs`)."""
     from biasbench import rows
-    from biasbench.data.wordsets import check_distinct_after
+    from biasbench.data.wordsets import LpbsSpec, check_distinct_after
     from biasbench.io import signature_of
     from biasbench.models.device import describe
     from biasbench.models.extract import encode_transformer
@@ -440,8 +458,35 @@ def transformer_null_rows(
     )
     log(f"{sum(map(len, (item_designs or {}).values()))} data-set item designs: scored")
 
+    @functools.lru_cache(maxsize=1)  # a design's copy, for its encoding and its LPBS
+    def design_copy(copy: int):
+        return architecture.random(copy, device=device, dtype=dtype)
+
     def encoder(copy: int, _inputs: TestInputs):
-        return encode_with(architecture.random(copy, device=device, dtype=dtype))
+        return encode_with(design_copy(copy))
+
+    def with_lpbs(name: str, copy: int, design: GeneratedDesign, inputs: TestInputs):
+        if lpbs_designs is None or design.index >= lpbs_designs.count:
+            return []
+        model = design_copy(copy)
+        if masked:
+            log_probs = partial(mlm_log_probs, model, tokenizer)
+        else:
+            log_probs = partial(causal_log_probs, model, tokenizer, batch=lpbs_batch)
+        probabilities = TemplateProbabilities(
+            log_probs=log_probs,
+            in_vocabulary=in_vocabulary,
+            wordsets=inputs.wordsets,
+            spec=LpbsSpec(
+                design.test,
+                dict.fromkeys(inputs.wordsets, lpbs_designs.category),
+                frozenset(),
+                None,
+            ),
+            templates=lpbs_designs.templates,
+            encoding="mlm" if masked else "causal",
+        )
+        return [score(probabilities, model=name, settings=settings, signature=inputs.signature)]
 
     out += generated_rows(
         base.name,
@@ -451,6 +496,7 @@ def transformer_null_rows(
         is_decoder=not masked,
         settings=settings,
         seed=seed,
+        also=with_lpbs,
     )
     log(f"{len(designs)} generated designs: scored")
     return pd.concat(out, ignore_index=True) if out else rows.frame([])
