@@ -134,7 +134,15 @@ def test_on_random_static_vectors_the_designs_reject_at_the_nominal_rate():
     designs = draw_designs(words, 600, seed=11)
     settings = ScoreSettings(seed=2, exact_max=400, n_samples=400, same_samples=100)
     frame = nc.static_null_rows(
-        base, _static(words, dim=16), 0, {}, settings=settings, seed=4, designs=designs, log=print
+        base,
+        _static(words, dim=16),
+        0,
+        {},
+        settings=settings,
+        seed=4,
+        designs=designs,
+        design_grams=None,  # i.i.d. directions: every word exchangeable, the level exact
+        log=print,
     )
     cells = primary_cells(frame, {})
     for method in ("WEAT", "RND", "RIPA"):
@@ -200,10 +208,10 @@ def test_the_plan_names_each_designs_copy_and_refuses_those_names_to_a_model():
 
     plan = plan_of()
     # config.yaml: MiniLM's own count, GloVe the section's, SmolLM2 none
-    assert plan.null_designs_of("minilm-l6") == 480 and plan.null_designs_of("smollm2-135m") == 0
+    assert plan.null_designs_of("minilm-l6") == 1250 and plan.null_designs_of("smollm2-135m") == 0
     assert plan.null_designs_of("glove-6b-50d") == 240
-    assert plan.null_bases()["minilm-l6-null-g479"] == "minilm-l6"
-    assert "minilm-l6-null-g480" not in plan.null_bases()
+    assert plan.null_bases()["minilm-l6-null-g1249"] == "minilm-l6"
+    assert "minilm-l6-null-g1250" not in plan.null_bases()
     assert "glove-6b-50d-null-g0" in plan.null_copies()
     assert not any(n.startswith("smollm2-135m-null-g") for n in plan.null_copies())
     assert plan.null_pool_files("minilm-l6") == ["results/models/glove-6b-50d/biasbench_model.json"]
@@ -218,9 +226,9 @@ def test_the_plan_names_each_designs_copy_and_refuses_those_names_to_a_model():
     assert plan.null_calibration_inputs("minilm-l6")["templates"] == plan.lpbs_template_file
 
     def too_many(config):
-        config["null_calibration"]["models"]["minilm-l6"]["lpbs_designs"] = 481
+        config["null_calibration"]["models"]["minilm-l6"]["lpbs_designs"] = 1251
 
-    with pytest.raises(InputError, match=r"lpbs_designs: 481 of the model's 480"):
+    with pytest.raises(InputError, match=r"lpbs_designs: 1251 of the model.s 1250"):
         plan_of(too_many)
 
 

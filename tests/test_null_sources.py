@@ -103,9 +103,10 @@ def test_same_under_flipped_pairs_is_not_exact_but_weat_is():
 
 
 def test_each_source_declares_its_unit_and_known_bad_test():
-    assert [s.randomizes for s in cal.SOURCES] == [None, None, "directions", "directions", "words"]
+    assert [s.randomizes for s in cal.SOURCES] == [None, None, "directions", None, "words"]
     # i.i.d. directions: every word test of a scale-free method is exact, so no known-bad
-    # test can be caught there and the source gives no verdict
+    # test can be caught there and the source gives no verdict; the generated designs' static
+    # vectors are composed of character n-grams, where spelling can fail a word test
     assert all(s.known_bad is None for s in cal.SOURCES if s.randomizes == "directions")
     assert all(s.known_bad is not None for s in cal.SOURCES if s.randomizes != "directions")
 
@@ -254,3 +255,40 @@ def test_a_share_without_enough_designs_says_what_one_design_is():
     table = cal.calibration(pd.DataFrame(rows), [f"b-null-s{i}" for i in range(4)], {})
     row = table.set_index("design").loc["paper"]
     assert row["clusters_0.05"] == 4 and "item_designs" in row["why_0.05"]
+
+
+@pytest.mark.parametrize("grams", [(3, 6), None])
+def test_the_static_known_bad_test_is_caught_on_ngram_vectors_alone(grams):
+    """Detection by simulation on the product's own random static vectors: composed of
+    character n-grams (the generated designs' vectors), words of one ending share a direction
+    and WEAT's word test on designs split by ending rejects far beyond 0.05, so the source
+    passes; on i.i.d. directions the same test is exact and the source could not fail it."""
+    from biasbench.config import model_entry
+    from biasbench.models.specs import ModelSpec
+    from biasbench.scoring.settings import ScoreSettings
+    from biasbench.studies import null_calibration as nc
+    from biasbench.studies.generated import draw_designs
+
+    from .test_generated_designs import _static, _word
+
+    words = [_word(i) for i in range(36_000)]
+    designs = [d for d in draw_designs(words, 320, seed=3) if d.kind == "ending"]
+    frame = nc.static_null_rows(
+        ModelSpec.from_config("glove", model_entry(kind="static", source="glove-pkg:x")),
+        _static(words, dim=16),
+        0,
+        {},
+        settings=ScoreSettings(seed=2, exact_max=400, n_samples=400, same_samples=50),
+        seed=4,
+        designs=designs,
+        design_grams=grams,
+        log=lambda _line: None,
+    )
+    cells = frame[frame["primary"].astype(bool)].reset_index(drop=True)
+    checks = cal.detection(
+        cells,
+        pd.Series("generated-static", index=cells.index),
+        dict.fromkeys(cells["model"], "glove"),
+    ).set_index("source")
+    assert checks.loc["generated-static", "clusters"] == len(designs) == 80
+    assert bool(checks.loc["generated-static", "passes"]) == (grams is not None)

@@ -29,6 +29,7 @@ def without_study_datasets(config):
 def without_datasets(config):
     config["datasets"] = None
     config["null_calibration"]["datasets"] = {}  # the null copies' data sets need the section
+    del config["null_calibration"]["models"]["minilm-l6"]["item_designs"]  # and so do these
 
 
 def without_study(config):
@@ -185,10 +186,13 @@ def test_the_null_calibration_plans_one_job_per_model():
         f"results/scores/null/{m}.tsv" for m in ("minilm-l6", "smollm2-135m", "glove-6b-50d")
     ]
     copies = plan.null_copies()
-    # the seeded copies and, beside them, one copy per generated design
+    # the seeded copies and, beside them, one copy per generated design and item design
     designs = sum(plan.null_designs.values())
-    # MiniLM 4 copies and 480 designs, SmolLM2 2 and none, GloVe 34 and the section's 240
-    assert len(copies) == sum(plan.null_seeds.values()) + designs == 40 + 720
+    items = sum(map(plan.null_item_design_count, plan.null_seeds))
+    # MiniLM 4 copies, 1,250 designs and 160 item designs, SmolLM2 2 and none, GloVe 34 and
+    # the section's 240 designs
+    assert len(copies) == sum(plan.null_seeds.values()) + designs + items == 40 + 1490 + 160
+    assert "minilm-l6-null-i159" in copies
     assert copies[0] == "minilm-l6-null-s0" and "minilm-l6-null-g0" in copies
     minilm = config["null_calibration"]["models"]["minilm-l6"]
     assert (plan.null_seeds["minilm-l6"], plan.null_designs["minilm-l6"]) == (

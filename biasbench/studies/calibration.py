@@ -108,7 +108,17 @@ SOURCES = (
     ),
     NullSource("papers-static", "the papers' designs on random static vectors", "directions", None),
     NullSource(
-        "generated-static", "generated designs on random static vectors", "directions", None
+        "generated-static",
+        "generated designs on random static vectors of character n-grams",
+        None,
+        KnownBad(
+            "WEAT",
+            "word",
+            {"descriptor": "ending"},
+            "WEAT's word test where X and Y are classes of the last two letters (their words "
+            "share their last character n-grams, so their vectors share a direction whatever "
+            "was learned)",
+        ),
     ),
     NullSource("reassigned", "trained weights, words reassigned", "words", _SENTENCES),
 )

@@ -253,22 +253,54 @@ def item_design_rows(
     return out
 
 
-def random_static(vectors: StaticVectors, stimuli: Iterable[str], seed: int) -> StaticVectors:
-    """Null static vectors of ``stimuli``: each a seeded random direction (uniform on the
-    sphere; seeded by the stimulus under ``seed``, so a word has one vector whatever test it is
-    in) scaled to the norm of the base model's vector of that stimulus; a stimulus the base
-    model lacks stays out of vocabulary."""
+#: the character n-grams of the generated designs' random static vectors (fastText's 3-6)
+DESIGN_GRAMS = (3, 6)
+
+
+def char_ngrams(word: str, grams: tuple[int, int]) -> list[str]:
+    """A word's character n-grams as fastText reads them: the word in boundary marks
+    (``<word>``), every n-gram of it for n in ``grams`` (inclusive), and the whole word."""
+    marked = f"<{word}>"
+    low, high = grams
+    out = [marked[i : i + n] for n in range(low, high + 1) for i in range(len(marked) - n + 1)]
+    return list(dict.fromkeys([*out, marked]))
+
+
+def random_static(
+    vectors: StaticVectors,
+    stimuli: Iterable[str],
+    seed: int,
+    grams: tuple[int, int] | None = None,
+) -> StaticVectors:
+    """Null static vectors of ``stimuli`` scaled to the norm of the base model's vector of
+    each stimulus; a stimulus the base model lacks stays out of vocabulary. The direction is
+    seeded by the stimulus under ``seed`` (a word has one vector whatever test it is in):
+    without ``grams``, uniform on the sphere, i.i.d. across words; with ``grams``, the sum of
+    seeded random vectors of its character n-grams (:func:`char_ngrams`), as an untrained
+    fastText composes it, so that words sharing a spelling share part of their direction: a
+    static model that learned nothing yet still sees spelling."""
     from biasbench.models.load import StaticVectors
 
     words: dict[str, int] = {}
     rows_: list[np.ndarray] = []
     dim = vectors.vectors.shape[1]
+    gram_vectors: dict[str, np.ndarray] = {}
+
+    def gram_vector(gram: str) -> np.ndarray:
+        if gram not in gram_vectors:
+            rng = np.random.default_rng(derived_seed(seed, "gram", gram))
+            gram_vectors[gram] = rng.standard_normal(dim)
+        return gram_vectors[gram]
+
     for stimulus in dict.fromkeys(str(s) for s in stimuli):
         base = vectors.lookup(stimulus)
         key = stimulus.lower() if vectors.lowercase else stimulus
         if base is None or key in words:
             continue
-        direction = np.random.default_rng(derived_seed(seed, key)).standard_normal(dim)
+        if grams is None:
+            direction = np.random.default_rng(derived_seed(seed, key)).standard_normal(dim)
+        else:
+            direction = np.sum([gram_vector(g) for g in char_ngrams(key, grams)], axis=0)
         norm = float(np.linalg.norm(np.asarray(base, np.float64)))
         words[key] = len(rows_)
         rows_.append(direction / np.linalg.norm(direction) * norm)
@@ -285,10 +317,12 @@ def static_null_rows(
     settings: ScoreSettings,
     seed: int,
     designs: Sequence[GeneratedDesign] = (),
+    design_grams: tuple[int, int] | None = DESIGN_GRAMS,
     log: Callable[[str], None] = print,
 ) -> pd.DataFrame:
-    """Score rows of ``seeds`` random static copies of ``base`` on the words alone, and of
-    each generated design on a copy of its own (:func:`generated_rows`)."""
+    """Score rows of ``seeds`` random static copies of ``base`` on the words alone (i.i.d.
+    directions), and of each generated design on a copy of its own (:func:`generated_rows`)
+    whose vectors are composed of character n-grams (``design_grams``; None: i.i.d. too)."""
     from biasbench import rows
     from biasbench.models.extract import encode_static
 
@@ -310,7 +344,7 @@ def static_null_rows(
 
     def encoder(copy: int, inputs: TestInputs):
         words = [s for c in inputs.contexts.values() for s in c["stimulus"]]
-        return partial(encode_static, random_static(vectors, words, copy))
+        return partial(encode_static, random_static(vectors, words, copy, design_grams))
 
     out += generated_rows(
         base.name,
