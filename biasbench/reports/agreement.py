@@ -1,7 +1,7 @@
 """Agreement between the methods, the comparison no paper made: every method against every
 other, as rank correlations on one scale over the (model, test) cells both score and across
-models (the zoo and the ground-truth study's injected-bias models), corrected for reliability
-(:mod:`biasbench.studies.agreement`)."""
+models (the zoo and the ground-truth study's injected-bias models)
+(:mod:`biasbench.studies.agreement`); not corrected for reliability (:data:`UNCORRECTED`)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,10 @@ from biasbench.reports.synthesis_inputs import (
     comparison_cells,
     method_sources,
     null_mask,
-    reliability,
     synthesis_table,
 )
 from biasbench.reports.tables import plain_table
 from biasbench.reports.targets import SCORES, FigureTarget, Inputs
-from biasbench.studies import reliability as rel
 from biasbench.studies.agreement import (
     MIN_LEVELS,
     agreement,
@@ -40,20 +38,20 @@ def _scales() -> dict[str, dict]:
     }
 
 
-def _agreement(cells: pd.DataFrame, inputs: Inputs, settings) -> pd.DataFrame:
-    by_method = rel.by_method(reliability(inputs)).set_index("method")["reliability"]
-    return agreement(
-        cells,
-        settings.alpha,
-        reliability=by_method.dropna().to_dict(),
-        **_scales(),
-    )
+#: the columns of a correction for attenuation, left out: the only reliabilities are the
+#: ground-truth study's, measured on its fine-tunes of one masked LM, not on these cells
+UNCORRECTED = ("reliability_a", "reliability_b", "spearman_corrected", "corrected_beyond_1")
+
+
+def _agreement(cells: pd.DataFrame, settings) -> pd.DataFrame:
+    """Agreement on one scale, uncorrected (:data:`UNCORRECTED`)."""
+    return agreement(cells, settings.alpha, **_scales()).drop(columns=list(UNCORRECTED))
 
 
 def agreement_pairs(inputs: Inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     cells = comparison_cells(inputs, settings)
     real = cells[~null_mask(cells, settings)]
-    return real, _agreement(real, inputs, settings)
+    return real, _agreement(real, settings)
 
 
 def model_agreement(inputs: Inputs, settings) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -67,7 +65,7 @@ def model_agreement(inputs: Inputs, settings) -> tuple[pd.DataFrame, pd.DataFram
             [cells, primary_cells(frames, method_sources(settings))], ignore_index=True
         )
     per_model = model_cells(cells[~null_mask(cells, settings)])
-    return per_model, _agreement(per_model, inputs, settings)
+    return per_model, _agreement(per_model, settings)
 
 
 #: the agreement table's ``over`` of the rows over shared (model, test) cells
@@ -94,13 +92,11 @@ def agreement_table(inputs: Inputs, settings):
         "independently, each cell weighted by how often its model and its test were drawn; "
         f"n < {MIN_CELLS}: none; none either where models or tests, if more than one, number "
         f"under {MIN_LEVELS}: 3 models give 10 distinct resamples, no interval). "
-        "spearman_corrected: rho / sqrt(reliability_a x "
-        "reliability_b), Spearman's correction for attenuation with each method's lowest "
-        "split-half reliability on the ground-truth study's models (synthesis_reliability; "
-        "empty without both: a zoo model's reliability is assumed to be the study's), printed "
-        "as computed: corrected_beyond_1 marks a value beyond [-1, 1], which is no correlation "
-        "but a sign that the reliabilities are too low for this rho (underestimated, or "
-        "those of another population). sign agreement: share of shared cells with the same "
+        "rho is not corrected for attenuation: the only reliabilities measured "
+        "(synthesis_reliability) are the ground-truth study's, on its fine-tunes of one "
+        "masked LM, another population than these cells, and dividing by them printed "
+        "values beyond 1; a correction needs each population's own split halves. "
+        "sign agreement: share of shared cells with the same "
         "raw sign; significance agreement: share of the cells both test with the same "
         f"verdict at p < {settings.alpha}. Pairs without a shared cell are left out. Rows "
         "'over models' compare each method's mean score per model across the zoo and the "
@@ -148,12 +144,12 @@ def figure_agreement(inputs: Inputs, settings):
 
 
 #: what the agreement reads of the ground-truth study
-AGREEMENT_STUDY_ROLES = ("study_datasets", "study_methods", "study_halves")
+AGREEMENT_STUDY_ROLES = ("study_datasets", "study_methods")
 
 
 def agreement_inputs(plan) -> dict[str, list[str]]:
-    """The scores, and the ground-truth study's scores and halves (its models are the
-    agreement's across models; its halves give the reliabilities)."""
+    """The scores, and the ground-truth study's scores (its models are the agreement's
+    across models)."""
     study = plan.study_files()
     return {"scores": [SCORES], **{r: study[r] for r in AGREEMENT_STUDY_ROLES}}
 

@@ -130,10 +130,11 @@ def card(
             ("reliability_templates", "the same over the templates"),
             ("reliability_items", "the same over a data set's items"),
             ("reliability_fit", "test-retest reliability across fine-tuning seeds (refits)"),
+            ("reliability", "reliability over every facet at once (generalizability)"),
             (
                 "length_for_target",
-                f"multiple of its least reliable facet's length for reliability {TARGET:g} "
-                "(D-study)",
+                f"multiple of its items' (or words') length for reliability {TARGET:g} over "
+                "every facet (D-study)",
             ),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),

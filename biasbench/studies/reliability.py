@@ -13,9 +13,19 @@ same draw (``refit``), so each copy is a whole measurement and a pair's differen
 error alone. Their reliability is the generalizability coefficient 1 - s_e^2 / s_x^2
 (:func:`test_retest`): the seed's error variance (half the mean squared difference of the
 pairs) over the variance of the score across all the study's models.
+
+Each facet's reliability leaves the other facets' errors in what both halves share, so it is
+1 - (that facet's error variance) / (the score's variance). A method's reliability over every
+facet at once is the generalizability coefficient of variance components (Cronbach et al.
+1972; Brennan 2001), the facets' errors independent: 1 - the sum of their error shares
+(:func:`generalizability`), not their minimum, which counts one facet's error alone (the
+minimum of three facets each at 0.90 is 0.90 in truth, the coefficient 0.70; and the minimum
+of three noisy estimates is biased down besides).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -129,13 +139,53 @@ def split_half(halves: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: the facet a method is made longer by in the D-study, the first it has: its data set's
+#: items, its words, its templates (refits are not a length)
+LENGTH_FACETS = ("items", "words", "templates")
+
+
+def generalizability(facets: Mapping[str, float]) -> float:
+    """The generalizability coefficient over every facet at once: 1 - sum of (1 - facet
+    reliability), each facet's error share of the score's variance, clipped to [0, 1]; NaN
+    without a facet or with an unknown one."""
+    values = list(facets.values())
+    if not values or not all(np.isfinite(values)):
+        return float("nan")
+    return float(np.clip(1 - sum(1 - v for v in values), 0.0, 1.0))
+
+
+def facet_length_needed(facets: Mapping[str, float], facet: str, target: float = TARGET) -> float:
+    """The D-study over variance components: the multiple of ``facet``'s length (its items or
+    words, the other facets as they are) at which :func:`generalizability` reaches ``target``.
+    With error shares e_g = 1 - reliability_g and true share t = 1 - sum e_g, the coefficient
+    at k times the facet is t / (t + sum_{g != facet} e_g + e_facet / k), so
+    k = e_facet / (t (1 / target - 1) - sum_{g != facet} e_g); inf where no length reaches
+    it (the other facets' error alone is too large, or nothing is true score), NaN where a
+    reliability is unknown. With one facet this is :func:`length_needed`."""
+    values = dict(facets)
+    if facet not in values or not all(np.isfinite(list(values.values()))):
+        return float("nan")
+    errors = {f: 1 - min(max(v, 0.0), 1.0) for f, v in values.items()}
+    true = 1 - sum(errors.values())
+    room = true * (1 / target - 1) - (sum(errors.values()) - errors[facet])
+    if true <= 0 or room <= 0:
+        return float("inf")
+    return float(errors[facet] / room)
+
+
 def by_method(table: pd.DataFrame) -> pd.DataFrame:
     """One row per method: ``reliability_<facet>`` for each facet, ``reliability`` the
-    lowest of them (the facet that moves the score most: what a correction should assume),
-    and ``length_for_target``: the D-study's multiple of that facet's length for 0.8."""
+    generalizability coefficient over all of them (:func:`generalizability`), the facet the
+    D-study lengthens (``length_facet``: :data:`LENGTH_FACETS`) and ``length_for_target``:
+    the multiple of its length for reliability 0.8 (:func:`facet_length_needed`)."""
     wide = table.pivot_table(index="method", columns="facet", values="reliability")
     wide = wide.reindex(columns=list(FACETS))
     out = wide.rename(columns=lambda f: f"reliability_{f}")
-    out["reliability"] = wide.min(axis=1, skipna=True)
-    out["length_for_target"] = [length_needed(v) for v in out["reliability"]]
+    rows = [row.dropna().to_dict() for _method, row in wide.iterrows()]
+    out["reliability"] = [generalizability(r) for r in rows]
+    out["length_facet"] = [next((f for f in LENGTH_FACETS if f in r), "") for r in rows]
+    out["length_for_target"] = [
+        facet_length_needed(r, f) if f else np.nan
+        for r, f in zip(rows, out["length_facet"], strict=True)
+    ]
     return out.reset_index()
