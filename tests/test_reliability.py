@@ -264,3 +264,70 @@ def test_the_coefficient_is_nearly_unbiased_where_the_minimum_is_not():
     assert abs(wide["reliability"].mean() - 0.7) <= 0.02
     lowest = table.groupby("method")["reliability"].min()
     assert 0.85 <= lowest.median() <= 0.89
+
+
+def test_bca_without_bias_or_skew_is_the_percentile_interval():
+    """z0 = 0 (half the draws below the estimate) and a = 0 (a symmetric jackknife): the BCa
+    bounds are the plain percentiles; draws shifted up move z0 and the bounds with it."""
+    draws = np.linspace(-1, 1, 2001)
+    jack = np.array([-0.1, 0.0, 0.1])
+    low, high = rel.bca_bounds(0.0, draws, jack, 0.9)
+    assert (low, high) == (pytest.approx(-0.9), pytest.approx(0.9))
+    shifted = rel.bca_bounds(0.0, draws + 0.5, jack, 0.9)
+    assert shifted[0] > low + 0.5 and shifted[1] > high + 0.5  # bias corrected toward 0
+    assert np.isnan(rel.bca_bounds(0.0, np.array([np.nan]), jack, 0.9)[0])
+
+
+def _facet_halves(shares: dict, models: int, rng) -> dict:
+    """A study's facet halves as (1 split, models, 2) arrays: each facet's halves share the
+    true score and the other facets' errors, and carry their own at twice the full score's."""
+    true = rng.normal(scale=np.sqrt(1 - sum(shares.values())), size=models)
+    errors = {f: rng.normal(scale=np.sqrt(s), size=models) for f, s in shares.items()}
+    out = {}
+    for facet, share in shares.items():
+        shared = true + sum(errors[g] for g in shares if g != facet)
+        halves = [shared + rng.normal(scale=np.sqrt(2 * share), size=models) for _ in (0, 1)]
+        out[facet] = np.stack(halves, axis=-1)[None, :, :]
+    return out
+
+
+def test_the_d_study_is_by_method_s_with_an_interval():
+    rng = np.random.default_rng(2)
+    arrays = _facet_halves({"words": 0.3, "templates": 0.05}, 30, rng)
+    rows = [
+        {"model": m, "method": "x", "resample": f, "split": 0, "half": h}
+        | {"effect_size": a[0, m, h]}
+        for f, a in arrays.items()
+        for m in range(30)
+        for h in (0, 1)
+    ]
+    halves = pd.DataFrame(rows)
+    study = rel.d_study(halves, resamples=400).iloc[0]
+    point = rel.by_method(rel.split_half(halves)).iloc[0]
+    assert study["length_facet"] == point["length_facet"] == "words"
+    assert study["length_for_target"] == pytest.approx(point["length_for_target"])
+    assert study["length_low"] < study["length_for_target"] < study["length_high"]
+    assert study.equals(rel.d_study(halves, resamples=400).iloc[0])  # seeded
+
+
+def test_the_d_study_interval_covers_by_simulation():
+    """400 studies of 30 models (words at 0.7, templates at 0.95: 8/3 times the words for
+    0.8): the 90% interval covers the true length in at least 90% of them, and is no
+    interval that covers by being endless (at most 97%, most upper bounds finite)."""
+    truth = rel.facet_length_needed({"words": 0.7, "templates": 0.95}, "words")
+    assert truth == pytest.approx(8 / 3)
+    rng = np.random.default_rng(5)
+    found = np.array(
+        [
+            rel.length_interval(
+                _facet_halves({"words": 0.3, "templates": 0.05}, 30, rng),
+                "words",
+                rng,
+                resamples=500,
+            )
+            for _ in range(400)
+        ]
+    )
+    covered = (found[:, 1] <= truth) & (truth <= found[:, 2])
+    assert 0.90 <= covered.mean() <= 0.97
+    assert np.mean(np.isfinite(found[:, 2])) > 0.8

@@ -187,11 +187,16 @@ def test_the_league_finds_a_strong_method_and_pairs_it_with_a_null_one():
     assert table.loc["strong", "level"] == pytest.approx(1 - 0.05 / 3)
     assert table.loc["strong", "clusters"] == 30 and table.loc["strong", "models"] == 30
     assert (table["p_holm"] >= table["p"]).all()
+    # the family: the best of the truth against each other method
+    best = table["truth_spearman"].idxmax()
+    other = ({"strong", "also strong"} - {best}).pop()
     pairs = pairs.set_index(["method_a", "method_b"])
-    assert pairs.loc[("also strong", "none"), "verdict"] == "also strong better"
-    assert pairs.loc[("also strong", "strong"), "verdict"].startswith("no difference found")
-    difference = table.loc["also strong", "truth_spearman"] - table.loc["strong", "truth_spearman"]
-    assert pairs.loc[("also strong", "strong"), "difference"] == pytest.approx(difference)
+    assert set(pairs.index) == {(best, "none"), (best, other)}
+    assert pairs.loc[(best, "none"), "verdict"] == f"{best} better"
+    assert pairs.loc[(best, "none"), "power"] > 0.99
+    assert pairs.loc[(best, other), "verdict"].startswith("no difference found")
+    difference = table.loc[best, "truth_spearman"] - table.loc[other, "truth_spearman"]
+    assert pairs.loc[(best, other), "difference"] == pytest.approx(difference)
 
 
 def test_paired_draws_share_their_resamples():
@@ -208,7 +213,9 @@ def test_paired_wald_test_by_hand():
     p = 2 * (1 - Phi(4)) = 6.3e-5; one pair, so the interval is 0.4 +- 1.96 * 0.1."""
     from scipy import stats as sps
 
-    table = pd.DataFrame({"method": ["a", "b"], "truth_spearman": [0.9, 0.5]})
+    table = pd.DataFrame(
+        {"method": ["a", "b"], "truth_spearman": [0.9, 0.5], "verdict": ["found", "found"]}
+    )
     spread = np.tile([-1.0, 1.0], 500) * 0.1  # sd 0.1 (ddof 1: 0.10005)
     draws = {"a": 0.5 + 0.4 + spread, "b": np.full(1000, 0.5)}
     pairs = validity.paired_differences(table, draws)
@@ -282,13 +289,14 @@ def test_a_p_between_alpha_and_its_holm_value_is_not_found_and_a_negative_rho_is
 
 
 def test_the_pair_intervals_are_at_the_bonferroni_level_over_the_pairs():
-    """3 methods, 3 pairs: each interval is difference +- z(1 - 0.05 / 3 / 2) x se."""
+    """3 methods, the best against the other two: each interval is difference +-
+    z(1 - 0.05 / 2 / 2) x se."""
     from scipy import stats as sps
 
     cells = _cells(np.random.default_rng(2), {"a": 3.0, "b": 1.0, "c": 0.0})
     _table, pairs = validity.league_inference(cells, n_boot=300, n_perm=199, seed=0)
-    z = sps.norm.ppf(1 - 0.05 / 3 / 2)
-    assert len(pairs) == 3
+    z = sps.norm.ppf(1 - 0.05 / 2 / 2)
+    assert pairs[["method_a", "method_b"]].values.tolist() == [["a", "b"], ["a", "c"]]
     assert (pairs["ci_high"] - pairs["difference"]).to_numpy() == pytest.approx(
         (z * pairs["se"]).to_numpy()
     )
@@ -307,7 +315,7 @@ def test_rhos_against_different_truths_are_not_ranked():
     row = pairs.iloc[0]
     assert row["ci_high"] - row["difference"] == pytest.approx(z * row["se"])
     _table, every = validity.league_inference(cells, n_boot=200, n_perm=199)
-    assert len(every) == 3
+    assert every[["method_a", "method_b"]].values.tolist() == [["a", "b"], ["a", "c"]]
 
 
 def test_the_league_s_permutation_p_moves_whole_clusters():
@@ -330,3 +338,45 @@ def test_the_league_s_permutation_p_moves_whole_clusters():
     row = table.set_index("method").loc["M"]
     assert row["p_floor"] == pytest.approx(1 / 24)
     assert row["p"] >= 1 / 24 and row["p"] == pytest.approx(2 / 24, abs=0.03)
+
+
+def test_the_best_of_a_quantity_family_by_hand():
+    """Quantity "difference": a (0.9, found), b (0.5, found), c (0.2, not found); quantity
+    "spread": x (0.5, not found) far above y (-0.5). The family is (a, b), (a, c), (x, y):
+    Wald p from the paired draws' SEs, Holm over the three, each pair's power at the
+    Bonferroni level. x's rho is not found, so it is never "better", however far apart."""
+    from scipy import stats as sps
+
+    table = pd.DataFrame(
+        {
+            "method": ["a", "b", "c", "x", "y"],
+            "truth_spearman": [0.9, 0.5, 0.2, 0.5, -0.5],
+            "verdict": ["found", "found", "not found", "not found (80% power ...)", "reversed"],
+        }
+    )
+    spread = np.tile([-1.0, 1.0], 500)
+    draws = {
+        "a": 0.9 + 0.25 * spread,
+        "b": np.full(1000, 0.5),
+        "c": 0.2 + 0.1 * spread,
+        "x": 0.5 + 0.1 * spread,
+        "y": np.full(1000, -0.5),
+    }
+    truths = {"a": "difference", "b": "difference", "c": "difference"}
+    truths |= {"x": "spread", "y": "spread"}
+    pairs = validity.paired_differences(table, draws, truths=truths)
+    assert pairs[["method_a", "method_b"]].values.tolist() == [["a", "b"], ["a", "c"], ["x", "y"]]
+    sd = float(np.std(spread, ddof=1))
+    se = np.array([0.25, 0.15, 0.1]) * sd  # a - c: 0.7 + 0.15 x spread
+    z_obs = np.array([0.4, 0.7, 1.0]) / se
+    p = 2 * sps.norm.sf(z_obs)
+    assert pairs["p"].to_numpy() == pytest.approx(p)
+    assert pairs["p_holm"].to_numpy() == pytest.approx(validity.holm(p))
+    z = sps.norm.ppf(1 - 0.05 / 3 / 2)
+    power = sps.norm.cdf(z_obs - z) + sps.norm.cdf(-z_obs - z)
+    assert pairs["power"].to_numpy() == pytest.approx(power)
+    assert pairs["verdict"].tolist() == [
+        "no difference found (underpowered)",  # 1.6 SEs: p 0.11; 80% power from 3.2
+        "a better",  # 4.7 SEs
+        "no difference claimed (x's rho not found)",
+    ]

@@ -159,7 +159,7 @@ TABLES = (
         "synthesis_agreement",
         "Agreement between methods",
         agreement_table,
-        "Rank correlation on one scale, corrected for reliability, per pair.",
+        "Rank correlation on one scale per pair, with its interval.",
         reads=agreement_inputs,
     ),
 )

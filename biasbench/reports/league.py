@@ -19,6 +19,7 @@ from biasbench.reports.synthesis_inputs import (
     method_sources,
     reliability,
     source_cells,
+    study_halves,
     study_scores_inputs,
     synthesis_table,
 )
@@ -124,6 +125,11 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
     out["truth_verdict"] = out["truth_verdict"].astype(object).fillna("n/a")
     out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
     out = out.merge(rel.by_method(reliability(inputs)), on="method", how="left")
+    halves = study_halves(inputs)
+    if not halves.empty:  # the D-study's interval beside its length
+        interval = rel.d_study(halves)
+        columns = ["method", "length_low", "length_high", "unreachable_share"]
+        out = out.merge(interval[columns], on="method", how="left")
     census = inputs.get("census", ())
     if census:
         pred = pd.DataFrame(read_json(census[0])["predictive"])
@@ -173,7 +179,7 @@ def _truth_rule(settings) -> str:
         "models_kept: the same rho on the models that pass Schröder et al.'s learned-bias "
         "filter (R² of unmasking with training bias), a sensitivity row: LPBS, LPBS he/she "
         "and p-CEAT read the slot probabilities that filter selects on. synthesis_league_pairs "
-        "compares the methods' rhos pair by pair."
+        "compares each method's rho with the best of its truth quantity."
     )
 
 
@@ -191,7 +197,11 @@ def league_table(inputs: Inputs, settings):
         "halves share); length_for_target: the D-study, the multiple of length_facet's "
         "length (a data set's items, else the words, else the templates; the other facets "
         f"as they are) at which the coefficient reaches {rel.TARGET:g} (below 1: a shorter "
-        "measure would do; inf: the other facets' error alone keeps it below). "
+        "measure would do; inf: the other facets' error alone keeps it below); length_low / "
+        f"length_high: its {rel.D_LEVEL:.0%} BCa interval over {rel.D_RESAMPLES:,} seeded "
+        "resamples of the study's models (each with all its facets; taken on 1 / length, so "
+        "an upper bound of inf means the data are consistent with no length reaching it), "
+        "unreachable_share: the resamples where none does. "
         "census_spearman: mean rho with the 2010 census over the static models "
         "(bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_real: "
@@ -216,9 +226,10 @@ def pairs_table(inputs: Inputs, settings):
     title = "Validity league, paired: which method follows its truth better"
     _, pairs = truth_inference(cells_with_truth(injected_rows(inputs), inputs, settings))
     note = (
-        "Per pair of methods whose rhos are against the same truth quantity (as "
-        "synthesis_league's truth_quantity; rhos against different truths are not ranked, "
-        "however they differ): difference = rho_a - rho_b on the study's models; se: its "
+        "Each method against the best of its truth quantity (method_a: the highest rho "
+        "against that truth, as synthesis_league's truth_quantity; rhos against different "
+        "truths are not ranked, however they differ): difference = rho_a - rho_b on the "
+        "study's models; se: its "
         "standard error over "
         "the same cluster-bootstrap resamples for both methods (the distributions resampled; "
         f"{validity.N_BOOT:,} seeded draws); p: the Wald p of no difference (difference / se; "
@@ -227,9 +238,11 @@ def pairs_table(inputs: Inputs, settings):
         f"ci_high: difference +- z x se at the Bonferroni level 1 - {validity.ALPHA:g} / "
         "pairs; detectable_difference: the smallest "
         f"difference found with {validity.POWER:.0%} power at that level (the bootstrap's "
-        "standard error); verdict, fixed in code before any run: '<method> better' where "
-        f"p_holm < {validity.ALPHA:g}, else no difference found, 'underpowered' where the "
-        "observed difference is below the detectable one."
+        "standard error); power: the chance of finding the observed difference at that "
+        "level; verdict, fixed in code before any run: '<method> better' where "
+        f"p_holm < {validity.ALPHA:g} and that method's own rho is found (else 'no "
+        "difference claimed', saying whose rho is not found), else no difference found, "
+        "'underpowered' where the observed difference is below the detectable one."
     )
     return plain_table(pairs, title, note)
 

@@ -189,3 +189,153 @@ def by_method(table: pd.DataFrame) -> pd.DataFrame:
         for r, f in zip(rows, out["length_facet"], strict=True)
     ]
     return out.reset_index()
+
+
+#: the D-study interval's level and resamples (models drawn with replacement)
+D_LEVEL = 0.9
+D_RESAMPLES = 1000
+
+
+def _facet_arrays(frame: pd.DataFrame, models: list) -> np.ndarray:
+    """One facet's halves as (splits, models, 2), NaN where a model lacks a half."""
+    wide = frame.pivot_table(
+        index=["split", "model"], columns="half", values="effect_size", aggfunc="first"
+    ).reindex(columns=[0, 1])
+    splits = sorted(frame["split"].unique())
+    full = pd.MultiIndex.from_product([splits, models], names=["split", "model"])
+    return wide.reindex(full).to_numpy(float).reshape(len(splits), len(models), 2)
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row's pairs (NaN pairs left out), as :func:`_pearson`: NaN under
+    :data:`MIN_MODELS` pairs or without spread."""
+    ok = np.isfinite(x) & np.isfinite(y)
+    n = ok.sum(axis=-1)
+    x, y = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dx = np.where(ok, x - (x.sum(-1) / n)[..., None], 0.0)
+        dy = np.where(ok, y - (y.sum(-1) / n)[..., None], 0.0)
+        r = (dx * dy).sum(-1) / np.sqrt((dx**2).sum(-1) * (dy**2).sum(-1))
+    return np.where(n >= MIN_MODELS, r, np.nan)
+
+
+def _resampled_reliability(values: np.ndarray, facet: str, draws: np.ndarray) -> np.ndarray:
+    """A facet's reliability on each row of ``draws`` (model indices drawn with replacement),
+    as :func:`split_half` computes it on the original models."""
+    drawn = values[:, draws, :]  # (splits, resamples, models, 2)
+    if facet == "fit":
+        scores, again = drawn[0, ..., 0], drawn[0, ..., 1]
+        paired = np.isfinite(scores) & np.isfinite(again)
+        pairs = paired.sum(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            error = np.where(paired, (scores - again) ** 2, 0.0).sum(-1) / pairs / 2
+            spread = np.nanvar(scores, axis=-1, ddof=1)
+            value = np.clip(1 - error / spread, 0.0, 1.0)
+        enough = (pairs >= 2) & (np.isfinite(scores).sum(-1) >= MIN_MODELS) & (spread > 0)
+        return np.where(enough, value, np.nan)
+    r = _pearson_rows(drawn[..., 0], drawn[..., 1])  # (splits, resamples)
+    with np.errstate(invalid="ignore"):
+        mean = np.nanmean(np.where(np.isfinite(r), r, np.nan), axis=0)
+    mean = np.maximum(mean, 0.0)
+    return 2 * mean / (1 + mean)
+
+
+def _lengths_needed(per_facet: Mapping[str, np.ndarray], facet: str, target: float):
+    """:func:`facet_length_needed` on arrays of resampled reliabilities."""
+    values = np.stack(list(per_facet.values()))
+    errors = 1 - np.clip(values, 0.0, 1.0)
+    own = errors[list(per_facet).index(facet)]
+    true = 1 - errors.sum(axis=0)
+    room = true * (1 / target - 1) - (errors.sum(axis=0) - own)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        k = np.where((true > 0) & (room > 0), own / room, np.inf)
+    return np.where(np.isnan(values).any(axis=0), np.nan, k)
+
+
+def bca_bounds(
+    estimate: float, resampled: np.ndarray, jackknife: np.ndarray, level: float
+) -> tuple[float, float]:
+    """The bias-corrected and accelerated (BCa, Efron 1987) bootstrap interval of a statistic:
+    the percentiles of ``resampled`` moved by the bias correction z0 (the share of draws
+    below ``estimate``) and the acceleration from the leave-one-out values ``jackknife``.
+    NaN draws are left out; (NaN, NaN) without any."""
+    from scipy.stats import norm
+
+    draws = resampled[np.isfinite(resampled)]
+    if not len(draws) or not np.isfinite(estimate):
+        return float("nan"), float("nan")
+    below = (np.sum(draws < estimate) + 0.5 * np.sum(draws == estimate)) / len(draws)
+    z0 = norm.ppf(np.clip(below, 1 / (2 * len(draws)), 1 - 1 / (2 * len(draws))))
+    jack = jackknife[np.isfinite(jackknife)]
+    spread = jack.mean() - jack
+    denominator = 6 * np.sum(spread**2) ** 1.5
+    accel = float(np.sum(spread**3) / denominator) if denominator > 0 else 0.0
+    bounds = []
+    for z in norm.ppf([(1 - level) / 2, (1 + level) / 2]):
+        shifted = z0 + (z0 + z) / (1 - accel * (z0 + z))
+        bounds.append(float(np.quantile(draws, norm.cdf(shifted))))
+    return bounds[0], bounds[1]
+
+
+def length_interval(
+    arrays: Mapping[str, np.ndarray],
+    facet: str,
+    rng: np.random.Generator,
+    target: float = TARGET,
+    level: float = D_LEVEL,
+    resamples: int = D_RESAMPLES,
+) -> tuple[float, float, float, float]:
+    """(length, low, high, unreachable share) of the D-study of one method from its facets'
+    halves (facet -> (splits, models, 2), one model per column in every facet): the length
+    :func:`facet_length_needed` gives, a BCa interval at ``level`` (:func:`bca_bounds`) over
+    ``resamples`` draws of the models (a model moves with all its facets), and the share of
+    draws where no length reaches ``target``. The interval is taken on 1 / length, where "no
+    length reaches it" is 0, and read back (a bound of 0 there is an infinite length)."""
+    n = next(iter(arrays.values())).shape[1]
+    samples = {
+        "point": np.arange(n)[None, :],
+        "boot": rng.integers(0, n, size=(resamples, n)),
+        "jack": np.array([np.delete(np.arange(n), i) for i in range(n)]),
+    }
+    lengths = {
+        name: _lengths_needed(
+            {f: _resampled_reliability(a, f, rows) for f, a in arrays.items()}, facet, target
+        )
+        for name, rows in samples.items()
+    }
+    with np.errstate(divide="ignore"):
+        inverse = {k: np.where(np.isnan(v), np.nan, 1 / v) for k, v in lengths.items()}
+        u_low, u_high = bca_bounds(inverse["point"][0], inverse["boot"], inverse["jack"], level)
+        low, high = np.divide(1.0, u_high), np.divide(1.0, u_low)
+    known = lengths["boot"][~np.isnan(lengths["boot"])]
+    share = float(np.mean(np.isinf(known))) if len(known) else float("nan")
+    return float(lengths["point"][0]), float(low), float(high), share
+
+
+def d_study(
+    halves: pd.DataFrame,
+    target: float = TARGET,
+    level: float = D_LEVEL,
+    resamples: int = D_RESAMPLES,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per method: the D-study (:func:`by_method`'s ``length_facet`` and
+    ``length_for_target``) with its interval and the share of draws where no length reaches
+    ``target`` (:func:`length_interval`: the study's models resampled, seeded)."""
+    rng = np.random.default_rng(seed)
+    facets = by_method(split_half(halves)).set_index("method")["length_facet"]
+    rows = []
+    for method, frame in halves.groupby("method", sort=True):
+        models = sorted(frame["model"].unique(), key=str)
+        arrays = {f: _facet_arrays(part, models) for f, part in frame.groupby("resample")}
+        facet = facets[method]
+        found = (
+            length_interval(arrays, facet, rng, target, level, resamples)
+            if facet
+            else (np.nan,) * 4
+        )
+        keys = ("length_for_target", "length_low", "length_high", "unreachable_share")
+        rows.append(
+            {"method": method, "length_facet": facet, **dict(zip(keys, found, strict=True))}
+        )
+    return pd.DataFrame(rows)

@@ -16,10 +16,12 @@ into the ground-truth study's models, as an inference a reviewer accepts.
   adjusts across the methods, and the interval printed is the bootstrap's at the Bonferroni
   level 1 - alpha / m, the simultaneous interval Holm's first step uses. "found" only where
   the adjusted p is below alpha.
-- **Paired comparisons.** Two methods are compared by the difference of their rhos on the
-  models both score, every resample the same clusters for both (:func:`paired_differences`:
-  a Wald test with the bootstrap's standard error), Holm across the pairs; a difference
-  smaller than the design can detect is "underpowered".
+- **Paired comparisons.** Each method is compared with the best of its truth quantity (the
+  highest rho against the same truth), by the difference of their rhos on the models both
+  score, every resample the same clusters for both (:func:`paired_differences`: a Wald test
+  with the bootstrap's standard error), Holm across those pairs; each pair's power to find
+  its observed difference is printed, a difference smaller than the design can detect is
+  "underpowered", and "better" goes only to a method whose own rho is found.
 - **Power.** :func:`detectable_rho`: the smallest rho found with 80% power at the adjusted
   level on n independent clusters (Fisher's z, with the Spearman variance 1.06 / (n - 3) of
   Fieller, Hartley and Pearson 1957).
@@ -277,43 +279,60 @@ def _draws_on(frame: pd.DataFrame, own: np.ndarray, picks: list[np.ndarray]) -> 
     )
 
 
+def best_pairs(
+    table: pd.DataFrame, methods: Sequence[str], truths: Mapping[str, str] | None
+) -> list[tuple[str, str]]:
+    """The league's comparison family: per truth quantity (``truths``: method -> quantity;
+    None: one quantity for all), the method with the highest rho against it paired with
+    each other method against it, the best first (ties: the first in ``methods``)."""
+    rho = dict(zip(table["method"], table["truth_spearman"], strict=True))
+    groups: dict[str | None, list[str]] = {}
+    for method in methods:
+        if np.isfinite(rho[method]):
+            groups.setdefault(None if truths is None else truths.get(method), []).append(method)
+    pairs = []
+    for members in groups.values():
+        best = max(members, key=lambda m: rho[m])
+        pairs += [(best, other) for other in members if other != best]
+    return pairs
+
+
 def paired_differences(
     table: pd.DataFrame,
     draws: dict[str, np.ndarray | None],
     alpha: float = ALPHA,
     truths: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Per pair of methods with a rho against the same truth (``truths``: method -> the
-    quantity its rho is against; None: every pair; two rhos against different truths are
-    not ranked, however they differ): the difference of their rhos, its standard error over
-    the shared bootstrap resamples, the Wald p of no difference from it (the bootstrap's own
-    p cannot go below 2 / (n + 1), which Holm across many pairs would never let through),
-    Holm's adjusted p across the pairs, the interval difference +- z x SE at the Bonferroni
-    level over the pairs, the smallest difference detectable with 80% power at that level,
-    and the verdict: "<a> better" / "<b> better" where the adjusted p is below alpha, else
-    "no difference found", "underpowered" where the observed difference is smaller than the
-    detectable one."""
+    """Per pair of :func:`best_pairs` (each method against the best of its truth quantity;
+    rhos against different truths are not ranked, however they differ): the difference of
+    their rhos, its standard error over the shared bootstrap resamples, the Wald p of no
+    difference from it (the bootstrap's own p cannot go below 2 / (n + 1), which Holm across
+    many pairs would never let through), Holm's adjusted p across the pairs, the interval
+    difference +- z x SE at the Bonferroni level over the pairs, the smallest difference
+    detectable with 80% power at that level, the power to find the observed difference there
+    (``power``), and the verdict: "<a> better" / "<b> better" where the adjusted p is below
+    alpha and the winner's own rho is found (``table``'s ``verdict``), "no difference
+    claimed (<winner>'s rho not found)" where it is not; else "no difference found",
+    "underpowered" where the observed difference is smaller than the detectable one."""
     from scipy import stats as sps
 
     rho = dict(zip(table["method"], table["truth_spearman"], strict=True))
+    found = dict(zip(table["method"], table.get("verdict", pd.Series(dtype=object)), strict=False))
     methods = [k for k in table["method"] if draws.get(k) is not None]
     rows = []
-    for i, a in enumerate(methods):
-        for b in methods[i + 1 :]:
-            if truths is not None and truths.get(a) != truths.get(b):
-                continue
-            difference = draws[a] - draws[b]
-            difference = difference[np.isfinite(difference)]
-            rows.append(
-                {
-                    "method_a": a,
-                    "method_b": b,
-                    "difference": rho[a] - rho[b],
-                    "se": float(np.std(difference, ddof=1)) if len(difference) > 1 else np.nan,
-                }
-            )
+    for a, b in best_pairs(table, methods, truths):
+        difference = draws[a] - draws[b]
+        difference = difference[np.isfinite(difference)]
+        rows.append(
+            {
+                "method_a": a,
+                "method_b": b,
+                "difference": rho[a] - rho[b],
+                "se": float(np.std(difference, ddof=1)) if len(difference) > 1 else np.nan,
+            }
+        )
     columns = ["method_a", "method_b", "difference", "se", "ci_low", "ci_high", "p", "p_holm"]
-    columns += ["detectable_difference", "verdict"]
+    columns += ["detectable_difference", "power", "verdict"]
     if not rows:
         return pd.DataFrame(columns=columns)
     out = pd.DataFrame(rows)
@@ -328,12 +347,16 @@ def paired_differences(
         out["difference"] + z * out["se"],
     )
     out["detectable_difference"] = (z + sps.norm.ppf(POWER)) * out["se"]
+    out["power"] = sps.norm.cdf(z_observed - z) + sps.norm.cdf(-z_observed - z)
 
     def verdict(r) -> str:
         if not np.isfinite(r.p_holm):
             return "n/a"
         if r.p_holm < alpha:
-            return f"{r.method_a if r.difference > 0 else r.method_b} better"
+            winner = r.method_a if r.difference > 0 else r.method_b
+            if found.get(winner) != "found":
+                return f"no difference claimed ({winner}'s rho not found)"
+            return f"{winner} better"
         if abs(r.difference) < r.detectable_difference:
             return "no difference found (underpowered)"
         return "no difference found"
