@@ -19,7 +19,7 @@ rule null_calibration:
     threads: 1
     resources:
         gpu=int(config["compute"]["device"] == "cuda"),
-        mem_mb=6000,
+        mem_mb=8000,
         runtime=60,
     params:
         inputs_sha256=own_input_digests("null_calibration"),

@@ -190,8 +190,8 @@ def test_the_null_calibration_plans_one_job_per_model():
     designs = sum(plan.null_designs.values())
     items = sum(map(plan.null_item_design_count, plan.null_seeds))
     # MiniLM 4 copies, 1,250 designs and 160 item designs, SmolLM2 2 and none, GloVe 34 and
-    # the section's 240 designs
-    assert len(copies) == sum(plan.null_seeds.values()) + designs + items == 40 + 1490 + 160
+    # 1,000 designs
+    assert len(copies) == sum(plan.null_seeds.values()) + designs + items == 40 + 2250 + 160
     assert "minilm-l6-null-i159" in copies
     assert copies[0] == "minilm-l6-null-s0" and "minilm-l6-null-g0" in copies
     minilm = config["null_calibration"]["models"]["minilm-l6"]
