@@ -207,7 +207,7 @@ def test_the_plan_names_each_designs_copy_and_refuses_those_names_to_a_model():
     from .test_plan_targets import plan_of
 
     plan = plan_of()
-    # config.yaml: MiniLM's own count, GloVe the section's, SmolLM2 none
+    # config.yaml: MiniLM's and GloVe's own counts, SmolLM2 none
     assert plan.null_designs_of("minilm-l6") == 1250 and plan.null_designs_of("smollm2-135m") == 0
     assert plan.null_designs_of("glove-6b-50d") == 1000
     assert plan.null_bases()["minilm-l6-null-g1249"] == "minilm-l6"
