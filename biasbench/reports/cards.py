@@ -136,8 +136,6 @@ def card(
                 f"multiple of its items' (or words') length for reliability {TARGET:g} over "
                 "every facet (D-study)",
             ),
-            ("length_low", "its lower 90% bound (the study's models resampled)"),
-            ("length_high", "its upper 90% bound (inf: no length may reach it)"),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
             ("significant_null", "share significant on null models (random weights)"),

@@ -19,7 +19,6 @@ from biasbench.reports.synthesis_inputs import (
     method_sources,
     reliability,
     source_cells,
-    study_halves,
     study_scores_inputs,
     synthesis_table,
 )
@@ -125,11 +124,6 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
     out["truth_verdict"] = out["truth_verdict"].astype(object).fillna("n/a")
     out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
     out = out.merge(rel.by_method(reliability(inputs)), on="method", how="left")
-    halves = study_halves(inputs)
-    if not halves.empty:  # the D-study's interval beside its length
-        interval = rel.d_study(halves)
-        columns = ["method", "length_low", "length_high", "unreachable_share"]
-        out = out.merge(interval[columns], on="method", how="left")
     census = inputs.get("census", ())
     if census:
         pred = pd.DataFrame(read_json(census[0])["predictive"])
@@ -197,11 +191,7 @@ def league_table(inputs: Inputs, settings):
         "halves share); length_for_target: the D-study, the multiple of length_facet's "
         "length (a data set's items, else the words, else the templates; the other facets "
         f"as they are) at which the coefficient reaches {rel.TARGET:g} (below 1: a shorter "
-        "measure would do; inf: the other facets' error alone keeps it below); length_low / "
-        f"length_high: its {rel.D_LEVEL:.0%} BCa interval over {rel.D_RESAMPLES:,} seeded "
-        "resamples of the study's models (each with all its facets; taken on 1 / length, so "
-        "an upper bound of inf means the data are consistent with no length reaching it), "
-        "unreachable_share: the resamples where none does. "
+        "measure would do; inf: the other facets' error alone keeps it below). "
         "census_spearman: mean rho with the 2010 census over the static models "
         "(bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_real: "
