@@ -284,7 +284,8 @@ def test_the_schemas_data_set_names_are_the_registered_ones(monkeypatch):
     assert [set(names) for names in found] == [every, sampled]
     refs = SCHEMA.read_text(encoding="utf-8")
     assert refs.count('$ref: "#/$defs/dataset"}') == 3  # files, models' lists, null copies'
-    assert refs.count('$ref: "#/$defs/sampled_dataset"}') == 2  # limits, the study's limits
+    # limits, the study's limits, the null copies' item designs
+    assert refs.count('$ref: "#/$defs/sampled_dataset"}') == 3
 
     toy = dataclasses.replace(dataset_files.DATASETS["crows_pairs"], name="Toy")
     monkeypatch.setitem(dataset_files.DATASETS, "toy", toy)
