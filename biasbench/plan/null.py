@@ -292,8 +292,8 @@ class NullPlan(LpbsPlan, DatasetPlan):
         own = isinstance(entry, dict) and "item_designs" in entry
         where = f"null_calibration{'.models.' + model if own else ''}.item_designs"
         return {
-            d: {**entry, "files": self.dataset_files[d], "field": f"config: {where}.{d}"}
-            for d, entry in self.null_item_designs[model].items()
+            d: {**design, "files": self.dataset_files[d], "field": f"config: {where}.{d}"}
+            for d, design in self.null_item_designs[model].items()
         }
 
     def null_dataset_batch(self, model: str) -> int | None:
