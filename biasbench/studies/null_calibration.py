@@ -32,10 +32,9 @@ Every row keeps the one row schema (``biasbench.rows``); the model column names 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -492,7 +491,7 @@ def transformer_null_rows(
     )
     log(f"{sum(map(len, (item_designs or {}).values()))} data-set item designs: scored")
 
-    @functools.lru_cache(maxsize=1)  # a design's copy, for its encoding and its LPBS
+    @lru_cache(maxsize=1)  # a design's copy, for its encoding and its LPBS
     def design_copy(copy: int):
         return architecture.random(copy, device=device, dtype=dtype)
 
