@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from biasbench import paths
-from biasbench.data.datasets import DATASETS, dataset_items, disjoint_samples
+from biasbench.data.datasets import DATASETS, dataset_items, disjoint_samples, limited
 from biasbench.data.designs import design_seed
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
@@ -69,18 +69,20 @@ else:
                 ),
                 {c: pair_contexts(pairs[c], wordsets) for c in pairs},
             )
+    every_item = {}  # a data set's items, read once for its seeded sample and its designs
+    for dataset, entry in (sm.params.datasets | sm.params.item_designs).items():
+        files = {role: list(paths) for role, paths in entry["files"].items()}
+        every_item[dataset] = (dataset_items(dataset, files, None, sm.params.seed)[0], files)
     datasets = {}
     for dataset, entry in sm.params.datasets.items():
-        files = {role: list(paths) for role, paths in entry["files"].items()}
-        items, _coverage = dataset_items(dataset, files, entry["limit"], sm.params.seed)
+        items, files = every_item[dataset]
         datasets[dataset] = nc.DatasetInputs(
-            items,
+            limited(dataset, items, entry["limit"], sm.params.seed),
             signature_of([f for fs in files.values() for f in fs], f"limit:{entry['limit']}"),
         )
     item_designs = {}
     for dataset, entry in sm.params.item_designs.items():
-        files = {role: list(paths) for role, paths in entry["files"].items()}
-        items, _coverage = dataset_items(dataset, files, None, sm.params.seed)
+        items, files = every_item[dataset]
         samples = disjoint_samples(
             items,
             entry["designs"],

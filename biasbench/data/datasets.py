@@ -147,6 +147,18 @@ def sampled_names() -> list[str]:
     return [name for name, spec in DATASETS.items() if spec.sampled]
 
 
+def limited(dataset: str, items, limit: int | None, seed: int):
+    """The items of a data set a ``limit`` keeps: its seeded sample (:func:`sample`, by the
+    data set's unit), all of them without a limit; a limit on a data set that is not sampled
+    is an error."""
+    if limit is None:
+        return items
+    spec = DATASETS[dataset]
+    if not spec.sampled:
+        raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")
+    return sample(items, limit, seed, dataset, spec.unit)
+
+
 def dataset_items(
     dataset: str, files, limit, seed: int, category: str | None = None
 ) -> tuple[object, dict]:
@@ -160,9 +172,6 @@ def dataset_items(
         items = [item for item in items if spec.category(item) == category]
         if not items:
             raise InputError(f"{spec.name}: no item of the category {category!r}")
-    if limit is not None:
-        if not spec.sampled:
-            raise InputError(f"config: datasets.limits.{dataset}: this data set is not sampled")
-        items = sample(items, limit, seed, dataset, spec.unit)
+    items = limited(dataset, items, limit, seed)
     used = len(items) if isinstance(items, list) else None
     return items, {"dataset": spec.name, "items": n_read, "scored": used, "limit": limit}

@@ -91,6 +91,8 @@ def item_copy_names(base: str, designs: int) -> list[str]:
     return [f"{base}-null-i{i}" for i in range(designs)]
 
 
+#: the copy of a generated design (:func:`design_copy_name`)
+GENERATED_COPY = r".+-null-g\d+"
 #: a copy that holds one design of its own (a generated design, a data set's item design):
 #: its rows are one cluster of the null control, whatever other copy scores that test
 ONE_DESIGN_COPY = r".+-null-[gi]\d+"

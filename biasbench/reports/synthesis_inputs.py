@@ -137,21 +137,13 @@ def null_mask(cells: pd.DataFrame, settings) -> pd.Series:
     return cells["model"].isin(set(settings.null_models))
 
 
-def study_halves(inputs: Inputs) -> pd.DataFrame:
-    """The ground-truth study's reliability halves, every file together (none: no row)."""
-    halves = [read_tsv(p) for p in inputs.get("study_halves", ())]
-    if not halves:
-        return pd.DataFrame(columns=["model", "method", "resample", "split", "half", "effect_size"])
-    return pd.concat(halves, ignore_index=True)
-
-
 def reliability(inputs: Inputs) -> pd.DataFrame:
     """Split-half reliability per method and facet (:func:`rel.split_half`) from the study's
     halves files."""
-    halves = study_halves(inputs)
-    if halves.empty:
+    halves = [read_tsv(p) for p in inputs.get("study_halves", ())]
+    if not halves:
         return pd.DataFrame(columns=["method", "facet", "models", "half_r", "reliability"])
-    return rel.split_half(halves)
+    return rel.split_half(pd.concat(halves, ignore_index=True))
 
 
 def synthesis_table(name, title, render, note, reads=comparison_inputs):

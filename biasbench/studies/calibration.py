@@ -538,10 +538,12 @@ def source_of(
     random copy of a static base is random static vectors, of any other random weights; a
     copy of a generated design (``<base>-null-g<i>``) holds a generated design; a draw of a
     trained-weight null is the reassignment."""
+    from biasbench.models.null import GENERATED_COPY
+
     model = cells["model"].astype(str)
     base = model.map(lambda m: null_bases.get(m, m))
     static = base.map(lambda b: kinds.get(b) == "static").astype(bool)
-    generated = model.str.fullmatch(r".+-null-g\d+").astype(bool)
+    generated = model.str.fullmatch(GENERATED_COPY).astype(bool)
     null = model.isin(set(null_models))
     out = pd.Series(None, index=cells.index, dtype=object)
     out[null & ~static & ~generated] = "papers-random"

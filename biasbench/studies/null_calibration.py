@@ -413,6 +413,13 @@ def transformer_null_rows(
         for descriptor, words in inputs.wordsets.items():
             check_distinct_after(words.sets, normalise, f"{test}/{descriptor} on {base.name}")
     in_vocabulary = tokenizer_vocabulary_test(tokenizer)
+    encoding = "mlm" if masked else "causal"
+
+    def template_probe(model):
+        """A copy's log-probabilities in double-slot templates (LPBS)."""
+        if masked:
+            return partial(mlm_log_probs, model, tokenizer)
+        return partial(causal_log_probs, model, tokenizer, batch=lpbs_batch)
 
     def encode_with(model):
         """A copy's encoding of contexts, as the zoo's models encode them."""
@@ -441,16 +448,13 @@ def transformer_null_rows(
             seed=weights_seed,
         )
         if masked:
-            log_probs = partial(mlm_log_probs, model, tokenizer)
             context_probe = partial(mlm_context_log_probs, model, tokenizer)
         else:
-            log_probs = partial(causal_log_probs, model, tokenizer, batch=lpbs_batch)
             context_probe = partial(causal_context_log_probs, model, tokenizer, batch=lpbs_batch)
-        encoding = "mlm" if masked else "causal"
         for test, inputs in (lpbs or {}).items():
             signature = signature_of([], inputs.signature, str(weights_seed))
             probabilities = TemplateProbabilities(
-                log_probs=log_probs,
+                log_probs=template_probe(model),
                 in_vocabulary=in_vocabulary,
                 wordsets=inputs.wordsets,
                 spec=inputs.spec,
@@ -501,13 +505,8 @@ def transformer_null_rows(
     def with_lpbs(name: str, copy: int, design: GeneratedDesign, inputs: TestInputs):
         if lpbs_designs is None or design.index >= lpbs_designs.count:
             return []
-        model = design_copy(copy)
-        if masked:
-            log_probs = partial(mlm_log_probs, model, tokenizer)
-        else:
-            log_probs = partial(causal_log_probs, model, tokenizer, batch=lpbs_batch)
         probabilities = TemplateProbabilities(
-            log_probs=log_probs,
+            log_probs=template_probe(design_copy(copy)),
             in_vocabulary=in_vocabulary,
             wordsets=inputs.wordsets,
             spec=LpbsSpec(
@@ -517,9 +516,10 @@ def transformer_null_rows(
                 None,
             ),
             templates=lpbs_designs.templates,
-            encoding="mlm" if masked else "causal",
+            encoding=encoding,
         )
-        return [score(probabilities, model=name, settings=settings, signature=inputs.signature)]
+        signature = signature_of([], inputs.signature, str(copy))  # as its other rows'
+        return [score(probabilities, model=name, settings=settings, signature=signature)]
 
     out += generated_rows(
         base.name,

@@ -317,7 +317,7 @@ def paired_differences(
     from scipy import stats as sps
 
     rho = dict(zip(table["method"], table["truth_spearman"], strict=True))
-    found = dict(zip(table["method"], table.get("verdict", pd.Series(dtype=object)), strict=False))
+    found = dict(zip(table["method"], table["verdict"], strict=True))
     methods = [k for k in table["method"] if draws.get(k) is not None]
     rows = []
     for a, b in best_pairs(table, methods, truths):
