@@ -33,6 +33,19 @@ def test_pairs_share_everything_but_the_mean_and_are_adjacent():
     ]
 
 
+def test_a_latin_hypercubes_pairs_are_adjacent_means_in_the_same_sub_stratum():
+    drawn = [
+        record(0.42, 0.13, 1) | {"alignment": 0.05},
+        record(0.31, 0.27, 0) | {"alignment": 0.11},
+        record(0.36, 0.22, 1) | {"alignment": 0.17},
+        record(0.47, 0.18, 0) | {"alignment": 0.02},
+        record(0.55, 0.11, 0) | {"alignment": 0.09},
+    ]
+    pairs = [(a["mu"], b["mu"]) for a, b in adjacent_pairs(drawn, "latin-hypercube")]
+    assert pairs == [(0.31, 0.47), (0.47, 0.55), (0.36, 0.42)]
+    assert adjacent_pairs(drawn) == []  # on a grid's key no two share spread and alignment
+
+
 def outcomes_of(name, preferred, units):
     return pd.DataFrame(
         {

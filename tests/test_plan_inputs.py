@@ -171,7 +171,11 @@ def test_the_studies_and_the_head_read_their_sections_corpora_and_models(plan):
     assert plan.study_datasets() == plan.study_datasets("0.30") == plan.injected_datasets
     assert plan.study_dataset_limits().keys() <= set(plan.injected_datasets)
     study = plan.groundtruth_settings("0.50")
-    assert "mu" not in study and study["repeats"] == plan.config["groundtruth"]["repeats"]
+    assert study["repeats"] == plan.config["groundtruth"]["repeats"]
+    # a Latin hypercube's job reads every planned mean (they set its strata); a grid's not
+    assert study["design"] == "latin-hypercube" and study["mu"] == plan.config["groundtruth"]["mu"]
+    grid = plan_of(lambda config: config["groundtruth"].update(design="grid"))
+    assert "mu" not in grid.groundtruth_settings("0.50")
     with pytest.raises(InputError, match="has no mean mu0.35"):
         plan.groundtruth_settings("0.35")
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from biasbench.io import save_tensors, write_json
 from biasbench.jobs import start_job
 from biasbench.models.device import start_model_job
-from biasbench.studies.groundtruth.data import StudySettings, grid, read_data
+from biasbench.studies.groundtruth.data import StudySettings, design_points, read_data
 from biasbench.studies.groundtruth.models import run_grid
 from biasbench.studies.groundtruth.states import load_states
 
@@ -26,7 +26,7 @@ settings = StudySettings(
 records, weights = run_grid(
     str(Path(i.model).parent),
     read_data(i.occupations, i.train, i.test, i.pairs, i.professions),
-    grid([float(sm.wildcards.mu)], study["sigma"], study["repeats"], study["alignment"]),
+    design_points(study, float(sm.wildcards.mu), sm.params.seed),
     settings,
     load_states(i.states),
     retest=study["retest"],

@@ -17,10 +17,12 @@ from biasbench.plan.datasets import DatasetPlan
 DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
 #: what rule injected_methods writes per mean of the ground-truth study
 INJECTED_METHOD_FILES = (".methods.tsv", ".robustness.tsv")
-#: what a ground-truth model job reads of the study: its grid beside the planned mean, its
-#: training, and the representation its records carry to the report (not the means planned,
-#: the masked LM's name or the data-set limits: adding a mean retrains no other)
+#: what a ground-truth model job reads of the study: its design and levels beside the planned
+#: mean, its training, and the representation its records carry to the report (not the masked
+#: LM's name or the data-set limits; on a grid not the means planned either: there adding a
+#: mean retrains no other, while in a Latin hypercube it moves every model's strata)
 GROUNDTRUTH_KEYS = (
+    "design",
     "sigma",
     "alignment",
     "repeats",
@@ -153,7 +155,10 @@ class StudyPlan(DatasetPlan):
         """What a ground-truth model job of a planned mean reads (another mean fails naming
         the field)."""
         self.groundtruth_mean(mu)
-        return self.settings_of("groundtruth", *GROUNDTRUTH_KEYS)
+        settings = self.settings_of("groundtruth", *GROUNDTRUTH_KEYS)
+        if settings["design"] == "grid":
+            return settings
+        return settings | self.settings_of("groundtruth", "mu")
 
     def injected_mean(self, mu: str) -> float:
         """A mean whose study models run the data sets (their masked LM runs some itself)."""

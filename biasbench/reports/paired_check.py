@@ -27,12 +27,25 @@ def _inputs(plan) -> dict[str, list[str]]:
 def check_table(inputs: Inputs, settings):
     title = "The paired comparison on models of known difference"
     outcomes = [read_tsv(p) for p in inputs.get("study_outcomes", ())]
-    records = [r for p in inputs.get("study_records", ()) for r in read_json(p)["models"]]
+    files = [read_json(p) for p in inputs.get("study_records", ())]
+    records = [r for f in files for r in f["models"]]
+    design = files[0]["settings"]["design"] if files else "grid"
     frame = pd.concat(outcomes, ignore_index=True) if outcomes else pd.DataFrame()
-    table = paired_check(frame, records, alpha=settings.alpha, seed=SEED) if len(frame) else frame
-    note = (
+    table = (
+        paired_check(frame, records, alpha=settings.alpha, seed=SEED, design=design)
+        if len(frame)
+        else frame
+    )
+    pairs = (
         "Pairs of the ground-truth study's models that differ only in the injected bias's mean "
-        "(the same spread, alignment and repeat; adjacent means), each pair compared item by "
+        "(the same spread, alignment and repeat; adjacent means)"
+        if design == "grid"
+        else "Pairs of the ground-truth study's models of adjacent means' strata, in the same "
+        "sub-stratum of their means (a Latin hypercube: their spreads and alignments differ "
+        "too, by chance, so the known difference is the injected quantities', not the mean's)"
+    )
+    note = (
+        f"{pairs}, each pair compared item by "
         "item on the data sets' items of the injected category as `compare:` compares two "
         "models (the difference with the lower mean as base; p from exchanging the two models' "
         f"outcomes per unit; Holm over the pair's measures; found: significant at {settings.alpha}"

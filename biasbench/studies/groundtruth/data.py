@@ -160,9 +160,75 @@ def grid(
     return [(m, s, a, r) for m in mus for s in sigmas for a in alignments for r in range(repeats)]
 
 
+#: how the study's models are placed: Schröder et al.'s grid of levels, or a Latin hypercube
+DESIGNS = ("grid", "latin-hypercube")
+
+
+def mean_strata(mus: list[float]) -> list[tuple[float, float]]:
+    """The interval of the mean each planned mean stands for in a Latin hypercube: cut at the
+    midpoints between neighbours, the ends as far out as half the gap beside them (0.3, 0.4,
+    ..., 0.7 -> [0.25, 0.35), ..., [0.65, 0.75], the paper's range); one mean, no interval."""
+    ordered = sorted(dict.fromkeys(mus))
+    if len(ordered) == 1:
+        return [(ordered[0], ordered[0])]
+    cuts = [(a + b) / 2 for a, b in zip(ordered, ordered[1:], strict=False)]
+    low = ordered[0] - (cuts[0] - ordered[0])
+    high = ordered[-1] + (ordered[-1] - cuts[-1])
+    edges = [max(low, 0.0), *cuts, min(high, 1.0)]
+    return list(zip(edges, edges[1:], strict=False))
+
+
+def latin_hypercube(
+    mus: list[float], sigmas: list[float], repeats: int, alignments: list[float], seed: int
+) -> dict[float, list[GridPoint]]:
+    """The study's models as a seeded Latin hypercube, as many as the grid has
+    (len(sigmas) x len(alignments) x repeats per planned mean), each with its own mean,
+    spread and alignment, per planned mean the models of its job. The mean is drawn within
+    the planned mean's stratum (:func:`mean_strata`), one model per equal sub-stratum of it;
+    the spread and the alignment each from [min, max] of their planned levels, one model per
+    equal stratum of all of them, the strata in a seeded random order. No value repeats, so
+    no truth is set by a few levels (a grid's 5 x 3 x 2 levels set 88-99% of every truth's
+    variance). A model's ``repeat`` is its sub-stratum of the mean: the models of adjacent
+    means with the same one are the paired check's pairs."""
+    per_job = len(sigmas) * len(alignments) * repeats
+    strata = mean_strata(mus)
+    n = per_job * len(strata)
+    rng = np.random.default_rng(derived_seed(seed, "groundtruth-design"))
+
+    def spread(levels: list[float]) -> np.ndarray:
+        low, high = min(levels), max(levels)
+        return low + (rng.permutation(n) + rng.random(n)) / n * (high - low)
+
+    sigma, alignment = spread(sigmas), spread(alignments)
+    within = (np.arange(per_job) + rng.random((len(strata), per_job))) / per_job
+    out: dict[float, list[GridPoint]] = {}
+    for j, (mu, (low, high)) in enumerate(zip(sorted(dict.fromkeys(mus)), strata, strict=True)):
+        rows = range(j * per_job, (j + 1) * per_job)
+        out[mu] = [
+            (float(low + within[j, k] * (high - low)), float(sigma[i]), float(alignment[i]), k)
+            for k, i in enumerate(rows)
+        ]
+    return out
+
+
+def design_points(study: dict, mu: float, seed: int) -> list[GridPoint]:
+    """The models of the job of planned mean ``mu`` under the study's design (``groundtruth``:
+    its ``design``, levels and repeats)."""
+    sigmas, alignments, repeats = study["sigma"], study["alignment"], study["repeats"]
+    if study["design"] == "grid":
+        return grid([mu], sigmas, repeats, alignments)
+    jobs = latin_hypercube(study["mu"], sigmas, repeats, alignments, seed)
+    return next(points for m, points in jobs.items() if f"{m:.2f}" == f"{mu:.2f}")
+
+
+def _decimals(value: float) -> str:
+    """Two decimals for a grid's level, three for a drawn value."""
+    return f"{value:.2f}" if abs(value - round(value, 2)) < 1e-9 else f"{value:.3f}"
+
+
 def model_name(mu: float, sigma: float, alignment: float, repeat: int) -> str:
     """The name an injected-bias model goes by in score rows."""
-    return f"gt-mu{mu:.2f}-sd{sigma:.2f}-a{alignment:.2f}-r{repeat}"
+    return f"gt-mu{_decimals(mu)}-sd{_decimals(sigma)}-a{_decimals(alignment)}-r{repeat}"
 
 
 #: the suffix of a model fine-tuned again from another's draw with another seed

@@ -38,14 +38,19 @@ COLUMNS = (
 )
 
 
-def adjacent_pairs(records: Sequence[dict]) -> list[tuple[dict, dict]]:
+def adjacent_pairs(records: Sequence[dict], design: str = "grid") -> list[tuple[dict, dict]]:
     """(lower mean, next higher mean) of every model pair that shares its spread, alignment and
-    repeat (refits left out: a refit repeats a model's grid point)."""
+    repeat on a grid; in a Latin hypercube, where no two models share a value, the pairs of
+    adjacent means' models in the same sub-stratum of their mean (their ``repeat``): their
+    means differ by about one stratum, their spreads and alignments by chance. Refits are
+    left out (a refit repeats a model's draw)."""
     groups: dict[tuple, list[dict]] = {}
     for record in records:
         if record.get("refit"):
             continue
         key = (record["sigma"], record["alignment"], record["repeat"])
+        if design != "grid":
+            key = (record["repeat"],)
         groups.setdefault(key, []).append(record)
     out = []
     for key in sorted(groups):
@@ -55,13 +60,19 @@ def adjacent_pairs(records: Sequence[dict]) -> list[tuple[dict, dict]]:
 
 
 def paired_check(
-    outcomes: pd.DataFrame, records: Sequence[dict], *, alpha: float, seed: int
+    outcomes: pd.DataFrame,
+    records: Sequence[dict],
+    *,
+    alpha: float,
+    seed: int,
+    design: str = "grid",
 ) -> pd.DataFrame:
     """The check's table (:data:`COLUMNS`): ``outcomes`` every study model's item outcomes (a
     ``model`` and a ``dataset`` column beside :data:`~biasbench.scoring.datasets.OUTCOME_COLUMNS`),
-    ``records`` the study models (name, mu, sigma, alignment, repeat, refit, injected)."""
+    ``records`` the study models (name, mu, sigma, alignment, repeat, refit, injected) placed
+    by ``design`` (:func:`adjacent_pairs`)."""
     rows = []
-    for low, high in adjacent_pairs(records):
+    for low, high in adjacent_pairs(records, design):
         mine = {name: outcomes[outcomes["model"] == name] for name in (low["name"], high["name"])}
         if any(part.empty for part in mine.values()):
             continue

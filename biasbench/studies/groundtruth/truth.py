@@ -13,6 +13,7 @@ category that was injected (gender).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from biasbench.methods import registry
 from biasbench.methods.contract import Truth
@@ -40,3 +41,46 @@ def injected_bias(male_share: np.ndarray, stereotype: np.ndarray) -> dict[str, f
         "magnitude": float(np.nanmean(np.abs(p - 0.5))),
         "stereotype": float(np.nanmean(consistent)),
     }
+
+
+#: the study's design parameters, each a factor of the share below
+DESIGN_FACTORS = ("mu", "sigma", "alignment")
+#: the most of a truth quantity's variance a few discrete levels may set (issue of the grid: its
+#: 5 x 3 x 2 levels set 88-99%, so a league's rho mostly graded one level against another)
+MAX_DISCRETE_SHARE = 0.5
+
+
+def discrete_level_share(records: list[dict]) -> pd.DataFrame:
+    """Per injected quantity, the share of its variance across the study's models that the
+    design's discrete levels set: R² of the quantity on the main effects (one indicator per
+    level) of each design parameter whose values repeat (at most half as many distinct
+    values as models). A grid's parameters are all such levels; a Latin hypercube's none, so
+    its share is 0 and every quantity varies as continuously as its parameters."""
+    frame = pd.DataFrame([{**{f: r[f] for f in DESIGN_FACTORS}, **r["injected"]} for r in records])
+    discrete = [f for f in DESIGN_FACTORS if frame[f].nunique() <= len(frame) / 2]
+    levels = [
+        pd.get_dummies(frame[f].astype(str), drop_first=True, dtype=float).to_numpy()
+        for f in discrete
+    ]
+    design = np.column_stack([np.ones(len(frame)), *levels])
+    rows = []
+    for quantity in records[0]["injected"] if records else ():
+        y = frame[quantity].to_numpy(float)
+        ok = np.isfinite(y)
+        fitted = design[ok] @ np.linalg.lstsq(design[ok], y[ok], rcond=None)[0]
+        total = np.sum((y[ok] - y[ok].mean()) ** 2)
+        share = float(1 - np.sum((y[ok] - fitted) ** 2) / total) if total > 0 else np.nan
+        share = share if discrete else 0.0  # the intercept alone explains nothing
+        rows.append(
+            {
+                "quantity": quantity,
+                "models": int(ok.sum()),
+                "discrete_factors": ", ".join(discrete) or "none",
+                "discrete_level_share": max(share, 0.0),
+                "at_most_half": bool(share <= MAX_DISCRETE_SHARE),
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=["quantity", "models", "discrete_factors", "discrete_level_share", "at_most_half"],
+    )
