@@ -17,6 +17,7 @@ from biasbench.paths import DIVDIST_STUDY
 from biasbench.reports.targets import SCORES, Inputs, Table, the_file
 from biasbench.studies import reliability as rel
 from biasbench.studies.cells import primary_cells
+from biasbench.studies.groundtruth.every_method import HALVES_COLUMNS
 from biasbench.studies.groundtruth.every_method import TEST as STUDY_TEST
 from biasbench.studies.groundtruth.truth import truth_of
 
@@ -142,7 +143,7 @@ def reliability(inputs: Inputs) -> pd.DataFrame:
     halves files."""
     halves = [read_tsv(p) for p in inputs.get("study_halves", ())]
     if not halves:
-        return pd.DataFrame(columns=["method", "facet", "models", "half_r", "reliability"])
+        return rel.split_half(pd.DataFrame(columns=HALVES_COLUMNS))
     return rel.split_half(pd.concat(halves, ignore_index=True))
 
 

@@ -36,6 +36,9 @@ FACETS = ("words", "templates", "items", "fit")
 MIN_MODELS = 4
 #: the reliability the D-study asks each method's length for (a common bar for research use)
 TARGET = 0.8
+#: the level of the reliability's and the D-study's intervals (their coverage is simulated in
+#: tests/test_reliability.py)
+LEVEL = 0.90
 
 
 def spearman_brown(r: float, k: float = 2.0) -> float:
@@ -92,13 +95,18 @@ def test_retest(scores: np.ndarray, first: np.ndarray, again: np.ndarray) -> flo
     return float(np.clip(1 - error / np.var(scores, ddof=1), 0.0, 1.0))
 
 
-def _refits(frame: pd.DataFrame) -> tuple[int, float]:
-    """(pairs, test-retest reliability) of the ``fit`` facet's rows of one method."""
+def _refits(frame: pd.DataFrame) -> dict:
+    """The ``fit`` facet's row of one method: its pairs (``models``), the models with a score
+    (``scored``), the error ratio s_e^2 / s_x^2 (unclipped) and the test-retest reliability."""
     wide = frame.pivot_table(index="model", columns="half", values="effect_size", aggfunc="first")
     wide = wide.reindex(columns=[0, 1])
-    pairs = wide.dropna()
-    value = test_retest(wide[0].dropna().to_numpy(), pairs[0].to_numpy(), pairs[1].to_numpy())
-    return len(pairs), value
+    pairs, scores = wide.dropna(), wide[0].dropna().to_numpy()
+    value = test_retest(scores, pairs[0].to_numpy(), pairs[1].to_numpy())
+    ratio = np.nan
+    if np.isfinite(value):
+        error = float(np.mean((pairs[0] - pairs[1]) ** 2)) / 2
+        ratio = error / float(np.var(scores, ddof=1))
+    return {"models": len(pairs), "scored": len(scores), "error_ratio": ratio, "reliability": value}
 
 
 def split_half(halves: pd.DataFrame) -> pd.DataFrame:
@@ -110,9 +118,7 @@ def split_half(halves: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (method, facet), frame in halves.groupby(["method", "resample"], sort=True):
         if facet == "fit":
-            pairs, value = _refits(frame)
-            row = {"method": method, "facet": facet, "models": pairs, "half_r": np.nan}
-            rows.append(row | {"reliability": value})
+            rows.append({"method": method, "facet": facet, "half_r": np.nan} | _refits(frame))
             continue
         wide = frame.pivot_table(
             index=["split", "model"], columns="half", values="effect_size", aggfunc="first"
@@ -130,13 +136,47 @@ def split_half(halves: pd.DataFrame) -> pd.DataFrame:
                 "method": method,
                 "facet": facet,
                 "models": models,
+                "scored": models,
                 "half_r": r,
+                "error_ratio": np.nan,
                 "reliability": spearman_brown(max(r, 0.0)) if np.isfinite(r) else np.nan,
             }
         )
-    out = pd.DataFrame(rows, columns=["method", "facet", "models", "half_r", "reliability"])
+    out = pd.DataFrame(rows, columns=list(FACET_COLUMNS))
     out["length_for_target"] = [length_needed(v) for v in out["reliability"]]
+    bounds = [facet_interval(row, LEVEL) for row in out.itertuples()]
+    out["reliability_low"] = [low for low, _ in bounds]
+    out["reliability_high"] = [high for _, high in bounds]
     return out
+
+
+#: a facet's row of :func:`split_half`, what :func:`facet_interval` reads
+FACET_COLUMNS = ("method", "facet", "models", "scored", "half_r", "error_ratio", "reliability")
+
+
+def facet_interval(row, level: float) -> tuple[float, float]:
+    """An interval at ``level`` for one facet's reliability (a :func:`split_half` row), the
+    models resampled as the population they are drawn from. Split halves: Fisher's z of the
+    halves' r, standard error 1 / sqrt(models - 3), the ends stepped up by Spearman-Brown (r
+    is the mean over splits, which varies less than one split's: the interval errs wide).
+    Refits: the error ratio R = s_e^2 / s_x^2 over its true value is F(pairs, scored - 1)
+    distributed for normal errors, so the reliability 1 - R lies in [1 - R / F_{a/2},
+    1 - R / F_{1-a/2}] (Feldt's interval for a variance ratio). Clipped to [0, 1]; NaN ends
+    where the facet has too few models."""
+    from scipy import stats
+
+    tail = (1 - level) / 2
+    if row.facet == "fit":
+        if not np.isfinite(row.error_ratio) or row.models < 1 or row.scored < 2:
+            return float("nan"), float("nan")
+        f_low, f_high = stats.f.ppf([tail, 1 - tail], row.models, row.scored - 1)
+        ends = (1 - row.error_ratio / f_low, 1 - row.error_ratio / f_high)
+        return tuple(float(np.clip(e, 0.0, 1.0)) for e in ends)
+    if not np.isfinite(row.half_r) or row.models <= 3:
+        return float("nan"), float("nan")
+    z, half = np.arctanh(np.clip(row.half_r, -0.999999, 0.999999)), 1 / np.sqrt(row.models - 3)
+    ends = np.tanh(z + np.array([-1, 1]) * stats.norm.ppf(1 - tail) * half)
+    return tuple(spearman_brown(max(float(e), 0.0)) for e in ends)
 
 
 #: the facet a method is made longer by in the D-study, the first it has: its data set's
@@ -173,11 +213,37 @@ def facet_length_needed(facets: Mapping[str, float], facet: str, target: float =
     return float(errors[facet] / room)
 
 
+#: :func:`method_interval`'s ends
+INTERVAL_COLUMNS = ("reliability_low", "reliability_high", "length_low", "length_high")
+
+
+def method_interval(facets: pd.DataFrame, facet: str, level: float = LEVEL) -> dict[str, float]:
+    """Intervals at ``level`` for one method (``facets``: its :func:`split_half` rows with a
+    reliability) of its generalizability coefficient and of the D-study's multiple of
+    ``facet``'s length. Both are monotone in every facet's reliability (the coefficient up,
+    the length needed down), so each facet's interval at the Bonferroni level 1 - (1 -
+    level) / facets holds every facet's true reliability at once with at least ``level``,
+    and the coefficient and the length at that box's corners are the ends."""
+    if facets.empty:
+        return dict.fromkeys(INTERVAL_COLUMNS, np.nan)
+    share = (1 - level) / len(facets)
+    bounds = {row.facet: facet_interval(row, 1 - share) for row in facets.itertuples()}
+    lows = {f: low for f, (low, _) in bounds.items()}
+    highs = {f: high for f, (_, high) in bounds.items()}
+    return {
+        "reliability_low": generalizability(lows),
+        "reliability_high": generalizability(highs),
+        "length_low": facet_length_needed(highs, facet) if facet else np.nan,
+        "length_high": facet_length_needed(lows, facet) if facet else np.nan,
+    }
+
+
 def by_method(table: pd.DataFrame) -> pd.DataFrame:
     """One row per method: ``reliability_<facet>`` for each facet, ``reliability`` the
     generalizability coefficient over all of them (:func:`generalizability`), the facet the
     D-study lengthens (``length_facet``: :data:`LENGTH_FACETS`) and ``length_for_target``:
-    the multiple of its length for reliability 0.8 (:func:`facet_length_needed`)."""
+    the multiple of its length for reliability 0.8 (:func:`facet_length_needed`), each with
+    its interval at :data:`LEVEL` (:func:`method_interval`)."""
     wide = table.pivot_table(index="method", columns="facet", values="reliability")
     wide = wide.reindex(columns=list(FACETS))
     out = wide.rename(columns=lambda f: f"reliability_{f}")
@@ -188,4 +254,10 @@ def by_method(table: pd.DataFrame) -> pd.DataFrame:
         facet_length_needed(r, f) if f else np.nan
         for r, f in zip(rows, out["length_facet"], strict=True)
     ]
+    known = table[table["reliability"].notna()]
+    intervals = [
+        method_interval(known[known["method"] == method], facet)
+        for method, facet in zip(out.index, out["length_facet"], strict=True)
+    ]
+    out = out.join(pd.DataFrame(intervals, index=out.index, columns=list(INTERVAL_COLUMNS)))
     return out.reset_index()
