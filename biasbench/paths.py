@@ -78,6 +78,8 @@ TRAINED_NULL_SCORES = "results/scores/null/{kind}/{model}.tsv"
 GROUNDTRUTH_STATES = "results/studies/groundtruth/frozen_states.safetensors"
 GROUNDTRUTH_RECORDS = "results/studies/groundtruth/mu{mu}.json"
 GROUNDTRUTH_WEIGHTS = "results/studies/groundtruth/mu{mu}.safetensors"
+#: the units of the injected category each data set of the study holds and its models score
+GROUNDTRUTH_ITEMS = "results/studies/groundtruth/items.json"
 INJECTED_DATASETS = "results/studies/groundtruth/mu{mu}.datasets.tsv"
 INJECTED_DATASETS_ROBUSTNESS = "results/studies/groundtruth/mu{mu}.datasets.robustness.tsv"
 #: each study model's per-item outcomes (a paired comparison's inputs), a ``model`` column first

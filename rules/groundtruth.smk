@@ -112,6 +112,28 @@ rule injected_scores:
         "../workflow_scripts/injected_scores.py"
 
 
+rule study_items:
+    """How many units of the injected category each data set of the ground-truth study holds
+    and its models score (the D-study: whether the length a measure needs is there)."""
+    input:
+        files=when_asked(PLAN.injected_dataset_files),
+    output:
+        paths.GROUNDTRUTH_ITEMS,
+    log:
+        "results/logs/groundtruth/items.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        files=when_asked(PLAN.injected_dataset_roles),
+        limits=when_asked(PLAN.study_dataset_limits),
+    script:
+        "../workflow_scripts/study_items.py"
+
+
 rule injected_methods:
     """Every method on context vectors, and LPBS, on the ground-truth study's models that
     learned the bias, every mean, on the study's own test (its occupations against its

@@ -159,6 +159,24 @@ def limited(dataset: str, items, limit: int | None, seed: int):
     return sample(items, limit, seed, dataset, spec.unit)
 
 
+def category_units(
+    dataset: str, files, limits: dict[str, int | None], category: str
+) -> dict[str, object]:
+    """How many sampling units (:func:`sample`'s: an item, or BEC-Pro's profession) of the
+    ``category`` a data set holds, and how many of them a run limited to ``limits[dataset]``
+    scores: the D-study's length and what lengthening it can reach (None for a data set
+    that is no list of items: DisCo's templates and word lists)."""
+    spec = DATASETS[dataset]
+    items = spec.load(files)
+    if not isinstance(items, list):
+        return {"name": spec.name, "held": None, "scored": None}
+    if spec.category is not None:
+        items = [item for item in items if spec.category(item) == category]
+    held = len(dict.fromkeys(spec.unit(item) for item in items)) if spec.unit else len(items)
+    limit = limits.get(dataset)
+    return {"name": spec.name, "held": held, "scored": held if limit is None else min(limit, held)}
+
+
 def dataset_items(
     dataset: str, files, limit, seed: int, category: str | None = None
 ) -> tuple[object, dict]:

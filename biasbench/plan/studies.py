@@ -95,10 +95,12 @@ class StudyPlan(DatasetPlan):
     def study_files(self) -> dict[str, list[str]]:
         """The ground-truth study's files by role, each per mean: its models' scores on the
         data sets (where they run any) and on every method, their scores on halves (the
-        reliability's input, the data sets' first) and their records."""
+        reliability's input, the data sets' first), their records, and the units of each data
+        set they score and it holds (the D-study's reach)."""
         datasets = bool(self.injected_scores)
         return {
             "study_datasets": self.of_each_mean(paths.INJECTED_DATASETS) if datasets else [],
+            "study_items": [paths.GROUNDTRUTH_ITEMS] if datasets else [],
             "study_methods": self.of_each_mean(paths.INJECTED_METHODS),
             "study_halves": [
                 *(self.of_each_mean(paths.INJECTED_DATASETS_ROBUSTNESS) if datasets else []),
