@@ -501,3 +501,27 @@ def test_a_built_text_too_long_under_skip_says_skip_cannot_leave_it_out(tmp_path
     assert message.startswith("DisCo on tiny: a text of ")
     assert "so datasets.too_long: skip, which leaves out items whose own texts" in message
     assert "Set datasets.too_long" not in message and "longer context" in message
+
+
+def test_the_units_of_a_category_a_data_set_holds_and_a_limit_scores(monkeypatch):
+    """Three gender pairs and a race pair: 3 held, a limit of 2 scores 2, none scores all;
+    BEC-Pro counts professions (its unit), not sentences; DisCo is no list of items."""
+    pairs = [SentencePair(f"a{i}", f"b{i}", True, c) for i, c in enumerate("ggrg")]
+    pairs = [
+        dataclasses.replace(p, category="gender" if p.category == "g" else "race") for p in pairs
+    ]
+    specs = dataset_files.DATASETS
+    monkeypatch.setitem(
+        specs, "crows_pairs", dataclasses.replace(specs["crows_pairs"], load=lambda f: pairs)
+    )
+    count = dataset_files.category_units("crows_pairs", {}, {"crows_pairs": 2}, "gender")
+    assert count == {"name": "CrowS-Pairs", "held": 3, "scored": 2}
+    assert dataset_files.category_units("crows_pairs", {}, {}, "gender")["scored"] == 3
+    rows = [("nurse", 1), ("nurse", 2), ("pilot", 1), ("chef", 1)]
+    becpro = dataclasses.replace(specs["becpro"], load=lambda f: rows, unit=lambda r: r[0])
+    monkeypatch.setitem(specs, "becpro", becpro)
+    assert dataset_files.category_units("becpro", {}, {"becpro": 5}, "gender")["held"] == 3
+    monkeypatch.setitem(
+        specs, "disco", dataclasses.replace(specs["disco"], load=lambda f: ([], {}))
+    )
+    assert dataset_files.category_units("disco", {}, {}, "gender")["held"] is None

@@ -353,3 +353,14 @@ def test_one_facets_interval_is_exact_and_a_narrower_one_is_caught():
     assert _coverage(rel.by_method(table), shares) >= floor
     narrower = table.assign(models=(table["models"] - 3) * 1.44 + 3)
     assert _coverage(rel.by_method(narrower), shares) < floor
+
+
+def test_the_units_needed_and_whether_a_data_set_holds_them():
+    """CrowS-Pairs' case: 6.4x its 60 study pairs is 384, more than the 262 gender pairs
+    it holds; 1.5x is 90, which it holds; no length (inf) is never reachable."""
+    assert rel.items_needed(6.4, 60) == 384 and rel.items_needed(1.51, 60) == 91
+    assert rel.reach(rel.items_needed(6.4, 60), 262) == "not with this data set"
+    assert rel.reach(rel.items_needed(1.5, 60), 262) == "yes"
+    assert rel.reach(rel.items_needed(float("inf"), 60), 262) == "not with this data set"
+    assert np.isnan(rel.items_needed(float("nan"), 60)) and np.isnan(rel.items_needed(2.0, np.nan))
+    assert rel.reach(float("nan"), 262) == rel.reach(90.0, float("nan")) == "n/a"

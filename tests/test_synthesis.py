@@ -220,6 +220,48 @@ def test_the_league_has_a_truth_for_every_method_the_study_models_run(tmp_path):
     assert (pairs["difference"] == 0).all()  # every rho is 1: no method better
 
 
+def test_the_d_study_says_where_a_data_set_holds_too_few_units(tmp_path):
+    """CrowS-Pairs' D-study needs 6.4x its 60 study pairs, 384 of the 262 it holds: not
+    reachable; StereoSet's 1.5x of 200 is 300 of 497: reachable; a method lengthened on its
+    words has no data set to reach; the method card says the same."""
+    from biasbench.io import write_json
+
+    write_json(
+        tmp_path / "items.json",
+        {
+            "crows_pairs": {"name": "CrowS-Pairs", "held": 262, "scored": 60},
+            "stereoset": {"name": "StereoSet", "held": 497, "scored": 200},
+        },
+    )
+    frames = pd.DataFrame(
+        {
+            "method": ["CrowS-Pairs", "StereoSet SS", "SAME"],
+            "source": ["dataset", "dataset", "templates"],
+            "test": ["CrowS-Pairs", "StereoSet", "groundtruth"],
+        }
+    )
+    league = pd.DataFrame(
+        {
+            "method": ["CrowS-Pairs", "StereoSet SS", "SAME"],
+            "length_facet": ["items", "items", "words"],
+            "length_for_target": [6.4, 1.5, 2.0],
+            "length_low": [2.0, 0.9, 1.0],
+            "length_high": [np.inf, 4.0, 3.0],
+        }
+    )
+    inputs = {"study_items": [str(tmp_path / "items.json")]}
+    reach = league_report._reach(frames, inputs, league).set_index("method")
+    assert list(reach.index) == ["CrowS-Pairs", "StereoSet SS"]
+    crows = reach.loc["CrowS-Pairs"]
+    assert (crows["items_scored"], crows["items_needed"], crows["items_held"]) == (60, 384, 262)
+    assert (crows["items_needed_low"], crows["items_needed_high"]) == (120, np.inf)
+    assert crows["reachable"] == "not with this data set"
+    assert reach.loc["StereoSet SS", "items_needed"] == 300
+    assert reach.loc["StereoSet SS", "reachable"] == "yes"
+    line = card_report._reach_line(crows)
+    assert "384 (scored 60; the data set holds 262): not reachable with this data set" in line
+
+
 def test_the_analyses_read_their_files_by_role_not_place():
     """The tidy scores are the file declared as such, never a null copy's rows of a model
     named ``all``; the study's files come by role from the plan, each per mean, the data sets'
@@ -241,6 +283,7 @@ def test_the_analyses_read_their_files_by_role_not_place():
     assert means and study["study_records"] == list(plan.groundtruth)
     assert study["study_datasets"] == [paths.INJECTED_DATASETS.format(mu=m) for m in means]
     assert study["study_methods"] == [paths.INJECTED_METHODS.format(mu=m) for m in means]
+    assert study["study_items"] == [paths.GROUNDTRUTH_ITEMS]
     assert study["study_halves"] == [
         *(paths.INJECTED_DATASETS_ROBUSTNESS.format(mu=m) for m in means),
         *(paths.INJECTED_METHODS_ROBUSTNESS.format(mu=m) for m in means),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sys
 
+import numpy as np
 import pandas as pd
 
 from biasbench.reports.agreement import AGREEMENT_OVER_CELLS
@@ -136,6 +137,8 @@ def card(
                 f"multiple of its items' (or words') length for reliability {TARGET:g} over "
                 "every facet (D-study)",
             ),
+            ("length_low", "its 90% interval's low end"),
+            ("length_high", "its high end (inf: no length may reach it)"),
             ("census_spearman", "rho with the 2010 census (static models)"),
             ("extrinsic_spearman", "rho with the WinoBias F1 gap across models"),
             ("significant_null", "share significant on null models (random weights)"),
@@ -146,8 +149,25 @@ def card(
             value = league.get(column)
             shown = "n/a" if value is None or pd.isna(value) else f"{value:.3g}"
             lines.append(f"- {label}: {shown}")
+        lines += [_reach_line(league)] if league.get("reachable") in REACHES else []
         lines += [_calibration_line(league, d, alpha) for d in DESIGNS]
     return "\n".join(lines) + "\n"
+
+
+#: the league's verdicts on whether a data set holds the units the D-study needs
+REACHES = ("yes", "not with this data set")
+
+
+def _reach_line(league) -> str:
+    """The D-study's units beside the data set's: whether any sample of it reaches 0.8."""
+    needed = league["items_needed"]
+    shown = "no number of them" if np.isinf(needed) else f"{needed:.0f}"
+    return (
+        f"- units of the injected category for reliability {TARGET:g}: {shown} "
+        f"(scored {league['items_scored']:.0f}; the data set holds "
+        f"{league['items_held']:.0f}): "
+        + ("reachable" if league["reachable"] == "yes" else "not reachable with this data set")
+    )
 
 
 def cards(league: pd.DataFrame, agreement: pd.DataFrame, alpha: float) -> dict[str, str]:

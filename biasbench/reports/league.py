@@ -99,6 +99,44 @@ TRUTH_COLUMNS = {
 }
 
 
+#: the D-study's reach: the units a data-set measure scores and needs, and its data set's
+REACH_COLUMNS = (
+    "items_scored",
+    "items_needed",
+    "items_needed_low",
+    "items_needed_high",
+    "items_held",
+    "reachable",
+)
+
+
+def _reach(frames: pd.DataFrame, inputs: Inputs, league: pd.DataFrame) -> pd.DataFrame:
+    """Per method whose D-study lengthens a data set's items: the units of the injected
+    category the study scored, those the D-study needs (with its interval) and those the
+    data set holds (rule study_items), and whether they reach the target."""
+    counts = read_json(inputs["study_items"][0]) if inputs.get("study_items") else {}
+    by_name = {c["name"]: c for c in counts.values()}
+    tested = frames[frames["source"] == "dataset"].drop_duplicates("method")
+    dataset_of = dict(zip(tested["method"], tested["test"], strict=True))
+    rows = []
+    for row in league[league["length_facet"] == "items"].itertuples():
+        count = by_name.get(dataset_of.get(row.method), {})
+        scored, held = (float(count.get(k) or np.nan) for k in ("scored", "held"))
+        needed = rel.items_needed(row.length_for_target, scored)
+        rows.append(
+            {
+                "method": row.method,
+                "items_scored": scored,
+                "items_needed": needed,
+                "items_needed_low": rel.items_needed(row.length_low, scored),
+                "items_needed_high": rel.items_needed(row.length_high, scored),
+                "items_held": held,
+                "reachable": rel.reach(needed, held),
+            }
+        )
+    return pd.DataFrame(rows, columns=["method", *REACH_COLUMNS])
+
+
 def league(inputs: Inputs, settings) -> pd.DataFrame:
     """Per method: its truth and how well it follows it, its reliability, census, extrinsic
     proxy, null-model calibration, cost."""
@@ -124,6 +162,7 @@ def league(inputs: Inputs, settings) -> pd.DataFrame:
     out["truth_verdict"] = out["truth_verdict"].astype(object).fillna("n/a")
     out["truth_note"] = [_why_no_truth(m, with_truth) for m in REGISTRY]
     out = out.merge(rel.by_method(reliability(inputs)), on="method", how="left")
+    out = out.merge(_reach(frames, inputs, out), on="method", how="left")
     census = inputs.get("census", ())
     if census:
         pred = pd.DataFrame(read_json(census[0])["predictive"])
@@ -191,7 +230,17 @@ def league_table(inputs: Inputs, settings):
         "halves share); length_for_target: the D-study, the multiple of length_facet's "
         "length (a data set's items, else the words, else the templates; the other facets "
         f"as they are) at which the coefficient reaches {rel.TARGET:g} (below 1: a shorter "
-        "measure would do; inf: the other facets' error alone keeps it below). "
+        "measure would do; inf: the other facets' error alone keeps it below); "
+        "reliability_low / _high and length_low / _high: their "
+        f"{rel.LEVEL:.0%} intervals, the models resampled (each facet's interval at the "
+        "Bonferroni level over the method's facets: split halves Fisher's z of the halves' "
+        "r, refits the F distribution of the error ratio; the coefficient and the length "
+        "at the corners of that box; coverage simulated in tests/test_reliability.py). "
+        "items_scored / items_held: the units of the injected category (CrowS-Pairs' "
+        "gender pairs, StereoSet's gender items, BEC-Pro's professions, ...) the study "
+        "scored and its data set holds; items_needed (low / high): length_for_target "
+        "(its interval) times items_scored; reachable: 'not with this data set' where "
+        "items_needed exceeds items_held. "
         "census_spearman: mean rho with the 2010 census over the static models "
         "(bommasani2022_predictive); "
         "extrinsic_spearman: rho across models with the WinoBias F1 gap; significant_real: "

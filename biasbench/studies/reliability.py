@@ -261,3 +261,19 @@ def by_method(table: pd.DataFrame) -> pd.DataFrame:
     ]
     out = out.join(pd.DataFrame(intervals, index=out.index, columns=list(INTERVAL_COLUMNS)))
     return out.reset_index()
+
+
+def items_needed(multiple: float, scored: float) -> float:
+    """The units a measure needs for the target: the D-study's ``multiple`` of the ``scored``
+    units, rounded up (inf stays inf; NaN where either is unknown)."""
+    if not (np.isfinite(scored) and multiple == multiple):
+        return float("nan")
+    return float(np.ceil(multiple * scored)) if np.isfinite(multiple) else float("inf")
+
+
+def reach(needed: float, held: float) -> str:
+    """Whether a data set holds the units a measure needs: 'yes', 'not with this data set'
+    (it holds fewer: no sample of it reaches the target), or 'n/a' where either is unknown."""
+    if needed != needed or not np.isfinite(held):
+        return "n/a"
+    return "yes" if needed <= held else "not with this data set"
