@@ -306,7 +306,10 @@ def reliability_table(inputs: Inputs, settings):
         "target)) with r the reliability (below 1: a shorter measure would do; inf: none "
         "reaches it). Each facet's reliability is 1 - its error share of the score's "
         "variance; a method's reliability over every facet (synthesis_league) is 1 - the "
-        "sum of them."
+        "sum of them. scored: the models with a score (fit: beside the pairs); error_ratio: "
+        f"fit's s_e^2 / s_x^2; reliability_low / _high: the facet's {rel.LEVEL:.0%} "
+        "interval, the models resampled (split halves: Fisher's z of half_r over the "
+        "models; fit: the F(pairs, scored - 1) distribution of the error ratio)."
     )
     return plain_table(reliability(inputs), title, note)
 

@@ -373,7 +373,8 @@ def figure5(inputs: Inputs, settings):
         ax.set_title(f"{score} (R² {model['representations'][rep]['r2_training'][score]:.2f})")
     axes[0].set_ylabel("word score")
     fig.suptitle(
-        f"One model (mu {model['mu']}, sigma {model['sigma']}, repeat {model['repeat']}): "
+        f"One model (mu {model['mu']:.3g}, sigma {model['sigma']:.3g}, alignment "
+        f"{model['alignment']:.3g}, repeat {model['repeat']}): "
         "word scores against the injected bias (cf. Figure 5)"
     )
     return fig

@@ -161,7 +161,7 @@ def facet_interval(row, level: float) -> tuple[float, float]:
     is the mean over splits, which varies less than one split's: the interval errs wide).
     Refits: the error ratio R = s_e^2 / s_x^2 over its true value is F(pairs, scored - 1)
     distributed for normal errors, so the reliability 1 - R lies in [1 - R / F_{a/2},
-    1 - R / F_{1-a/2}] (Feldt's interval for a variance ratio). Clipped to [0, 1]; NaN ends
+    1 - R / F_{1-a/2}] (the F interval of a ratio of variances). Clipped to [0, 1]; NaN ends
     where the facet has too few models."""
     from scipy import stats
 
