@@ -24,7 +24,8 @@ def record(mu, sigma=0.1, repeat=0, refit=None, stereotype=None):
 
 def test_pairs_share_everything_but_the_mean_and_are_adjacent():
     records = [record(0.7), record(0.3), record(0.5), record(0.3, sigma=0.2), record(0.5, 0.2)]
-    records.append(record(0.5, refit="gt-mu0.50-sd0.10-r0"))
+    records.append(record(0.5, refit="gt-mu0.50-sd0.10-r0"))  # a refit's own record
+    records[0]["refit"] = records[0]["name"] + "-refit"  # refitted: it stays
     pairs = [(a["name"], b["name"]) for a, b in adjacent_pairs(records)]
     assert pairs == [
         ("gt-mu0.30-sd0.10-r0", "gt-mu0.50-sd0.10-r0"),

@@ -189,7 +189,7 @@ def _beside_paper(ours: dict, paper: dict, names: dict[str, str]) -> pd.DataFram
 def study_summary(_published, model, records, _rep, settings):
     frame = pd.DataFrame(records)
     summary = (
-        frame.groupby(["mu", "sigma"])
+        frame.groupby(["mu", "sigma", "alignment"])
         .agg(
             models=("kept", "size"),
             kept=("kept", "sum"),

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from biasbench.studies.groundtruth.data import REFIT
 from biasbench.studies.groundtruth.truth import truth_of
 from biasbench.studies.model_comparison import compare_models
 
@@ -42,11 +43,12 @@ def adjacent_pairs(records: Sequence[dict], design: str = "grid") -> list[tuple[
     """(lower mean, next higher mean) of every model pair that shares its spread, alignment and
     repeat on a grid; in a Latin hypercube, where no two models share a value, the pairs of
     adjacent means' models in the same sub-stratum of their mean (their ``repeat``): their
-    means differ by about one stratum, their spreads and alignments by chance. Refits are
-    left out (a refit repeats a model's draw)."""
+    means differ by about one stratum, their spreads and alignments by chance. A refit's own
+    record is left out (it repeats a model's draw); the model it was refitted from (whose
+    ``refit`` names it) stays."""
     groups: dict[tuple, list[dict]] = {}
     for record in records:
-        if record.get("refit"):
+        if record["name"].endswith(REFIT):
             continue
         key = (record["sigma"], record["alignment"], record["repeat"])
         if design != "grid":
