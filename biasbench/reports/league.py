@@ -322,8 +322,9 @@ VALIDITY = (
     "significant_null_word",
     "significant_real",
 )
-#: the league figure's reliability columns
-RELIABILITY = tuple(f"reliability_{facet}" for facet in rel.FACETS)
+#: the league figure's reliability columns: each facet's, then over every facet (with its
+#: interval printed in the cell)
+RELIABILITY = (*(f"reliability_{facet}" for facet in rel.FACETS), "reliability")
 
 
 def figure_league(inputs: Inputs, settings):
@@ -386,17 +387,23 @@ def figure_league(inputs: Inputs, settings):
         for i in range(grid.shape[0]):
             for j in range(grid.shape[1]):
                 v = grid.iat[i, j]
+                shown = "n/a" if not np.isfinite(v) else f"{v:.2f}"
+                if columns[j] == "reliability" and np.isfinite(v):
+                    ends = frame[["reliability_low", "reliability_high"]].iloc[i]
+                    shown += "\n[{:.2f}, {:.2f}]".format(*ends)
                 ax.text(
                     j,
                     i,
-                    "n/a" if not np.isfinite(v) else f"{v:.2f}",
+                    shown,
                     ha="center",
                     va="center",
                     fontsize=5,
                     color="grey" if not np.isfinite(v) else "black",
                 )
     heat.set_title("census, extrinsic proxy, null and real models", fontsize=8)
-    reliable.set_title("split-half reliability\n(Spearman-Brown)", fontsize=8)
+    reliable.set_title(
+        f"reliability per facet, and over every facet\n(its {rel.LEVEL:.0%} interval)", fontsize=8
+    )
     fig.suptitle("Validity league table (n/a: see the table's truth_note)", fontsize=9)
     return fig
 
