@@ -121,6 +121,8 @@ rule study_items:
         paths.GROUNDTRUTH_ITEMS,
     log:
         "results/logs/groundtruth/items.log",
+    benchmark:
+        "results/benchmarks/groundtruth/items.tsv"
     conda:
         ENV
     threads: 1
@@ -128,6 +130,7 @@ rule study_items:
         mem_mb=1000,
         runtime=5,
     params:
+        inputs_sha256=own_input_digests("study_items"),
         files=when_asked(PLAN.injected_dataset_roles),
         limits=when_asked(PLAN.study_dataset_limits),
     script:
