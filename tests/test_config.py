@@ -43,8 +43,9 @@ def _marked(node, where=""):
 
 
 def test_the_schema_takes_what_the_registries_declare_from_them(monkeypatch):
-    """The data sets' names and the trained-weight null kinds' sections are filled in from
-    their registries when the schema is read: the schema file names none of them."""
+    """The data sets' names, the ground-truth study's designs and the trained-weight null
+    kinds' sections are filled in from their registries when the schema is read: the schema
+    file names none of them."""
     from biasbench import nulls
 
     raw = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
@@ -52,10 +53,13 @@ def test_the_schema_takes_what_the_registries_declare_from_them(monkeypatch):
     assert [(where, keyword) for where, keyword, _ in marks] == [
         (".$defs.dataset", "x-enum"),
         (".$defs.sampled_dataset", "x-enum"),
+        (".properties.groundtruth.properties.design", "x-enum"),
         (".properties.null_calibration", "x-properties"),
     ]
     assert "trained" not in raw["properties"]["null_calibration"]["properties"]
     read = read_schema(SCHEMA)
+    design = read["properties"]["groundtruth"]["properties"]["design"]
+    assert design["enum"] == ["grid", "latin-hypercube"]  # the ground-truth study's designs
     sections = read["properties"]["null_calibration"]["properties"]
     assert {k.key for k in nulls.TRAINED_NULLS} <= set(sections)
     assert sections["trained"]["$ref"] == "#/$defs/trained_null"

@@ -26,11 +26,16 @@ from biasbench.errors import InputError
 from biasbench.stats import derived_seed
 
 
+def unit_keys(items: list, unit=None) -> list:
+    """Each item's sampling unit: the item itself (its position), or the unit ``unit(item)``
+    names (BEC-Pro's profession)."""
+    return [unit(item) for item in items] if unit else list(range(len(items)))
+
+
 def sample(items: list, limit: int | None, seed: int, name: str, unit=None) -> list:
-    """The items of up to ``limit`` sampling units (each item its own unit, or the units
-    ``unit(item)`` names: BEC-Pro's professions), a seeded choice kept in file order; all
-    items with no limit."""
-    keys = [unit(item) for item in items] if unit else list(range(len(items)))
+    """The items of up to ``limit`` sampling units (:func:`unit_keys`), a seeded choice kept
+    in file order; all items with no limit."""
+    keys = unit_keys(items, unit)
     units = list(dict.fromkeys(keys))
     if limit is None or limit >= len(units):
         return list(items)
@@ -47,7 +52,7 @@ def disjoint_samples(
     each block's items kept in file order. Independent null designs of a data set, each
     scored on a copy of its own; more units than the data set holds is an error naming
     ``field``."""
-    keys = [unit(item) for item in items] if unit else list(range(len(items)))
+    keys = unit_keys(items, unit)
     units = list(dict.fromkeys(keys))
     if designs * per_design > len(units):
         raise InputError(
@@ -159,20 +164,30 @@ def limited(dataset: str, items, limit: int | None, seed: int):
     return sample(items, limit, seed, dataset, spec.unit)
 
 
+def of_category(dataset: str, items, category: str | None):
+    """The items of one bias category (all of them without a ``category``, or for a data set
+    of one category); none is an error naming the data set."""
+    spec = DATASETS[dataset]
+    if category is None or spec.category is None:
+        return items
+    items = [item for item in items if spec.category(item) == category]
+    if not items:
+        raise InputError(f"{spec.name}: no item of the category {category!r}")
+    return items
+
+
 def category_units(
     dataset: str, files, limits: dict[str, int | None], category: str
 ) -> dict[str, object]:
-    """How many sampling units (:func:`sample`'s: an item, or BEC-Pro's profession) of the
-    ``category`` a data set holds, and how many of them a run limited to ``limits[dataset]``
-    scores: the D-study's length and what lengthening it can reach (None for a data set
-    that is no list of items: DisCo's templates and word lists)."""
+    """How many sampling units (:func:`unit_keys`) of the ``category`` a data set holds, and
+    how many of them a run limited to ``limits[dataset]`` scores: the D-study's length and
+    what lengthening it can reach (None for a data set that is no list of items: DisCo's
+    templates and word lists)."""
     spec = DATASETS[dataset]
     items = spec.load(files)
     if not isinstance(items, list):
         return {"name": spec.name, "held": None, "scored": None}
-    if spec.category is not None:
-        items = [item for item in items if spec.category(item) == category]
-    held = len(dict.fromkeys(spec.unit(item) for item in items)) if spec.unit else len(items)
+    held = len(set(unit_keys(of_category(dataset, items, category), spec.unit)))
     limit = limits.get(dataset)
     return {"name": spec.name, "held": held, "scored": held if limit is None else min(limit, held)}
 
@@ -186,10 +201,6 @@ def dataset_items(
     spec = DATASETS[dataset]
     items = spec.load(files)
     n_read = len(items) if isinstance(items, list) else None
-    if category is not None and spec.category is not None:
-        items = [item for item in items if spec.category(item) == category]
-        if not items:
-            raise InputError(f"{spec.name}: no item of the category {category!r}")
-    items = limited(dataset, items, limit, seed)
+    items = limited(dataset, of_category(dataset, items, category), limit, seed)
     used = len(items) if isinstance(items, list) else None
     return items, {"dataset": spec.name, "items": n_read, "scored": used, "limit": limit}

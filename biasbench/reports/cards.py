@@ -12,7 +12,7 @@ import pandas as pd
 from biasbench.reports.agreement import AGREEMENT_OVER_CELLS
 from biasbench.reports.calibration import DESIGN_LABELS, league_columns
 from biasbench.studies.calibration import DESIGNS
-from biasbench.studies.reliability import TARGET
+from biasbench.studies.reliability import NOT_REACHABLE, REACHABLE, TARGET
 
 #: the peers' mistakes a method avoids here (from the papers and the reading aid); each has a
 #: regression test named in docs/delobelle2022.md
@@ -149,13 +149,10 @@ def card(
             value = league.get(column)
             shown = "n/a" if value is None or pd.isna(value) else f"{value:.3g}"
             lines.append(f"- {label}: {shown}")
-        lines += [_reach_line(league)] if league.get("reachable") in REACHES else []
+        reached = league.get("reachable") in (REACHABLE, NOT_REACHABLE)
+        lines += [_reach_line(league)] if reached else []
         lines += [_calibration_line(league, d, alpha) for d in DESIGNS]
     return "\n".join(lines) + "\n"
-
-
-#: the league's verdicts on whether a data set holds the units the D-study needs
-REACHES = ("yes", "not with this data set")
 
 
 def _reach_line(league) -> str:
@@ -166,7 +163,7 @@ def _reach_line(league) -> str:
         f"- units of the injected category for reliability {TARGET:g}: {shown} "
         f"(scored {league['items_scored']:.0f}; the data set holds "
         f"{league['items_held']:.0f}): "
-        + ("reachable" if league["reachable"] == "yes" else "not reachable with this data set")
+        + ("reachable" if league["reachable"] == REACHABLE else "not reachable with this data set")
     )
 
 

@@ -121,7 +121,9 @@ def _reach(frames: pd.DataFrame, inputs: Inputs, league: pd.DataFrame) -> pd.Dat
     rows = []
     for row in league[league["length_facet"] == "items"].itertuples():
         count = by_name.get(dataset_of.get(row.method), {})
-        scored, held = (float(count.get(k) or np.nan) for k in ("scored", "held"))
+        scored, held = (
+            np.nan if count.get(k) is None else float(count[k]) for k in ("scored", "held")
+        )
         needed = rel.items_needed(row.length_for_target, scored)
         rows.append(
             {

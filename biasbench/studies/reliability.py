@@ -83,16 +83,23 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
-def test_retest(scores: np.ndarray, first: np.ndarray, again: np.ndarray) -> float:
-    """1 - s_e^2 / s_x^2, clipped to [0, 1]: ``scores`` one measurement of every model (its
-    variance s_x^2 across them, ddof 1), ``first`` and ``again`` two independent measurements
-    of some of them (s_e^2 = mean((first - again)^2) / 2, the error variance of one
-    measurement). NaN with fewer than two pairs or no spread."""
+def error_ratio(scores: np.ndarray, first: np.ndarray, again: np.ndarray) -> float:
+    """s_e^2 / s_x^2: ``scores`` one measurement of every model (its variance s_x^2 across
+    them, ddof 1), ``first`` and ``again`` two independent measurements of some of them
+    (s_e^2 = mean((first - again)^2) / 2, the error variance of one measurement). NaN with
+    fewer than two pairs or no spread."""
     scores, first, again = (np.asarray(a, float) for a in (scores, first, again))
     if len(first) < 2 or len(scores) < MIN_MODELS or np.ptp(scores) == 0:
         return float("nan")
     error = float(np.mean((first - again) ** 2)) / 2
-    return float(np.clip(1 - error / np.var(scores, ddof=1), 0.0, 1.0))
+    return error / float(np.var(scores, ddof=1))
+
+
+def test_retest(scores: np.ndarray, first: np.ndarray, again: np.ndarray) -> float:
+    """1 - :func:`error_ratio`, clipped to [0, 1]: the generalizability coefficient over
+    fine-tuning seeds (NaN where the ratio is)."""
+    ratio = error_ratio(scores, first, again)
+    return float(np.clip(1 - ratio, 0.0, 1.0)) if np.isfinite(ratio) else float("nan")
 
 
 def _refits(frame: pd.DataFrame) -> dict:
@@ -100,13 +107,13 @@ def _refits(frame: pd.DataFrame) -> dict:
     (``scored``), the error ratio s_e^2 / s_x^2 (unclipped) and the test-retest reliability."""
     wide = frame.pivot_table(index="model", columns="half", values="effect_size", aggfunc="first")
     wide = wide.reindex(columns=[0, 1])
-    pairs, scores = wide.dropna(), wide[0].dropna().to_numpy()
-    value = test_retest(scores, pairs[0].to_numpy(), pairs[1].to_numpy())
-    ratio = np.nan
-    if np.isfinite(value):
-        error = float(np.mean((pairs[0] - pairs[1]) ** 2)) / 2
-        ratio = error / float(np.var(scores, ddof=1))
-    return {"models": len(pairs), "scored": len(scores), "error_ratio": ratio, "reliability": value}
+    measured = wide[0].dropna().to_numpy(), *wide.dropna().to_numpy().T
+    return {
+        "models": len(measured[1]),
+        "scored": len(measured[0]),
+        "error_ratio": error_ratio(*measured),
+        "reliability": test_retest(*measured),
+    }
 
 
 def split_half(halves: pd.DataFrame) -> pd.DataFrame:
@@ -271,9 +278,14 @@ def items_needed(multiple: float, scored: float) -> float:
     return float(np.ceil(multiple * scored)) if np.isfinite(multiple) else float("inf")
 
 
+#: :func:`reach`'s verdicts where both counts are known
+REACHABLE, NOT_REACHABLE = "yes", "not with this data set"
+
+
 def reach(needed: float, held: float) -> str:
-    """Whether a data set holds the units a measure needs: 'yes', 'not with this data set'
-    (it holds fewer: no sample of it reaches the target), or 'n/a' where either is unknown."""
+    """Whether a data set holds the units a measure needs: :data:`REACHABLE`,
+    :data:`NOT_REACHABLE` (it holds fewer: no sample of it reaches the target), or 'n/a'
+    where either is unknown."""
     if needed != needed or not np.isfinite(held):
         return "n/a"
-    return "yes" if needed <= held else "not with this data set"
+    return REACHABLE if needed <= held else NOT_REACHABLE

@@ -164,6 +164,11 @@ def grid(
 DESIGNS = ("grid", "latin-hypercube")
 
 
+def design_names() -> list[str]:
+    """The designs ``groundtruth.design`` may name (the schema's ``x-enum``)."""
+    return list(DESIGNS)
+
+
 def mean_strata(mus: list[float]) -> list[tuple[float, float]]:
     """The interval of the mean each planned mean stands for in a Latin hypercube: cut at the
     midpoints between neighbours, the ends as far out as half the gap beside them (0.3, 0.4,
@@ -187,9 +192,10 @@ def latin_hypercube(
     the planned mean's stratum (:func:`mean_strata`), one model per equal sub-stratum of it;
     the spread and the alignment each from [min, max] of their planned levels, one model per
     equal stratum of all of them, the strata in a seeded random order. No value repeats, so
-    no truth is set by a few levels (a grid's 5 x 3 x 2 levels set 88-99% of every truth's
-    variance). A model's ``repeat`` is its sub-stratum of the mean: the models of adjacent
-    means with the same one are the paired check's pairs."""
+    no truth is set by a few levels (on a grid most of it is:
+    :func:`~biasbench.studies.groundtruth.truth.discrete_level_share`). A model's ``repeat``
+    is its sub-stratum of the mean: the models of adjacent means with the same one are the
+    paired check's pairs."""
     per_job = len(sigmas) * len(alignments) * repeats
     strata = mean_strata(mus)
     n = per_job * len(strata)

@@ -50,9 +50,9 @@ def adjacent_pairs(records: Sequence[dict], design: str = "grid") -> list[tuple[
     for record in records:
         if record["name"].endswith(REFIT):
             continue
-        key = (record["sigma"], record["alignment"], record["repeat"])
-        if design != "grid":
-            key = (record["repeat"],)
+        key = (record["repeat"],)
+        if design == "grid":
+            key = (record["sigma"], record["alignment"], *key)
         groups.setdefault(key, []).append(record)
     out = []
     for key in sorted(groups):

@@ -67,10 +67,14 @@ def discrete_level_share(records: list[dict]) -> pd.DataFrame:
     for quantity in records[0]["injected"] if records else ():
         y = frame[quantity].to_numpy(float)
         ok = np.isfinite(y)
-        fitted = design[ok] @ np.linalg.lstsq(design[ok], y[ok], rcond=None)[0]
         total = np.sum((y[ok] - y[ok].mean()) ** 2)
-        share = float(1 - np.sum((y[ok] - fitted) ** 2) / total) if total > 0 else np.nan
-        share = share if discrete else 0.0  # the intercept alone explains nothing
+        if not discrete:
+            share = 0.0  # no level repeats: nothing but the mean to fit
+        elif total == 0:
+            share = np.nan
+        else:
+            fitted = design[ok] @ np.linalg.lstsq(design[ok], y[ok], rcond=None)[0]
+            share = float(1 - np.sum((y[ok] - fitted) ** 2) / total)
         rows.append(
             {
                 "quantity": quantity,
