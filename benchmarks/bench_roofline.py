@@ -1,12 +1,14 @@
 """How close each heavy stage's arithmetic runs to what this CPU can do: a roofline.
 
-The peak is this machine's fp32 matrix multiply, measured here on one thread (the thread a
-workflow job has) and on two. Each stage's workload is a slice of what its jobs do, run with
-the library's own code on a finished run's models: its floating-point work counted once by
-torch's FLOP counter (matrix multiplies, attention; what the arithmetic is), then timed
-without the counter (CPU seconds of this process, median of ``--repeats``). The achieved
-rate is the work over the seconds; its share of the one-thread peak says what is left to win
-in the arithmetic, the rest of a job's time being everything else (start, tokenization, I/O).
+The peak is this machine's fp32 matrix multiply per CPU second (the process's CPU time, as
+the stages' own, so other work on the machine does not lower it), measured here on one
+thread (the thread a workflow job has) and on two. Each stage's workload is a slice of what
+its jobs do, run with the library's own code on a finished run's models: its floating-point
+work counted once by torch's FLOP counter (matrix multiplies, attention; what the
+arithmetic is), then timed without the counter (CPU seconds of this process, median of
+``--repeats``). The achieved rate is the work over the seconds; its share of the one-thread
+peak says what is left to win in the arithmetic, the rest of a job's time being everything
+else (start, tokenization, I/O).
 
 Needs a finished default run (its results/models and results/external, the study's files):
     python benchmarks/bench_roofline.py [--results results] [--repeats 3] [--stages fine ground]
@@ -46,14 +48,17 @@ MODELS = {
 
 
 def matmul_gflops(threads: int, n: int = 2048, repeats: int = 7) -> float:
+    """fp32 matrix multiply's GFLOP per CPU second of this process (every thread's CPU time,
+    the stages' measure): on a machine shared with other work, wall time would count the
+    seconds another process held the core."""
     torch.set_num_threads(threads)
     a, b = torch.randn(n, n), torch.randn(n, n)
     torch.mm(a, b)
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         torch.mm(a, b)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return 2 * n**3 / statistics.median(times) / 1e9
 
 
@@ -177,7 +182,10 @@ def main() -> None:
     args = parser.parse_args()
     two = matmul_gflops(2)
     peak = matmul_gflops(1)
-    print(f"fp32 matmul 2048^3: {peak:.1f} GFLOP/s on 1 thread, {two:.1f} on 2 (this run)")
+    print(
+        f"fp32 matmul 2048^3: {peak:.1f} GFLOP per CPU second on 1 thread, {two:.1f} on 2 "
+        "(this run)"
+    )
     print("| stage | slice | GFLOP | CPU s | GFLOP/s | share of 1-thread peak |")
     print("|---|---|---:|---:|---:|---:|")
     for stage, what, work in workloads(args.results, args.items):

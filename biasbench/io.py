@@ -18,6 +18,8 @@ import io
 import json
 import os
 import re
+import resource
+import sys
 import tempfile
 import zipfile
 from collections.abc import Iterable, Iterator
@@ -372,11 +374,39 @@ def read_tsv(path: str | os.PathLike) -> pd.DataFrame:
     return frame
 
 
+#: how a job's log begins the lines of its measured CPU (read by scripts/estimate_cost.py)
+CPU_LINE = "cpu:"
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) this process and the children it waited for have used:
+    measured by the kernel, not sampled."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def log_cpu(what: str) -> None:
+    """One line on the job's log: the CPU seconds spent so far, at ``what``."""
+    print(f"{CPU_LINE} {what} {cpu_seconds():.3f}", file=sys.stderr)
+
+
+def logged_cpu(log: str | os.PathLike) -> dict[str, float]:
+    """What a job's log records of its CPU (:func:`log_cpu`): moment -> CPU seconds so far
+    ("start-up", "model loaded", "total"); empty for a log without them (an older run's)."""
+    found = {}
+    with open(log, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line.startswith(CPU_LINE):
+                what, _, seconds = line[len(CPU_LINE) :].strip().rpartition(" ")
+                found[what] = float(seconds)
+    return found
+
+
 def log_to(path: str | os.PathLike) -> None:
     """Send this process' stderr (warnings, progress bars, tracebacks) to a log file; an
     uncaught error also prints one line to the console: the message of a bad input (what to
     fix, no traceback), or the error and where its traceback is."""
-    import sys
     import traceback
 
     from biasbench.errors import InputError

@@ -3,15 +3,21 @@ allocator settings every job inherits."""
 
 from __future__ import annotations
 
+import atexit
+
 from biasbench.data.pins import verify_inputs
-from biasbench.io import log_to
+from biasbench.io import log_cpu, log_to
 
 
 def start_job(sm) -> None:
     """Send the job's stderr to its log (one console line on failure), then check every input
-    that is pinned (upstream files, package data and weights) against its digest."""
+    that is pinned (upstream files, package data and weights) against its digest. The log
+    records the CPU the job's start took (the interpreter, the script's imports, the checks)
+    and, at exit, its whole CPU."""
     log_to(sm.log[0])
     verify_inputs(sm.input)
+    log_cpu("start-up")
+    atexit.register(log_cpu, "total")
 
 
 def inputs_by_role(sm) -> dict[str, list[str]]:

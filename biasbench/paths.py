@@ -23,11 +23,13 @@ CORPUS_CONTEXTS = "results/contexts/{corpus}/{case}/{test}/{descriptor}.tsv"
 CORPUS_SAMPLES = "results/corpus/{corpus}/{case}/samples.tsv"
 PAIRS = "results/corpus/{corpus}/{case}/pairs.tsv"
 CORPUS_COVERAGE = "results/corpus/{corpus}/{case}/coverage.tsv"
-SIGNATURES = "results/embeddings/{model}/{source}.signatures.json"
 EMBEDDINGS = "results/embeddings/{model}/{source}/{test}.h5"
 #: where a model's embeddings files of a source are kept by signature (not an output:
 #: Snakemake deletes a job's outputs before it reruns it; models/embedding_cache.py)
 EMBEDDING_CACHE = "results/cache/embeddings/{model}/{source}"
+#: where a per-model job keeps each test's files by signature (``stage``: its rule; not an
+#: output, for the reason above; biasbench/test_cache.py)
+TEST_CACHE = "results/cache/{stage}/{model}"
 SCORES = "results/scores/{model}/{source}/{test}.tsv"
 SAMPLES = "results/scores/{model}/{source}/{test}.samples.npz"
 #: LPBS on templates (``corpus`` "templates") and p-CEAT on a corpus's contexts

@@ -3,11 +3,18 @@ the wildcards' patterns) and the adapters that make a stage plan's method (biasb
 an input or params function: what one stage reads is its plan's method, tested there."""
 
 import os
+import re
 
 from biasbench import paths
 from biasbench.data.pins import own_file_digests
 from biasbench.io import sha256_of
-from biasbench.plan import names_except, names_only
+from biasbench.plan import (
+    group_rule,
+    names_except,
+    names_except_files,
+    names_only,
+    refuse,
+)
 from biasbench.plan.audit import run_files
 from biasbench.reports.catalog import report_section
 from biasbench.reports.model_cards import COMPARISON

@@ -18,41 +18,54 @@ rule lpbs_spec:
         "../workflow_scripts/resolve_lpbs_spec.py"
 
 
-rule lpbs_templates:
-    """LPBS on double-slot templates: every descriptor, word-set variant and attribute form,
-    and the templates' log-probabilities."""
-    input:
-        spec=paths.LPBS_SPEC,
-        wordsets=of_wildcards(PLAN.lpbs_wordsets_of, "test"),
-        templates=PLAN.lpbs_template_file,
-        external=when_asked(PLAN.lpbs_template_externals),
-        model=paths.MODEL,
-    output:
-        scores=paths.fill(paths.LPBS, corpus="templates"),
-        logprobs=paths.fill(paths.LPBS_LOGPROBS, corpus="templates"),
-    log:
-        "results/logs/lpbs/{model}/templates/{test}.log",
-    benchmark:
-        "results/benchmarks/lpbs/{model}/templates/{test}.tsv"
-    # the longest single jobs go first (longest-first packing: no lone long job at the end)
-    priority: 10
-    conda:
-        ENV
-    threads: 1
-    resources:
-        gpu=int(config["compute"]["device"] == "cuda"),
-        mem_mb=4000,
-        runtime=30,
-    params:
-        inputs_sha256=own_input_digests("lpbs_templates"),
-        device=config["compute"]["device"],
-        dtype=config["compute"]["dtype"]["logprobs"],
-        spec=model_settings,
-        scoring=config["scoring"],
-        seed=config["seed"],
-        batch=LPBS.get("batch"),
-    script:
-        "../workflow_scripts/lpbs_templates.py"
+#: the tests every LPBS model runs, and the corpora of p-CEAT: one job per model computes them
+LPBS_TESTS = PLAN.lpbs_tests
+LPBS_CORPORA = list(PLAN.lpbs_corpora)
+
+
+def lpbs_outputs(template, corpora):
+    """A per-model LPBS job's files of ``template``: one per (corpus, test)."""
+    return expand(template, corpus=corpora, test=LPBS_TESTS, allow_missing=True)
+
+
+if LPBS_TESTS:
+
+    rule lpbs_templates:
+        """LPBS on double-slot templates, every test of a model with the model loaded once:
+        every descriptor, word-set variant and attribute form, and the templates'
+        log-probabilities, each test's files through the cache of per-test results.
+        """
+        input:
+            files=of_wildcards(PLAN.lpbs_model_inputs, "model", corpora=["templates"]),
+            model=paths.MODEL,
+        output:
+            scores=lpbs_outputs(paths.LPBS, ["templates"]),
+            logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, ["templates"]),
+        log:
+            "results/logs/lpbs/{model}/templates.log",
+        benchmark:
+            "results/benchmarks/lpbs/{model}/templates.tsv"
+        # the longest single jobs go first (longest-first packing: no lone long job at the end)
+        priority: 10
+        conda:
+            ENV
+        threads: 1
+        resources:
+            gpu=int(config["compute"]["device"] == "cuda"),
+            mem_mb=4000,
+            runtime=30 * len(LPBS_TESTS),
+        params:
+            inputs_sha256=own_input_digests("lpbs_templates"),
+            tests=of_wildcards(PLAN.lpbs_model_tests, "model", corpora=["templates"]),
+            cache=of_wildcards(PLAN.test_cache, "model", stage="lpbs_templates"),
+            device=config["compute"]["device"],
+            dtype=config["compute"]["dtype"]["logprobs"],
+            spec=model_settings,
+            scoring=config["scoring"],
+            seed=config["seed"],
+            batch=LPBS.get("batch"),
+        script:
+            "../workflow_scripts/lpbs_templates.py"
 
 
 rule sample_pairs:
@@ -86,38 +99,43 @@ rule sample_pairs:
         "../workflow_scripts/sample_pairs.py"
 
 
-rule lpbs_corpus:
-    """Probability-based CEAT on a corpus: LPBS bias scores per sampled context, combined
-    as in CEAT; also the window-size sweep, the per-sample effect sizes and the contexts'
-    log-probabilities."""
-    input:
-        pairs=of_wildcards(PLAN.pairs_file, "model", "corpus"),
-        wordsets=of_wildcards(PLAN.lpbs_wordsets_of, "test"),
-        model=paths.MODEL,
-    output:
-        scores=paths.LPBS,
-        sweep=paths.LPBS_SWEEP,
-        samples=paths.LPBS_SAMPLES,
-        logprobs=paths.LPBS_LOGPROBS,
-    log:
-        "results/logs/lpbs/{model}/{corpus}/{test}.log",
-    benchmark:
-        "results/benchmarks/lpbs/{model}/{corpus}/{test}.tsv"
-    # the longest single jobs go first (longest-first packing: no lone long job at the end)
-    priority: 10
-    conda:
-        ENV
-    threads: 1
-    resources:
-        gpu=int(config["compute"]["device"] == "cuda"),
-        mem_mb=4000,
-        runtime=60,
-    params:
-        device=config["compute"]["device"],
-        dtype=config["compute"]["dtype"]["logprobs"],
-        spec=model_settings,
-        lpbs=settings("lpbs", "max_gap", "window_sweep"),
-        scoring=config["scoring"],
-        seed=config["seed"],
-    script:
-        "../workflow_scripts/lpbs_corpus.py"
+if LPBS_TESTS and LPBS_CORPORA:
+
+    rule lpbs_corpus:
+        """Probability-based CEAT on the corpora, every (corpus, test) of a model with the
+        model loaded once: LPBS bias scores per sampled context, combined as in CEAT; also the
+        window-size sweep, the per-sample effect sizes and the contexts' log-probabilities,
+        each test's files through the cache of per-test results."""
+        input:
+            files=of_wildcards(PLAN.lpbs_model_inputs, "model", corpora=LPBS_CORPORA),
+            model=paths.MODEL,
+        output:
+            scores=lpbs_outputs(paths.LPBS, LPBS_CORPORA),
+            sweep=lpbs_outputs(paths.LPBS_SWEEP, LPBS_CORPORA),
+            samples=lpbs_outputs(paths.LPBS_SAMPLES, LPBS_CORPORA),
+            logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, LPBS_CORPORA),
+        log:
+            "results/logs/lpbs/{model}/corpora.log",
+        benchmark:
+            "results/benchmarks/lpbs/{model}/corpora.tsv"
+        # the longest single jobs go first (longest-first packing: no lone long job at the end)
+        priority: 10
+        conda:
+            ENV
+        threads: 1
+        resources:
+            gpu=int(config["compute"]["device"] == "cuda"),
+            mem_mb=4000,
+            runtime=60 * len(LPBS_TESTS) * len(LPBS_CORPORA),
+        params:
+            inputs_sha256=own_input_digests("lpbs_corpus"),
+            tests=of_wildcards(PLAN.lpbs_model_tests, "model", corpora=LPBS_CORPORA),
+            cache=of_wildcards(PLAN.test_cache, "model", stage="lpbs_corpus"),
+            device=config["compute"]["device"],
+            dtype=config["compute"]["dtype"]["logprobs"],
+            spec=model_settings,
+            lpbs=settings("lpbs", "max_gap", "window_sweep"),
+            scoring=config["scoring"],
+            seed=config["seed"],
+        script:
+            "../workflow_scripts/lpbs_corpus.py"

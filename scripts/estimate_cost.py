@@ -23,7 +23,8 @@ from snakemake.utils import update_config
 
 from biasbench.config import read_yaml, validate_config
 from biasbench.errors import InputError
-from biasbench.io import read_json
+from biasbench.io import logged_cpu, read_json
+from biasbench.plan import rule_stage
 from biasbench.plan.cost import (
     JobMeasure,
     RuleCost,
@@ -40,8 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 COSTS = ROOT / "benchmarks" / "job_costs.tsv"
 #: a per-model rule's job of mean ``mu`` handles the models its study record lists
 RECORDS = "studies/groundtruth/mu{mu}.json"
-#: a rule, or a rule defined from another (``use rule a as b with:``, the study's variants)
-RULE_HEADER = re.compile(r"^(?:rule|use rule \w+ as) (\w+)(?: with)?:", re.MULTILINE)
+#: a rule, a rule defined from another (``use rule a as b with:``, the study's variants), or
+#: a per-model rule made in a loop (``rule:`` with ``name: group_rule("<stage>", ...)``)
+RULE_HEADER = re.compile(r"^[ \t]*(?:rule|use rule \w+ as)(?: (\w+))?(?: with)?:", re.MULTILINE)
+GROUP_NAME = re.compile(r'^\s+name:\s*\n\s+group_rule\("(\w+)"', re.MULTILINE)
 BENCHMARK = re.compile(r'^\s+benchmark:\s*\n\s+"([^"]+)"', re.MULTILINE)
 WILDCARD = re.compile(r"\{(\w+)\}")
 
@@ -53,7 +56,9 @@ def benchmark_patterns(rules_dir: Path) -> list[tuple[str, re.Pattern, int]]:
     for smk in sorted(rules_dir.glob("*.smk")):
         _, *pairs = RULE_HEADER.split(smk.read_text(encoding="utf-8"))
         for rule, body in zip(pairs[::2], pairs[1::2], strict=True):
-            if found := BENCHMARK.search(body):
+            if rule is None and (group := GROUP_NAME.search(body)):
+                rule = group.group(1)  # a per-model rule: its stage's costs
+            if rule is not None and (found := BENCHMARK.search(body)):
                 parts = WILDCARD.split(found.group(1))
                 regex = "".join(
                     re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)" for i, p in enumerate(parts)
@@ -105,10 +110,21 @@ def measured_jobs(results: Path) -> list[JobMeasure]:
         if not {"s", "cpu_time"} <= set(frame.columns):
             raise InputError(f"{path}: no columns s and cpu_time: not a Snakemake benchmark file")
         models = study_models(results, wildcards.get("mu")) if is_per_model(rule) else None
-        jobs.append(JobMeasure(rule, frame["s"].mean(), frame["cpu_time"].mean(), models))
+        jobs.append(JobMeasure(rule, frame["s"].mean(), job_cpu(path, frame), models))
     if not jobs:
         raise InputError(f"{benchmarks}: no benchmark files")
     return jobs
+
+
+def job_cpu(benchmark: Path, frame: pd.DataFrame) -> float:
+    """A job's CPU seconds: measured by the job itself (the total its log records, beside
+    the benchmark file under logs/), else Snakemake's ``cpu_time`` (sampled: the first
+    ~15 s, then every 30 s, so short jobs and the ends of long ones go uncounted)."""
+    parts = list(benchmark.parts)
+    at = len(parts) - 1 - parts[::-1].index("benchmarks")
+    log = Path(*parts[:at], "logs", *parts[at + 1 :]).with_suffix(".log")
+    total = logged_cpu(log).get("total") if log.is_file() else None
+    return float(frame["cpu_time"].mean()) if total is None else total
 
 
 def write_costs(costs: list[RuleCost], path: Path) -> None:
@@ -157,7 +173,8 @@ def planned_jobs(configfiles: list[Path]) -> dict[str, int]:
 
 
 def job_stats(output: str) -> dict[str, int]:
-    """The first "Job stats:" table of Snakemake's output, without its total."""
+    """The first "Job stats:" table of Snakemake's output, without its total, by stage (a
+    per-model rule's jobs counted with its stage's: :func:`biasbench.plan.rule_stage`)."""
     _, found, table = output.partition("Job stats:\n")
     if not found:
         raise InputError(f"the dry run printed no job stats:\n{output[-3000:]}")
@@ -166,7 +183,7 @@ def job_stats(output: str) -> dict[str, int]:
         rule, count = line.split()
         if rule == "total":
             return counts
-        counts[rule] = int(count)
+        counts[rule_stage(rule)] = counts.get(rule_stage(rule), 0) + int(count)
     raise InputError(f"the dry run's job stats end without a total:\n{table}")
 
 

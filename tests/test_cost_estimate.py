@@ -112,8 +112,8 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
     files = {
         "groundtruth/mu0.30.tsv": 120.0,
         "groundtruth/frozen_states.tsv": 80.0,
-        "lpbs/smollm2-135m/templates/C6.tsv": 30.0,
-        "lpbs/smollm2-135m/natural/C6.tsv": 20.0,
+        "lpbs/smollm2-135m/templates.tsv": 30.0,
+        "lpbs/smollm2-135m/corpora.tsv": 20.0,
         "injected_scores.tsv": 300.0,
         "injected_methods/mu0.40.tsv": 50.0,  # the per-mean variant's file
     }

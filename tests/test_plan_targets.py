@@ -104,7 +104,7 @@ UNPLANNED = [
     ),
     (  # the embedding job of a model's tests on a source it does not read
         None,
-        "results/embeddings/glove-6b-50d/natural.signatures.json",
+        "results/embeddings/glove-6b-50d/natural/C1.h5",
         "config.yaml: model 'glove-6b-50d' runs no test on source 'natural' "
         "(models.glove-6b-50d.tests; its sources: words)",
     ),
@@ -370,3 +370,37 @@ def test_a_plan_is_built_by_field_name_only():
     with pytest.raises(TypeError):
         Plan(plan.root, plan.jobs, plan.specs, plan.corpus_parts)  # positional: refused
     assert Plan(root=plan.root, jobs=(), specs={}, corpus_parts={}).jobs == ()
+
+
+def planned_stages(output: str) -> dict[str, int]:
+    """Jobs per stage of a dry run's job stats (a per-model rule counted with its stage)."""
+    from biasbench.plan import rule_stage
+
+    _, _, table = output.partition("Job stats:\n")
+    counts: dict[str, int] = {}
+    for line in table.splitlines()[2:]:
+        rule, count = line.split()
+        if rule == "total":
+            return counts
+        counts[rule_stage(rule)] = counts.get(rule_stage(rule), 0) + int(count)
+    raise AssertionError(f"no job stats: {output[-2000:]}")
+
+
+def test_one_test_s_scores_as_a_target_plan_only_their_model_s_jobs(tmp_path):
+    """The per-model jobs keep a single target small: one test's scores of GloVe plan GloVe's
+    preparation, its one embedding job and its one score job of the source, and what they
+    read; no other model's job, no LPBS, data set, study or table."""
+    run = dry_run(tmp_path, None, "results/scores/glove-6b-50d/words/C6.tsv")
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-3000:]
+    stages = planned_stages(output)
+    assert stages.keys() == {
+        "fetch_external",
+        "wordset",
+        "word_contexts",
+        "prepare_model",
+        "embed",
+        "score",
+    }
+    assert (stages["prepare_model"], stages["embed"], stages["score"]) == (1, 1, 1)
+    assert "rule score__glove-6b-50d__words:" in output

@@ -210,38 +210,62 @@ def test_editing_a_word_set_reruns_only_its_test(workdir):
     finally:
         path.write_text(original)
     out = run.stdout + run.stderr
-    assert "source=templates, test=C9" in out
+    jobs = planned_jobs(out)
+    assert ("template_contexts", "test=C9, descriptor=terms") in jobs
     # the other test's template and static jobs stay; its corpus contexts are redone because
     # the corpus is sampled for all stimuli in one pass (with per-stimulus seeds: same rows)
-    assert "source=templates, test=C6" not in out
-    assert "source=words, test=C6" not in out
-    # the model's one embedding job of the source reruns (C6 from its cache), not C6's copy
-    assert "rule embed_group:" in out and "model=tiny-bert, source=templates\n" in out
+    assert not [j for j in jobs if j[0] in ("template_contexts", "word_contexts") and "C6" in j[1]]
+    # the model's one embedding job and its score jobs rerun (C6 from the caches inside them)
+    assert ("embed__tiny-bert", "model=tiny-bert") in jobs
+    assert ("score__tiny-bert__templates", "model=tiny-bert, source=templates") in jobs
 
 
-def test_an_edited_word_set_encodes_its_test_alone_and_undone_nothing(workdir):
-    """A word of C9 replaced: the embedding job of tiny-bert's templates loads the model and
-    encodes C9 alone, C6 comes from the cache and its file is not even rewritten; the edit
-    undone, C9's earlier file comes back from the cache, byte for byte, nothing encoded."""
+#: the per-model jobs of tiny-bert that C6 and C9 both reach, each a log of its tests (not
+#: p-CEAT: the corpus's pairs are sampled for every test in one file, which an edit changes)
+PER_MODEL_LOGS = {
+    "embed": "results/logs/embed/tiny-bert.log",
+    "score": "results/logs/score/tiny-bert/templates.log",
+    "lpbs_templates": "results/logs/lpbs/tiny-bert/templates.log",
+}
+
+
+def test_an_edited_word_set_recomputes_its_test_alone_in_each_per_model_job(workdir):
+    """A word of C9 replaced: each per-model job of tiny-bert (its embeddings of the
+    templates, their scores, LPBS on templates) loads the model once (the scores: none) and
+    computes C9 alone, C6 comes from the cache, byte for byte; the edit undone, C9's earlier
+    files come back from the cache, byte for byte, nothing computed."""
     path = workdir / "resources/wordsets/C9.yaml"
     original = path.read_text()
-    files = [workdir / f"results/embeddings/tiny-bert/templates/{t}.h5" for t in ("C6", "C9")]
-    targets = [str(f.relative_to(workdir)) for f in files]
-    log = workdir / "results/logs/embed_group/tiny-bert/templates.log"
-    c6_stat, c9_bytes = files[0].stat(), files[1].read_bytes()
+    files = {
+        t: [
+            workdir / f"results/embeddings/tiny-bert/templates/{t}.h5",
+            workdir / f"results/scores/tiny-bert/templates/{t}.tsv",
+            workdir / f"results/lpbs/tiny-bert/templates/{t}.tsv",
+        ]
+        for t in ("C6", "C9")
+    }
+    targets = [str(f.relative_to(workdir)) for test in files.values() for f in test]
+    before = {f: f.read_bytes() for test in files.values() for f in test}
     path.write_text(original.replace("tearful,", "weepy,"))
     try:
         run = snakemake(workdir, *targets)
         assert run.returncode == 0, run.stderr[-3000:]
-        assert "C6: cached" in log.read_text() and "C9: encoded" in log.read_text()
-        assert files[0].stat().st_mtime_ns == c6_stat.st_mtime_ns
-        assert files[1].read_bytes() != c9_bytes
+        for stage, log in PER_MODEL_LOGS.items():
+            text = (workdir / log).read_text()
+            assert "C6: cached" in text, stage
+            assert ("C9: encoded" if stage == "embed" else "C9: computed") in text, stage
+            assert text.count("model loaded") == (stage != "score"), stage
+        assert all(f.read_bytes() == before[f] for f in files["C6"])
+        assert files["C9"][0].read_bytes() != before[files["C9"][0]]
     finally:
         path.write_text(original)
     run = snakemake(workdir, *targets)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "C9: cached" in log.read_text() and "encoded" not in log.read_text()
-    assert files[1].read_bytes() == c9_bytes
+    for stage, log in PER_MODEL_LOGS.items():
+        text = (workdir / log).read_text()
+        assert "C9: cached" in text and "computed" not in text and "encoded" not in text, stage
+        assert "model loaded" not in text, stage  # every test cached: no model loaded
+    assert all(f.read_bytes() == before[f] for test in files.values() for f in test)
 
 
 #: the result folders a rerun builds again from nothing and compares byte for byte: every

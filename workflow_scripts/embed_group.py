@@ -1,26 +1,28 @@
-"""Adapter: rule embed_group -> biasbench.models.embedding_cache.embed_tests.
+"""Adapter: rule embed__<model> -> biasbench.models.embedding_cache.embed_tests.
 
-Every test of a model on a source into the cache of embeddings files, the model loaded once
-(and not at all when every test is cached); writes each test's signature.
+Every test of a model on each of its sources into the cache of embeddings files, the model
+loaded once (and not at all when every test is cached); each test's file copied from the
+cache.
 """
 
-from biasbench.io import write_json
 from biasbench.jobs import start_job
-from biasbench.models.embedding_cache import ContextsOfTest, embed_job_tests
+from biasbench.models.embedding_cache import (
+    ContextsOfTest,
+    copy_entry,
+    embed_job_tests,
+    job_encoder,
+)
 
 sm = snakemake  # noqa: F821
 start_job(sm)
-files = iter(sm.input.contexts)
-tests = [
-    ContextsOfTest(test, {d: next(files) for d in descriptors})
-    for test, descriptors in sm.params.tests.items()
-]
-write_json(
-    sm.output[0],
-    {
-        test: {"signature": sha, "entry": str(entry)}
-        for test, (sha, entry) in embed_job_tests(sm, tests).items()
-    },
-    indent=1,
-    sort_keys=True,
-)
+encoder = job_encoder(sm)
+contexts = iter(sm.input.contexts)
+outputs = iter(sm.output)
+for source, source_tests in sm.params.tests.items():
+    tests = [
+        ContextsOfTest(test, {d: next(contexts) for d in descriptors})
+        for test, descriptors in source_tests.items()
+    ]
+    entries = embed_job_tests(sm, source, tests, encoder)
+    for test in source_tests:
+        copy_entry(entries[test][1], next(outputs))

@@ -203,10 +203,12 @@ def load_job_model(job, load):
     Returns (spec, *what ``load`` returns)."""
     from pathlib import Path
 
+    from biasbench.io import log_cpu
     from biasbench.models.specs import ModelSpec
 
     compute = start_model_job(job)
     spec = ModelSpec.from_config(job.wildcards.model, dict(job.params.spec))
     loaded = load(spec, Path(job.input.model).parent, **compute)
     log_model(loaded[0])
+    log_cpu("model loaded")
     return (spec, *loaded)

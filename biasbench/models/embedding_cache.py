@@ -1,4 +1,4 @@
-"""Embeddings files through a content-addressed cache, one model load per (model, source).
+"""Embeddings files through a content-addressed cache, one model load per model.
 
 A test's embeddings file is determined by the bytes of its contexts files, the model (its
 provenance record: source, revision, the sha256 of every file it is loaded from), the model's
@@ -9,10 +9,11 @@ directory: ``<sha>.h5``, sealed by ``<sha>.json`` (the sha256 of the file's byte
 the signature was made of, itself a sealed JSON file of :mod:`biasbench.io`).
 
 :func:`embed_tests` makes every test of a (model, source) cached: tests whose signature is
-cached cost a checksum; the others are encoded with the model loaded once, and only if some
-test misses. A damaged entry (a file that does not match its seal, a seal that does not match
-its checksum line) is encoded again, never used. :func:`copy_entry` copies an entry to the
-declared output, verifying the bytes it copies.
+cached cost a checksum; the others are encoded with the model loaded once (a job's, for all
+its sources: :func:`job_encoder`), and only if some test misses. A damaged entry (a file
+that does not match its seal, a seal that does not match its checksum line) is encoded
+again, never used. :func:`copy_entry` copies an entry to the declared output, verifying the
+bytes it copies.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from biasbench.data.wordsets import check_distinct_after
 from biasbench.errors import InputError
 from biasbench.io import (
     atomic_path,
+    log_cpu,
     read_json,
     read_sealed,
     read_tsv,
@@ -297,8 +299,11 @@ def embed_tests(
     log: Callable[[str], None] = print,
     device: str = "cpu",
     dtype: str = "float32",
+    encoder: Callable[[], Encoder] | None = None,
 ) -> dict[str, tuple[str, Path]]:
     """Test -> (signature, its verified cache entry), for every test of a model on a source.
+    ``encoder``: where the loaded model comes from (a job's, loaded once for all its
+    sources), else it is loaded here.
 
     Every test's contexts are checked; the tests not cached are encoded together after the
     model is loaded (once) and every one of them has passed the stimuli check, as one job
@@ -325,10 +330,13 @@ def embed_tests(
     missing = [t for t in tests if t.test not in entries]
     if not missing:
         return entries
-    encoder = Encoder(spec, Path(model_file).parent, threads, extraction, device, dtype)
+    if encoder is None:
+        model = Encoder(spec, Path(model_file).parent, threads, extraction, device, dtype)
+    else:
+        model = encoder()
     for t in missing:
-        encoder.check_stimuli(frames[t.test], source, t.test)
-    encoded = encoder.encode(
+        model.check_stimuli(frames[t.test], source, t.test)
+    encoded = model.encode(
         {t.test: pd.concat(frames[t.test].values(), ignore_index=True) for t in missing}
     )
     for t in missing:
@@ -337,14 +345,11 @@ def embed_tests(
             "model": spec.name,
             "model_source": provenance["source"],
             "weights_sha256": provenance["weights_sha256"],
-            "revision": encoder.revision
-            or spec.revision
-            or provenance.get("package_version")
-            or "",
+            "revision": model.revision or spec.revision or provenance.get("package_version") or "",
             "layer": spec.layer,
             "context_source": source,
             "test": t.test,
-            **encoder.compute,
+            **model.compute,
             **loaded,
         }
         sha = shas[t.test]
@@ -352,26 +357,52 @@ def embed_tests(
         write_embeddings(entry, split_rows(frames[t.test], arrays), attrs)
         _seal(entry, sha, records[t.test])
         entries[t.test] = (sha, entry)
-        on = "".join(f"; {k} {v}" for k, v in encoder.compute.items())
+        on = "".join(f"; {k} {v}" for k, v in model.compute.items())
         log(f"{t.test}: encoded ({entry}{on})")
     return {t.test: entries[t.test] for t in tests}
 
 
-def embed_job_tests(job, tests: Sequence[ContextsOfTest]) -> dict[str, tuple[str, Path]]:
-    """:func:`embed_tests` with a workflow job's model, settings, cache and threads (rules
-    ``embed_group`` and ``embed``), its progress on the job's log."""
+def embed_job_tests(
+    job, source: str, tests: Sequence[ContextsOfTest], encoder: Callable[[], Encoder]
+) -> dict[str, tuple[str, Path]]:
+    """:func:`embed_tests` of one source with a workflow job's model (``encoder``:
+    :func:`job_encoder`), settings, cache and threads (rule ``embed``), its progress on the
+    job's log."""
     import sys
 
     return embed_tests(
         ModelSpec.from_config(job.wildcards.model, dict(job.params.spec)),
         dict(job.params.spec),
-        job.wildcards.source,
+        source,
         tests,
         job.input.model,
         dict(job.params.extraction),
-        job.params.cache,
+        job.params.cache[source],
         threads=job.threads,
         log=lambda line: print(line, file=sys.stderr),
         device=job.params.device,
         dtype=job.params.dtype,
+        encoder=encoder,
     )
+
+
+def job_encoder(job) -> Callable[[], Encoder]:
+    """A workflow job's model, loaded on its first call and kept for the next (one load for
+    every source of the job), the CPU spent so far logged once it is loaded."""
+    from functools import cache
+
+    @cache
+    def load() -> Encoder:
+        spec = ModelSpec.from_config(job.wildcards.model, dict(job.params.spec))
+        loaded = Encoder(
+            spec,
+            Path(job.input.model).parent,
+            job.threads,
+            dict(job.params.extraction),
+            job.params.device,
+            job.params.dtype,
+        )
+        log_cpu("model loaded")
+        return loaded
+
+    return load

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from biasbench.errors import InputError
+from biasbench.io import atomic_path, sha256_of
 from biasbench.models.logprobs.common import check_output_head
 from biasbench.models.prepare import PROVENANCE, weights_directory
 from biasbench.models.specs import ModelSpec
@@ -190,8 +191,31 @@ def load_language_model(
     model = place(model, resolve_device(device), dtype)
     tokenizer = AutoTokenizer.from_pretrained(where, **revision)
     if not masked:
-        check_output_head(model, tokenizer)
+        checked_output_head(model, tokenizer, prepared, dtype)
     return model, tokenizer, masked
+
+
+#: beside a prepared causal LM: that :func:`check_output_head` passed on it (the sha256 of its
+#: provenance record, the weights' dtype and the device kind it passed on)
+OUTPUT_HEAD_RECORD = "output_head.checked"
+
+
+def checked_output_head(model, tokenizer, prepared: Path, dtype: str) -> None:
+    """:func:`check_output_head` once per prepared model, weights and device: its pass is
+    recorded beside the model, and a later job of the same model skips it."""
+    from biasbench.models.device import model_device
+
+    provenance = Path(prepared) / PROVENANCE
+    if not provenance.is_file():  # a model loaded from elsewhere (a benchmark): checked
+        check_output_head(model, tokenizer)
+        return
+    key = f"{sha256_of(provenance)} {dtype} {model_device(model).type}\n"
+    record = Path(prepared) / OUTPUT_HEAD_RECORD
+    if record.is_file() and record.read_text(encoding="utf-8") == key:
+        return
+    check_output_head(model, tokenizer)
+    with atomic_path(record) as tmp:
+        tmp.write_text(key, encoding="utf-8")
 
 
 def is_decoder_type(model_type: str) -> bool:

@@ -243,3 +243,40 @@ def package_files(plan: Plan) -> list[str]:
         f for roles in (plan.dataset_files or {}).values() for fs in roles.values() for f in fs
     ]
     return files + [f for spec in plan.specs.values() for f in source_files(spec)]
+
+
+#: between a per-model rule's stage and its model (and source): ``score__minilm-l6__templates``
+#: (a model's name may hold one underscore, never a stage's two)
+GROUP_SEPARATOR = "__"
+
+
+def group_rule(stage: str, *keys: str) -> str:
+    """The name of the rule that runs ``stage`` for one model (and source): a rule per model,
+    as the tests each computes differ between models."""
+    return GROUP_SEPARATOR.join([stage, *keys])
+
+
+def rule_stage(rule: str) -> str:
+    """The stage a rule runs: its name, or a per-model rule's stage (:func:`group_rule`)."""
+    return rule.split(GROUP_SEPARATOR, 1)[0]
+
+
+def names_except_files(planned: list[str]) -> str:
+    """A model-name wildcard pattern for the first field of a file template that refuses the
+    planned files: ``planned`` are their paths from the model's name on, without the
+    extension (``minilm-l6/templates/C1``), so a rule of files the configuration does not plan
+    (a target typed by hand) claims every other one and none of a per-model rule's."""
+    excluded = "|".join(map(re.escape, planned)) or "^$"
+    return f"(?!(?:{excluded})\\.){MODEL_NAME}+"
+
+
+def refuse(function, *names):
+    """An input function of a rule of unplanned files: ``function`` of the job's wildcards
+    ``names`` raises the planner's error naming the field; if it does not, the file is still
+    no target of this configuration."""
+
+    def of_job(wildcards):
+        function(*(wildcards[n] for n in names))
+        raise InputError(f"config.yaml: {dict(wildcards.items())} is not planned")
+
+    return of_job

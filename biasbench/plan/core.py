@@ -197,6 +197,40 @@ class ZooPlan:
             )
         return list(dict.fromkeys(found))
 
+    def planned_test(self, model: str, source: str, test: str) -> list[str]:
+        """A test's descriptors on a model and source, or an error naming the field: the
+        source the model does not read, else the test it does not run there."""
+        self.tests_of(model, source)
+        return self.descriptors_of(model, source, test)
+
+    @property
+    def source_groups(self) -> dict[tuple[str, str], list[str]]:
+        """(model, source) -> the tests the model runs on the source, in config order: one
+        embedding job and one score job each."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for job in self.jobs:
+            tests = groups.setdefault((job.model, job.source), [])
+            if job.test not in tests:
+                tests.append(job.test)
+        return groups
+
+    @property
+    def embedding_models(self) -> dict[str, dict[str, list[str]]]:
+        """Model -> source -> its tests there: one embedding job per model, its model loaded
+        once for every source."""
+        models: dict[str, dict[str, list[str]]] = {}
+        for (model, source), tests in self.source_groups.items():
+            models.setdefault(model, {})[source] = tests
+        return models
+
+    def score_test_inputs(self, model: str, source: str, test: str) -> dict[str, list[str]]:
+        """What one test's scores on a source read, by role."""
+        return {
+            "contexts": self.contexts_files(model, source, test),
+            "embeddings": [paths.EMBEDDINGS.format(model=model, source=source, test=test)],
+            "wordsets": self.test_wordsets(model, source, test),
+        }
+
     def group_contexts(self, model: str, source: str) -> dict[str, dict[str, str]]:
         """Test -> descriptor -> contexts file, of every test a model runs on a source."""
         return {
@@ -208,22 +242,26 @@ class ZooPlan:
         }
 
     def group_context_files(self, model: str, source: str) -> list[str]:
-        """The contexts files of :meth:`group_contexts`, in its order (rule embed_group's)."""
+        """The contexts files of :meth:`group_contexts`, in its order (rule embed's)."""
         groups = self.group_contexts(model, source)
         return [f for files in groups.values() for f in files.values()]
 
     def group_tests(self, model: str, source: str) -> dict[str, list[str]]:
-        """Each test a model runs on a source, with its descriptors (rule embed_group's)."""
+        """Each test a model runs on a source, with its descriptors (rule embed's)."""
         return {t: self.descriptors_of(model, source, t) for t in self.tests_of(model, source)}
 
     def group_runtime(self, model: str, source: str) -> int:
-        """Minutes of one embedding group's job (rule embed_group's runtime): a model load,
+        """Minutes of one embedding group's job (rule embed's runtime): a model load,
         then ~15 s per test on templates (minutes on natural contexts)."""
         return 20 + 10 * len(self.tests_of(model, source))
 
     def embedding_cache(self, model: str, source: str) -> str:
         """Where a model's embeddings files of a source are kept by signature."""
         return paths.EMBEDDING_CACHE.format(model=model, source=source)
+
+    def test_cache(self, model: str, stage: str) -> str:
+        """Where a per-model job of ``stage`` keeps its tests' files by signature."""
+        return paths.TEST_CACHE.format(stage=stage, model=model)
 
     def test_wordsets(self, model: str, source: str, test: str) -> list[str]:
         """The word set of each descriptor of a model's test on a source (rule score's)."""

@@ -32,6 +32,42 @@ class LpbsPlan(ZooPlan):
         """The LPBS contexts of a corpus under the model's case policy."""
         return paths.PAIRS.format(corpus=corpus, case=self.specs[model].case)
 
+    @property
+    def lpbs_tests(self) -> list[str]:
+        """The tests every LPBS model runs (one per-model job computes them all)."""
+        return list(dict.fromkeys(t for _m, t in self.lpbs_jobs))
+
+    def lpbs_test_inputs(self, model: str, corpus: str, test: str) -> dict[str, list[str]]:
+        """What one test of LPBS (``corpus`` "templates") or p-CEAT reads, by role, in the
+        order its rows' signature hashes them."""
+        wordsets = self.lpbs_wordsets_of(test)
+        model_file = [paths.MODEL.format(model=model)]
+        if corpus == "templates":
+            return {
+                "spec": [paths.LPBS_SPEC.format(test=test)],
+                "wordsets": wordsets,
+                "templates": [self.lpbs_template_file],
+                "external": self.lpbs_template_externals(),
+                "model": model_file,
+            }
+        return {
+            "pairs": [self.pairs_file(model, corpus)],
+            "wordsets": wordsets,
+            "model": model_file,
+        }
+
+    def lpbs_model_tests(self, model: str, corpora: list[str]) -> dict[str, dict[str, list[str]]]:
+        """ "<corpus>/<test>" -> what it reads by role, for every test of a per-model LPBS job
+        (``corpora``: ["templates"], or p-CEAT's corpora), corpus by corpus."""
+        return {
+            f"{c}/{t}": self.lpbs_test_inputs(model, c, t) for c in corpora for t in self.lpbs_tests
+        }
+
+    def lpbs_model_inputs(self, model: str, corpora: list[str]) -> list[str]:
+        """Every file a per-model LPBS job's tests read (their union, in order)."""
+        tests = self.lpbs_model_tests(model, corpora).values()
+        return list(dict.fromkeys(f for roles in tests for files in roles.values() for f in files))
+
     def runs_lpbs(self, model: str) -> bool:
         """Whether the model runs LPBS on any test."""
         return any(m == model for m, _t in self.lpbs_jobs)

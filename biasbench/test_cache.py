@@ -1,0 +1,206 @@
+"""Per-test results of a per-model job, through a content-addressed cache.
+
+A job that loads a model once computes every test it owes and still writes one file per test
+(what the tables and a single target read). What a test's files are computed from (the
+sha256 of each of its input files, the job's settings that reach it, the code) is its
+*record*; the sha256 of the record names its entry, ``<cache>/<sha>/``: the test's files and
+``seal.json`` (each file's sha256 and the record). A test whose entry is whole is copied, not
+computed: editing one word set recomputes one test. An entry is renamed into place only when
+every file is written and sealed, so a job killed halfway keeps the tests it finished and
+leaves nothing half made; a damaged entry (a file that does not match its seal) is computed
+again, never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from biasbench import __version__
+from biasbench.errors import InputError
+from biasbench.io import atomic_path, sha256_of
+
+#: the packages whose versions change the numbers a test computes
+PACKAGES = ("torch", "transformers", "tokenizers", "numpy", "scipy", "pandas", "h5py")
+SEAL = "seal.json"
+
+
+@dataclass(frozen=True)
+class OneTest:
+    """One test of a per-model job: its name, the input files it reads, the settings that
+    reach it, and its declared outputs by role (each role is a file of its entry)."""
+
+    test: str
+    inputs: Sequence[str]
+    outputs: Mapping[str, str]
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def code_version(*scripts: str | os.PathLike) -> str:
+    """sha256 over the library's source (every module of the package), the job's scripts and
+    the versions of :data:`PACKAGES`: an edit to any of them computes every test again."""
+    digest = hashlib.sha256(f"biasbench {__version__}\n".encode())
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(f"{path.relative_to(package)} {sha256_of(path)}\n".encode())
+    for script in scripts:
+        digest.update(f"script {sha256_of(script)}\n".encode())
+    for name in PACKAGES:
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            version = "-"
+        digest.update(f"{name} {version}\n".encode())
+    return digest.hexdigest()
+
+
+def record_of(work: OneTest, stage: str, code: str) -> dict[str, Any]:
+    """What a test's files are computed from: the stage, the test, its inputs' bytes, its
+    settings and the code."""
+    return {
+        "stage": stage,
+        "test": work.test,
+        "inputs": [[str(path), sha256_of(path)] for path in work.inputs],
+        "settings": json.loads(json.dumps(work.settings, sort_keys=True, default=str)),
+        "roles": sorted(work.outputs),
+        "code": code,
+    }
+
+
+def signature(record: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+
+
+def entry_files(entry: Path, outputs: Mapping[str, str]) -> dict[str, Path]:
+    """Role -> the entry's file of it (the role, with the output's suffix)."""
+    return {role: entry / f"{role}{Path(out).suffix}" for role, out in outputs.items()}
+
+
+def whole_entry(entry: Path, outputs: Mapping[str, str], log: Callable[[str], None]) -> bool:
+    """Whether an entry is there with every file its seal names, byte for byte."""
+    seal = entry / SEAL
+    if not seal.is_file():
+        return False
+    try:
+        sealed = json.loads(seal.read_text())["sha256"]
+        found = {role: sha256_of(p) for role, p in entry_files(entry, outputs).items()}
+    except (OSError, ValueError, KeyError) as exc:
+        log(f"cache entry {entry} is unusable ({exc}): computing it again")
+        return False
+    if found != sealed:
+        log(f"cache entry {entry} does not match its seal: damaged; computing it again")
+        return False
+    return True
+
+
+def copy_out(entry: Path, outputs: Mapping[str, str]) -> None:
+    """Copy an entry's files to the declared outputs, atomically, each checked against the
+    seal (else an InputError naming the entry)."""
+    sealed = json.loads((entry / SEAL).read_text())["sha256"]
+    for role, source in entry_files(entry, outputs).items():
+        with atomic_path(outputs[role]) as tmp:
+            shutil.copyfile(source, tmp)
+            if sha256_of(tmp) != sealed[role]:
+                raise InputError(
+                    f"{source}: the copy is not the sealed file: the cache entry changed while "
+                    "it was copied; delete it and rerun"
+                )
+
+
+def run_tests(
+    cache: str | os.PathLike,
+    works: Sequence[OneTest],
+    compute: Callable[[OneTest, dict[str, Path]], None],
+    *,
+    stage: str,
+    code: str,
+    log: Callable[[str], None] = print,
+) -> dict[str, str]:
+    """Every test's outputs written; test -> "cached" or "computed". ``compute(work, files)``
+    writes each role's file at ``files[role]``; it is called only for the tests whose entry
+    is missing or damaged, in order (a model it loads, it loads on its first call)."""
+    done = {}
+    for work in works:
+        sha = signature(record_of(work, stage, code))
+        entry = Path(cache) / sha
+        if whole_entry(entry, work.outputs, log):
+            done[work.test] = "cached"
+        else:
+            _compute_entry(entry, sha, work, compute, stage, code)
+            done[work.test] = "computed"
+        copy_out(entry, work.outputs)
+        log(f"{work.test}: {done[work.test]} ({entry})")
+    return done
+
+
+def _compute_entry(entry: Path, sha: str, work: OneTest, compute, stage: str, code: str) -> None:
+    """Compute a test into a folder of its own, seal it, then rename it to its entry."""
+    building = entry.with_name(f".{sha}.{os.getpid()}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    files = entry_files(building, work.outputs)
+    compute(work, files)
+    seal = {
+        "signature": sha,
+        "sha256": {role: sha256_of(path) for role, path in files.items()},
+        "computed_from": record_of(work, stage, code),
+    }
+    (building / SEAL).write_text(json.dumps(seal, indent=1, sort_keys=True) + "\n")
+    shutil.rmtree(entry, ignore_errors=True)  # a damaged entry
+    os.replace(building, entry)
+
+
+#: a per-model job's params that do not reach a test's numbers: what the tests are and where
+#: they go, the user's files' digests (each test's own inputs are hashed in its record), the
+#: device (as for the embeddings cache: the batching and the device do not enter)
+NOT_SETTINGS = ("tests", "cache", "inputs_sha256", "device")
+
+
+def job_settings(job) -> dict[str, Any]:
+    """The settings of a per-model workflow job that reach each of its tests."""
+    return {k: v for k, v in job.params.items() if k not in NOT_SETTINGS}
+
+
+def run_job_tests(job, works: Sequence[OneTest], compute, script: str) -> dict[str, str]:
+    """:func:`run_tests` for a workflow job: its cache (``params.cache``), its script's code
+    (``script`` in the workflow's scripts folder), its progress on the job's log."""
+    import sys
+
+    return run_tests(
+        job.params.cache,
+        works,
+        compute,
+        stage=Path(script).stem,
+        code=code_version(Path(job.scriptdir) / script),
+        log=lambda line: print(line, file=sys.stderr),
+    )
+
+
+def job_works(job, per_test: Sequence[str] = ()) -> list[OneTest]:
+    """A per-model workflow job's tests: ``params.tests`` (test -> role -> the files it reads,
+    in its rows' signature order), each with the files of every named output at its place
+    (each output lists one file per test, in the order of ``params.tests``) and the job's
+    settings (:func:`job_settings`), where a param named in ``per_test`` (test -> value) gives
+    each test its own value alone."""
+    tests = list(job.params.tests)
+    outputs = {role: list(files) for role, files in job.output.items()}
+    for role, files in outputs.items():
+        if len(files) != len(tests):
+            raise InputError(f"rule {job.rule}: output {role} has {len(files)} files for {tests}")
+    shared = {k: v for k, v in job_settings(job).items() if k not in per_test}
+    return [
+        OneTest(
+            test,
+            inputs=[f for files in job.params.tests[test].values() for f in files],
+            outputs={role: files[i] for role, files in outputs.items()},
+            settings={**shared, **{name: job.params[name][test] for name in per_test}},
+        )
+        for i, test in enumerate(tests)
+    ]
