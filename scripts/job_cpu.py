@@ -4,7 +4,8 @@ Every workflow job records in its log the CPU seconds (user + system, its own an
 children's, from the kernel: biasbench.jobs.log_cpu) at its start-up (the interpreter, the
 script's imports, the checks of its pinned inputs), after loading its model, and at exit.
 This sums them per stage: jobs, CPU seconds, and the part that was start-up (everything
-before the first test's arithmetic: up to the model loaded, where the job loads one).
+before the first test's arithmetic: up to the model loaded, where the job loads one); and
+counts, per model, the jobs that loaded its weights.
 
     python scripts/job_cpu.py [--results results] [--newer FILE]
 
@@ -26,11 +27,10 @@ from estimate_cost import ROOT, benchmark_patterns, rule_of  # noqa: E402
 from biasbench.io import logged_cpu  # noqa: E402
 
 
-def stage_cpu(results: Path, newer: float | None = None) -> dict[str, dict[str, float]]:
-    """Stage -> {"jobs", "cpu_s", "startup_s"}, from every job log under ``results/logs``
-    that records its CPU (and was written after ``newer``, a time in seconds)."""
+def job_logs(results: Path, newer: float | None = None):
+    """(stage, its wildcards, the CPU it logged) of every job log under ``results/logs`` that
+    records its CPU (and was written after ``newer``, a time in seconds)."""
     patterns = benchmark_patterns(ROOT / "rules")
-    stages: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for log in sorted((results / "logs").rglob("*.log")):
         if newer is not None and log.stat().st_mtime <= newer:
             continue
@@ -39,7 +39,22 @@ def stage_cpu(results: Path, newer: float | None = None) -> dict[str, dict[str, 
             continue
         relative = log.relative_to(results / "logs").with_suffix(".tsv").as_posix()
         found = rule_of(f"results/benchmarks/{relative}", patterns)
-        stage = found[0] if found else relative.split("/")[0]
+        yield (found or (relative.split("/")[0], {})) + (cpu,)
+
+
+def model_loads(results: Path, newer: float | None = None) -> dict[str, int]:
+    """Model -> how many jobs loaded its weights (their logs record a model loaded)."""
+    loads: dict[str, int] = defaultdict(int)
+    for _stage, wildcards, cpu in job_logs(results, newer):
+        if "model loaded" in cpu:
+            loads[wildcards.get("model", "?")] += 1
+    return dict(loads)
+
+
+def stage_cpu(results: Path, newer: float | None = None) -> dict[str, dict[str, float]]:
+    """Stage -> {"jobs", "cpu_s", "startup_s"}, from the jobs' logs (:func:`job_logs`)."""
+    stages: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for stage, _wildcards, cpu in job_logs(results, newer):
         stages[stage]["jobs"] += 1
         stages[stage]["cpu_s"] += cpu["total"]
         stages[stage]["startup_s"] += cpu.get("model loaded", cpu["start-up"])
@@ -69,10 +84,13 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--newer", type=Path, help="only logs written after this file's mtime")
     args = parser.parse_args()
-    stages = stage_cpu(args.results, args.newer.stat().st_mtime if args.newer else None)
+    newer = args.newer.stat().st_mtime if args.newer else None
+    stages = stage_cpu(args.results, newer)
     if not stages:
         sys.exit(f"{args.results / 'logs'}: no job log records its CPU")
     print(table(stages))
+    loads = ", ".join(f"{m} {n}" for m, n in sorted(model_loads(args.results, newer).items()))
+    print(f"\njobs that loaded each model's weights: {loads}")
 
 
 if __name__ == "__main__":

@@ -121,6 +121,10 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
         path = results / "benchmarks" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(header + f"{seconds}\t0:00:00\t1\t1\t1\t1\t0\t0\t90\t{seconds - 5}\n")
+    # a job that logged its own CPU (biasbench.io.log_cpu): that, not the sampled cpu_time
+    log = results / "logs/groundtruth/frozen_states.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("cpu: start-up 1.500\nmodel: device cpu\ncpu: total 79.250\n")
     models = [{"refit": None}] * 3 + [{"refit": "gt-x-refit"}]  # four models, one refit
     write_json(results / "studies/groundtruth/mu0.30.json", {"models": models})
     write_json(results / "studies/groundtruth/mu0.40.json", {"models": models[:2]})
@@ -134,6 +138,8 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
     assert by_rule["injected_scores"][:3] == ["1", "7.00", "300.00"]  # every mean's models
     assert by_rule["injected_methods_per_mean"][:3] == ["1", "2.00", "50.00"]  # mu 0.40's
     assert by_rule["groundtruth_states"][1] == ""  # per job: no models
+    assert by_rule["groundtruth_states"][-1] == "79.25"  # its logged CPU
+    assert by_rule["groundtruth_models"][-1] == "115.00"  # no CPU logged: the benchmark's
     assert by_rule["lpbs_templates"][2] == "30.00"
     assert by_rule["lpbs_corpus"][2] == "20.00"
 
@@ -165,3 +171,39 @@ def test_the_preset_plans_eleven_ground_truth_jobs_of_sixty_models(tmp_path):
         "total: 5.8 CPU-hours; wall ~2.9 h at 2 cores",
         "total: 5.8 CPU-hours; wall ~0.5 h at 64 cores",
     ]
+
+
+def test_the_cpu_per_stage_sums_each_job_s_own_log(tmp_path):
+    """scripts/job_cpu.py: per stage, the jobs, their logged CPU and its start-up part (to
+    the model loaded where a job loads one); per model, the jobs that loaded it; a log
+    without CPU lines (an older run's, a rule that logs none) is left out."""
+    logs = tmp_path / "results/logs"
+    written = {
+        "embed/tiny.log": "cpu: start-up 1.0\ncpu: model loaded 4.0\ncpu: total 10.0\n",
+        "score/tiny/templates.log": "cpu: start-up 0.5\nC6: cached\ncpu: total 1.5\n",
+        "score/tiny/words.log": "cpu: start-up 0.5\ncpu: total 2.5\n",
+        "lpbs/tiny/templates.log": "cpu: start-up 1.0\ncpu: model loaded 3.0\ncpu: total 13.0\n",
+        "lpbs/tiny/corpora.log": "cpu: start-up 1.0\ncpu: total 2.0\n",  # every test cached
+        "table/old.log": "nothing measured\n",
+    }
+    for name, text in written.items():
+        (logs / name).parent.mkdir(parents=True, exist_ok=True)
+        (logs / name).write_text(text)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/job_cpu.py"), "--results", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {
+        line.split(" | ")[0].strip("| *"): line.split(" | ")[1:]
+        for line in done.stdout.splitlines()
+        if line.startswith("| ") and "---" not in line
+    }
+    assert rows["lpbs_templates"] == ["1", "13.0", "3.0", "23% |"]
+    assert rows["score"] == ["2", "4.0", "1.0", "25% |"]
+    assert rows["embed"] == ["1", "10.0", "4.0", "40% |"]
+    assert rows["lpbs_corpus"] == ["1", "2.0", "1.0", "50% |"]
+    assert rows["all"] == ["5", "29.0", "9.0", "31% |"]
+    assert "table" not in rows
+    assert done.stdout.strip().endswith("jobs that loaded each model's weights: tiny 2")

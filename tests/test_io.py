@@ -15,6 +15,7 @@ from biasbench.errors import InputError
 from biasbench.io import (
     arrays_checksum,
     load_tensors,
+    logged_cpu,
     read_json,
     read_npz,
     read_sealed,
@@ -51,6 +52,32 @@ def test_another_error_names_its_log(tmp_path):
     run = run_script(tmp_path, "print('working')\n1 / 0\n")
     assert run.stdout == "working\n"
     assert run.stderr.startswith("biasbench: ZeroDivisionError: division by zero (traceback in")
+
+
+def test_a_job_logs_the_cpu_it_used_from_the_kernel(tmp_path):
+    """The log's CPU lines (what the cost table and scripts/job_cpu.py read): the start-up
+    before the work, the total at exit; a job that burns half a CPU second and waits for a
+    child that burns another records at least both, its start-up less."""
+    burn = "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\n"
+    run = run_script(
+        tmp_path,
+        "import atexit, subprocess, sys\n"
+        "from biasbench.io import log_cpu\n"
+        "log_cpu('start-up')\n"
+        "atexit.register(log_cpu, 'total')\n"
+        + burn
+        + f"subprocess.run([sys.executable, '-c', {burn!r}], check=True)\n",
+    )
+    assert run.returncode == 0, run.stderr
+    cpu = logged_cpu(tmp_path / "job.log")
+    assert set(cpu) == {"start-up", "total"}
+    assert cpu["start-up"] < cpu["total"] - 0.9
+    assert cpu["total"] >= 1.0
+
+
+def test_a_log_without_cpu_lines_records_none(tmp_path):
+    (tmp_path / "old.log").write_text("model: device cpu, dtype float32\ncpu time unknown\n")
+    assert logged_cpu(tmp_path / "old.log") == {}
 
 
 def test_signature_covers_every_input(tmp_path):
