@@ -52,13 +52,21 @@ def code_version(*scripts: str | os.PathLike) -> str:
         digest.update(f"{path.relative_to(package)} {sha256_of(path)}\n".encode())
     for script in scripts:
         digest.update(f"script {sha256_of(script)}\n".encode())
-    for name in PACKAGES:
+    digest.update(package_versions(PACKAGES).encode())
+    return digest.hexdigest()
+
+
+def package_versions(names: Sequence[str]) -> str:
+    """One line per package, ``<name> <version>`` ("-" where it is not installed), none of
+    them imported: what a cache's code digest holds of the packages that compute."""
+    lines = []
+    for name in names:
         try:
             version = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             version = "-"
-        digest.update(f"{name} {version}\n".encode())
-    return digest.hexdigest()
+        lines.append(f"{name} {version}\n")
+    return "".join(lines)
 
 
 def record_of(work: OneTest, stage: str, code: str) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from biasbench.io import (
 )
 from biasbench.models.extract import split_rows, write_embeddings
 from biasbench.models.specs import BUILTIN_SOURCES, ModelSpec
+from biasbench.test_cache import package_versions
 
 #: the code an embeddings file depends on (encoding, loading, the checks a cached test skips):
 #: editing any of it encodes every test again
@@ -79,12 +80,7 @@ def code_version() -> str:
     for module in CODE_MODULES:
         origin = importlib.util.find_spec(module).origin
         digest.update(f"{module} {sha256_of(origin)}\n".encode())
-    for package in PACKAGES:
-        try:
-            version = importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            version = "-"
-        digest.update(f"{package} {version}\n".encode())
+    digest.update(package_versions(PACKAGES).encode())
     return digest.hexdigest()
 
 
