@@ -19,13 +19,9 @@ rule lpbs_spec:
 
 
 #: the tests every LPBS model runs, and the corpora of p-CEAT: one job per model computes them
+#: (each output lists their files in that order: corpus by corpus, test by test)
 LPBS_TESTS = PLAN.lpbs_tests
 LPBS_CORPORA = list(PLAN.lpbs_corpora)
-
-
-def lpbs_outputs(template, corpora):
-    """A per-model LPBS job's files of ``template``: one per (corpus, test)."""
-    return expand(template, corpus=corpora, test=LPBS_TESTS, allow_missing=True)
 
 
 if LPBS_TESTS:
@@ -39,8 +35,16 @@ if LPBS_TESTS:
             files=of_wildcards(PLAN.lpbs_model_inputs, "model", corpora=["templates"]),
             model=paths.MODEL,
         output:
-            scores=lpbs_outputs(paths.LPBS, ["templates"]),
-            logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, ["templates"]),
+            scores=[
+                paths.fill(paths.LPBS, corpus=c, test=t)
+                for c in ["templates"]
+                for t in LPBS_TESTS
+            ],
+            logprobs=[
+                paths.fill(paths.LPBS_LOGPROBS, corpus=c, test=t)
+                for c in ["templates"]
+                for t in LPBS_TESTS
+            ],
         log:
             "results/logs/lpbs/{model}/templates.log",
         benchmark:
@@ -110,10 +114,26 @@ if LPBS_TESTS and LPBS_CORPORA:
             files=of_wildcards(PLAN.lpbs_model_inputs, "model", corpora=LPBS_CORPORA),
             model=paths.MODEL,
         output:
-            scores=lpbs_outputs(paths.LPBS, LPBS_CORPORA),
-            sweep=lpbs_outputs(paths.LPBS_SWEEP, LPBS_CORPORA),
-            samples=lpbs_outputs(paths.LPBS_SAMPLES, LPBS_CORPORA),
-            logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, LPBS_CORPORA),
+            scores=[
+                paths.fill(paths.LPBS, corpus=c, test=t)
+                for c in LPBS_CORPORA
+                for t in LPBS_TESTS
+            ],
+            sweep=[
+                paths.fill(paths.LPBS_SWEEP, corpus=c, test=t)
+                for c in LPBS_CORPORA
+                for t in LPBS_TESTS
+            ],
+            samples=[
+                paths.fill(paths.LPBS_SAMPLES, corpus=c, test=t)
+                for c in LPBS_CORPORA
+                for t in LPBS_TESTS
+            ],
+            logprobs=[
+                paths.fill(paths.LPBS_LOGPROBS, corpus=c, test=t)
+                for c in LPBS_CORPORA
+                for t in LPBS_TESTS
+            ],
         log:
             "results/logs/lpbs/{model}/corpora.log",
         benchmark:
