@@ -1,37 +1,67 @@
-rule dataset_scores:
-    """The probability-based measures of one data set on one model (CrowS-Pairs, StereoSet,
-    BEC-Pro, WinoBias, DisCo, LPBS on salary titles), with how many items it scored."""
+for MODEL, MODEL_DATASETS in PLAN.dataset_models.items():
+
+    rule:
+        """The probability-based measures of every data set of one model (CrowS-Pairs,
+        StereoSet, BEC-Pro, WinoBias, DisCo, LPBS on salary titles), with how many items each
+        scored, the model loaded once; each data set's files through the cache of per-test
+        results."""
+        name:
+            group_rule("dataset_scores", MODEL)
+        input:
+            files=[
+                f
+                for d in MODEL_DATASETS
+                for files in PLAN.dataset_test_inputs(MODEL, d).values()
+                for f in files
+            ],
+            model=paths.MODEL,
+        output:
+            scores=expand(paths.DATASET, dataset=MODEL_DATASETS, allow_missing=True),
+            coverage=expand(
+                paths.DATASET_COVERAGE, dataset=MODEL_DATASETS, allow_missing=True
+            ),
+            outcomes=expand(
+                paths.DATASET_OUTCOMES, dataset=MODEL_DATASETS, allow_missing=True
+            ),
+        log:
+            "results/logs/datasets/{model}.log",
+        benchmark:
+            "results/benchmarks/datasets/{model}.tsv"
+        wildcard_constraints:
+            model=re.escape(MODEL),
+        # the longest single jobs go first (longest-first packing: no lone long job at the end)
+        priority: 5
+        conda:
+            ENV
+        threads: 1
+        resources:
+            gpu=int(config["compute"]["device"] == "cuda"),
+            mem_mb=6000,
+            runtime=60 * len(MODEL_DATASETS),
+        params:
+            inputs_sha256=own_input_digests(group_rule("dataset_scores", MODEL)),
+            tests={d: PLAN.dataset_test_inputs(MODEL, d) for d in MODEL_DATASETS},
+            limits={d: PLAN.dataset_limit(d) for d in MODEL_DATASETS},
+            cache=PLAN.test_cache(MODEL, "dataset_scores"),
+            device=config["compute"]["device"],
+            dtype=config["compute"]["dtype"]["logprobs"],
+            spec=model_settings,
+            batch=setting("datasets", "batch"),
+            too_long=setting("datasets", "too_long"),
+            scoring=config["scoring"],
+            seed=config["seed"],
+        script:
+            "../workflow_scripts/dataset_scores.py"
+
+
+rule unplanned_dataset:
+    """A data set's files that the configuration does not plan for the model (a target typed
+    by hand): the planner's error naming the field, before any job."""
     input:
-        model=paths.MODEL,
-        files=of_wildcards(PLAN.dataset_file_list, "dataset"),
+        refuse(PLAN.planned_dataset, "model", "dataset"),
     output:
-        scores=paths.DATASET,
-        coverage=paths.DATASET_COVERAGE,
-        outcomes=paths.DATASET_OUTCOMES,
-    log:
-        "results/logs/datasets/{model}/{dataset}.log",
-    benchmark:
-        "results/benchmarks/datasets/{model}/{dataset}.tsv"
-    # the longest single jobs go first (longest-first packing: no lone long job at the end)
-    priority: 5
-    conda:
-        ENV
-    threads: 1
-    resources:
-        gpu=int(config["compute"]["device"] == "cuda"),
-        mem_mb=6000,
-        runtime=60,
-    params:
-        inputs_sha256=own_input_digests("dataset_scores"),
-        device=config["compute"]["device"],
-        dtype=config["compute"]["dtype"]["logprobs"],
-        # first: a data set the config does not plan for the model fails naming the field
-        files=of_wildcards(PLAN.dataset_roles, "model", "dataset"),
-        spec=model_settings,
-        limit=of_wildcards(PLAN.dataset_limit, "dataset"),
-        batch=setting("datasets", "batch"),
-        too_long=setting("datasets", "too_long"),
-        scoring=config["scoring"],
-        seed=config["seed"],
-    script:
-        "../workflow_scripts/dataset_scores.py"
+        paths.DATASET,
+        paths.DATASET_COVERAGE,
+        paths.DATASET_OUTCOMES,
+    wildcard_constraints:
+        model=names_except_files([f"{m}/{d}" for m, d in PLAN.dataset_jobs]),

@@ -525,3 +525,22 @@ def test_the_units_of_a_category_a_data_set_holds_and_a_limit_scores(monkeypatch
         specs, "disco", dataclasses.replace(specs["disco"], load=lambda f: ([], {}))
     )
     assert dataset_files.category_units("disco", {}, {}, "gender")["held"] is None
+
+
+def test_a_data_set_after_crows_pairs_scores_as_in_a_job_of_its_own(tmp_path):
+    """AULA's attention weights need eager attention: the model's own (fused) implementation
+    comes back after that call, so a data set scored next in the same process gets the same
+    numbers as on a freshly loaded model (a per-model job scores them one after another)."""
+    path = tiny_bert(tmp_path / "m", extra_words=("he", "she", "person"), mlm_head=True)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+
+    def loaded():
+        model = AutoModelForMaskedLM.from_pretrained(path, attn_implementation="sdpa").eval()
+        return model, Engine(model, tokenizer, True, batch=4)
+
+    alone = datasets.becpro(loaded()[1], BECPRO, **ARGS)
+    model, engine = loaded()
+    crows = datasets.crows_pairs(engine, PAIRS, **ARGS)
+    assert crows["encoding"].str.contains("aula").any()  # the attention weights were read
+    assert model.config._attn_implementation == "sdpa"
+    pd.testing.assert_frame_equal(datasets.becpro(engine, BECPRO, **ARGS), alone)

@@ -32,6 +32,19 @@ class DatasetPlan(ZooPlan):
         """The data sets a model runs."""
         return [d for m, d in self.dataset_jobs if m == model]
 
+    @property
+    def dataset_models(self) -> dict[str, list[str]]:
+        """Each model that runs data sets, with its data sets: one job per model."""
+        models: dict[str, list[str]] = {}
+        for model, dataset in self.dataset_jobs:
+            models.setdefault(model, []).append(dataset)
+        return models
+
+    def dataset_test_inputs(self, model: str, dataset: str) -> dict[str, list[str]]:
+        """What a model's job of a data set reads, by role (the data set's, then the model),
+        in the order its rows' signature hashes them."""
+        return {**self.dataset_roles(model, dataset), "model": [paths.MODEL.format(model=model)]}
+
     def dataset_limit(self, dataset: str) -> int | None:
         """How many items of ``dataset`` a job reads (None: every item)."""
         return self.config["datasets"]["limits"].get(dataset)
@@ -39,6 +52,12 @@ class DatasetPlan(ZooPlan):
     def dataset_file_list(self, dataset: str) -> list[str]:
         """Every file of a data set, its roles' in order (what a job of it reads)."""
         return [f for files in self.dataset_files[dataset].values() for f in files]
+
+    def planned_dataset(self, model: str, dataset: str) -> dict[str, list[str]]:
+        """:meth:`dataset_roles`, after the data set's files: a data set no model runs is an
+        error saying so before one the model does not run."""
+        self.dataset_file_list(dataset)
+        return self.dataset_roles(model, dataset)
 
     def dataset_roles(self, model: str, dataset: str) -> dict[str, list[str]]:
         """The files by role of a data set a model runs; a target the configuration does not

@@ -1,7 +1,7 @@
-"""The data-set stage (rule ``dataset_scores``): one data set on one model, its items read,
-sampled (a ``limit``) and fitted to the model's context, then scored through the one entry
-(:func:`biasbench.scoring.score` on a ``DatasetItems`` record, whose scorer is
-:func:`biasbench.scoring.datasets.score_items`)."""
+"""The data-set stage (rule ``dataset_scores``, one job per model, one call per data set): one
+data set on one model, its items read, sampled (a ``limit``) and fitted to the model's
+context, then scored through the one entry (:func:`biasbench.scoring.score` on a
+``DatasetItems`` record, whose scorer is :func:`biasbench.scoring.datasets.score_items`)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ Multi-piece targets: all their positions masked, their log-probabilities summed.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -188,39 +189,53 @@ def mlm_unmasked_log_probs(
     import torch
 
     dev = model_device(model)
+    with attention_weights_returned(model, attention):
+        out: list[tuple[np.ndarray, np.ndarray | None]] = [(np.zeros(0), None)] * len(sentences)
+        lengths = [len(i) for i in tokenizer(sentences)["input_ids"]]
+        order = np.argsort(lengths, kind="stable").tolist()
+        for start in range(0, len(sentences), batch):
+            chunk = order[start : start + batch]
+            enc = tokenizer(
+                [sentences[i] for i in chunk],
+                return_tensors="pt",
+                padding=True,
+                return_special_tokens_mask=True,
+            ).to(dev)
+            keep = enc["attention_mask"].bool() & ~enc.pop("special_tokens_mask").bool()
+            rows, cols = keep.nonzero(as_tuple=True)  # row-major: each sentence's tokens in order
+            with torch.inference_mode():
+                found = masked_logits(model, enc, rows, cols, attention)
+                logits, attentions = found if attention else (found, None)
+                lp = torch.log_softmax(logits.double(), -1)[
+                    torch.arange(len(rows), device=dev), enc["input_ids"][rows, cols]
+                ]
+                received = None
+                # (layers, batch, heads, query, key) -> mean over layers, heads, queries
+                if attention:
+                    stacked = torch.stack(attentions)
+                    queries = enc["attention_mask"][None, :, None, :, None]
+                    received = (stacked * queries).sum(3).mean((0, 2))
+                    received = received / enc["attention_mask"].sum(1, keepdim=True)
+            counts = keep.sum(1).tolist()
+            for r, piece in enumerate(np.split(lp.cpu().numpy(), np.cumsum(counts)[:-1])):
+                weights = received[r][keep[r]].double().cpu().numpy() if attention else None
+                out[chunk[r]] = (piece, weights)
+        return out
 
-    if attention and model.config._attn_implementation != "eager":
-        model.set_attn_implementation("eager")  # fused attention returns no weights
-    out: list[tuple[np.ndarray, np.ndarray | None]] = [(np.zeros(0), None)] * len(sentences)
-    lengths = [len(i) for i in tokenizer(sentences)["input_ids"]]
-    order = np.argsort(lengths, kind="stable").tolist()
-    for start in range(0, len(sentences), batch):
-        chunk = order[start : start + batch]
-        enc = tokenizer(
-            [sentences[i] for i in chunk],
-            return_tensors="pt",
-            padding=True,
-            return_special_tokens_mask=True,
-        ).to(dev)
-        keep = enc["attention_mask"].bool() & ~enc.pop("special_tokens_mask").bool()
-        rows, cols = keep.nonzero(as_tuple=True)  # row-major: each sentence's tokens in order
-        with torch.inference_mode():
-            found = masked_logits(model, enc, rows, cols, attention)
-            logits, attentions = found if attention else (found, None)
-            lp = torch.log_softmax(logits.double(), -1)[
-                torch.arange(len(rows), device=dev), enc["input_ids"][rows, cols]
-            ]
-            received = None
-            if attention:  # (layers, batch, heads, query, key) -> mean over layers, heads, queries
-                stacked = torch.stack(attentions)
-                queries = enc["attention_mask"][None, :, None, :, None]
-                received = (stacked * queries).sum(3).mean((0, 2))
-                received = received / enc["attention_mask"].sum(1, keepdim=True)
-        counts = keep.sum(1).tolist()
-        for r, piece in enumerate(np.split(lp.cpu().numpy(), np.cumsum(counts)[:-1])):
-            weights = received[r][keep[r]].double().cpu().numpy() if attention else None
-            out[chunk[r]] = (piece, weights)
-    return out
+
+@contextmanager
+def attention_weights_returned(model: Any, attention: bool):
+    """Eager attention while a call asks for the weights (fused attention returns none), the
+    model's own implementation again after it: the numbers of whatever the job computes next
+    (another data set) are those of a job of their own."""
+    loaded = model.config._attn_implementation
+    if attention and loaded != "eager":
+        model.set_attn_implementation("eager")
+    try:
+        yield
+    finally:
+        if model.config._attn_implementation != loaded:
+            model.set_attn_implementation(loaded)
 
 
 #: how many [MASK]s stand for another masked span of a text (a prior's hidden word)
