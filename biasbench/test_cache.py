@@ -167,8 +167,9 @@ def _compute_entry(entry: Path, sha: str, work: OneTest, compute, stage: str, co
 
 #: a per-model job's params that do not reach a test's numbers: what the tests are and where
 #: they go, the user's files' digests (each test's own inputs are hashed in its record), the
-#: device (as for the embeddings cache: the batching and the device do not enter)
-NOT_SETTINGS = ("tests", "cache", "inputs_sha256", "device")
+#: device (as for the embeddings cache: the batching and the device do not enter), and the
+#: settings and caches of the studies the job computes beside its tests (records of their own)
+NOT_SETTINGS = ("tests", "cache", "inputs_sha256", "device", "kl", "generation", "study_cache")
 
 
 def job_settings(job) -> dict[str, Any]:
@@ -176,13 +177,16 @@ def job_settings(job) -> dict[str, Any]:
     return {k: v for k, v in job.params.items() if k not in NOT_SETTINGS}
 
 
-def run_job_tests(job, works: Sequence[OneTest], compute, script: str) -> dict[str, str]:
-    """:func:`run_tests` for a workflow job: its cache (``params.cache``), its script's code
-    (``script`` in the workflow's scripts folder), its progress on the job's log."""
+def run_job_tests(
+    job, works: Sequence[OneTest], compute, script: str, cache: str | None = None
+) -> dict[str, str]:
+    """:func:`run_tests` for a workflow job: its cache (``params.cache``, or ``cache``), its
+    script's code (``script`` in the workflow's scripts folder), its progress on the job's
+    log."""
     import sys
 
     return run_tests(
-        job.params.cache,
+        job.params.cache if cache is None else cache,
         works,
         compute,
         stage=Path(script).stem,
@@ -191,14 +195,17 @@ def run_job_tests(job, works: Sequence[OneTest], compute, script: str) -> dict[s
     )
 
 
-def job_works(job, per_test: Sequence[str] = ()) -> list[OneTest]:
+def job_works(
+    job, per_test: Sequence[str] = (), roles: Sequence[str] | None = None
+) -> list[OneTest]:
     """A per-model workflow job's tests: ``params.tests`` (test -> role -> the files it reads,
     in its rows' signature order), each with the files of every named output at its place
     (each output lists one file per test, in the order of ``params.tests``) and the job's
     settings (:func:`job_settings`), where a param named in ``per_test`` (test -> value) gives
-    each test its own value alone."""
+    each test its own value alone. ``roles``: the outputs that are the tests' (None: all)."""
     tests = list(job.params.tests)
-    outputs = {role: list(files) for role, files in job.output.items()}
+    named = dict(job.output.items())
+    outputs = {role: list(named[role]) for role in (named if roles is None else roles)}
     for role, files in outputs.items():
         if len(files) != len(tests):
             raise InputError(f"rule {job.rule}: output {role} has {len(files)} files for {tests}")
@@ -212,3 +219,26 @@ def job_works(job, per_test: Sequence[str] = ()) -> list[OneTest]:
         )
         for i, test in enumerate(tests)
     ]
+
+
+def run_job_study(
+    job,
+    stage: str,
+    output: str,
+    compute,
+    inputs: Sequence[str],
+    settings: Mapping[str, Any],
+    script: str,
+) -> str | None:
+    """A study's file of the job's model, computed beside the job's tests (``compute``, on the
+    model the job loaded) through the cache of per-test results under
+    ``params.study_cache[stage]``: the job's output ``output`` (empty: the study does not read
+    this model), its record the files ``inputs``, the model and ``settings``. Returns
+    "cached" or "computed", None where the output is empty."""
+    files = list(dict(job.output.items())[output])
+    if not files:
+        return None
+    work = OneTest(
+        stage, inputs=[*inputs, job.input.model], outputs={output: files[0]}, settings=settings
+    )
+    return run_job_tests(job, [work], compute, script, cache=job.params.study_cache[stage])[stage]

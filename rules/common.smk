@@ -169,3 +169,11 @@ def catalog_inputs(name, catalog):
 def catalog_caption(name, catalog):
     """The caption of a table or figure (``name`` in ``catalog``: TABLES, FIGURES)."""
     return catalog[name].caption
+
+
+#: the template study's transcribed templates and word lists (Delobelle et al.): a model's
+#: encoding job computes its sensitivity, its log-probability job its KL
+TEMPLATE_STUDY_INPUTS = {
+    "templates": "resources/templates/delobelle2022_sensitivity.yaml",
+    "lists": "resources/lists/delobelle2022.yaml",
+}

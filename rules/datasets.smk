@@ -1,10 +1,15 @@
-for MODEL, MODEL_DATASETS in PLAN.dataset_models.items():
+for MODEL, MODEL_DATASETS in PLAN.logprob_models.items():
+    KL = PLAN.study_outputs(MODEL, "kl")
+    GENERATED = PLAN.study_outputs(MODEL, "generated")
 
     rule:
-        """The probability-based measures of every data set of one model (CrowS-Pairs,
-        StereoSet, BEC-Pro, WinoBias, DisCo, LPBS on salary titles), with how many items each
-        scored, the model loaded once; each data set's files through the cache of per-test
-        results."""
+        """Every log-probability a model owes outside LPBS, the model loaded once: the
+        probability-based measures of each of its data sets (CrowS-Pairs, StereoSet, BEC-Pro,
+        WinoBias, DisCo, LPBS on salary titles) with how many items each scored; then what
+        the studies read: the KL divergence of each template's slot distribution from T1's
+        (the template study) and seeded unconditional samples of a causal LM (DivDist's
+        amplification experiment, adapted). Each through the cache of per-test results.
+        """
         name:
             group_rule("dataset_scores", MODEL)
         input:
@@ -14,6 +19,8 @@ for MODEL, MODEL_DATASETS in PLAN.dataset_models.items():
                 for files in PLAN.dataset_test_inputs(MODEL, d).values()
                 for f in files
             ],
+            templates=[TEMPLATE_STUDY_INPUTS["templates"]] if KL else [],
+            lists=[TEMPLATE_STUDY_INPUTS["lists"]] if KL else [],
             model=paths.MODEL,
         output:
             scores=expand(paths.DATASET, dataset=MODEL_DATASETS, allow_missing=True),
@@ -23,6 +30,8 @@ for MODEL, MODEL_DATASETS in PLAN.dataset_models.items():
             outcomes=expand(
                 paths.DATASET_OUTCOMES, dataset=MODEL_DATASETS, allow_missing=True
             ),
+            kl=KL,
+            generated=GENERATED,
         log:
             "results/logs/datasets/{model}.log",
         benchmark:
@@ -37,7 +46,7 @@ for MODEL, MODEL_DATASETS in PLAN.dataset_models.items():
         resources:
             gpu=int(config["compute"]["device"] == "cuda"),
             mem_mb=6000,
-            runtime=60 * len(MODEL_DATASETS),
+            runtime=60 * len(MODEL_DATASETS) + 20 * len(KL) + 30 * len(GENERATED),
         params:
             inputs_sha256=own_input_digests(group_rule("dataset_scores", MODEL)),
             tests={d: PLAN.dataset_test_inputs(MODEL, d) for d in MODEL_DATASETS},
@@ -46,10 +55,22 @@ for MODEL, MODEL_DATASETS in PLAN.dataset_models.items():
             device=config["compute"]["device"],
             dtype=config["compute"]["dtype"]["logprobs"],
             spec=model_settings,
-            batch=setting("datasets", "batch"),
-            too_long=setting("datasets", "too_long"),
+            batch=setting("datasets", "batch") if MODEL_DATASETS else 0,
+            too_long=setting("datasets", "too_long") if MODEL_DATASETS else "",
             scoring=config["scoring"],
             seed=config["seed"],
+            kl=settings("delobelle", "kl_candidates") if KL else {},
+            generation=(
+                settings(
+                    "bommasani.generation", "samples", "tokens", "temperature", "batch"
+                )
+                if GENERATED
+                else {}
+            ),
+            study_cache={
+                stage: PLAN.test_cache(MODEL, stage)
+                for stage in ["template_kl", "divdist_generate"]
+            },
         script:
             "../workflow_scripts/dataset_scores.py"
 

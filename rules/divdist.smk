@@ -55,63 +55,6 @@ rule divdist_contexts:
         "../workflow_scripts/divdist_contexts.py"
 
 
-rule divdist_vectors:
-    """One contextual model's final-layer vector of the word in each study context (a decoder
-    reads each context only up to the word: its vector depends on nothing after it)."""
-    input:
-        model=paths.MODEL,
-        contexts=paths.DIVDIST_CONTEXTS,
-    output:
-        paths.DIVDIST_VECTORS,
-    log:
-        "results/logs/divdist_vectors/{model}.log",
-    benchmark:
-        "results/benchmarks/divdist_vectors/{model}.tsv"
-    conda:
-        ENV
-    threads: 1
-    resources:
-        gpu=int(config["compute"]["device"] == "cuda"),
-        mem_mb=4000,
-        runtime=20,
-    params:
-        device=config["compute"]["device"],
-        dtype=config["compute"]["dtype"]["extraction"],
-        spec=model_settings,
-        extraction=config["extraction"],
-    script:
-        "../workflow_scripts/divdist_vectors.py"
-
-
-rule divdist_generate:
-    """Seeded unconditional samples of a causal LM (the amplification experiment, adapted)."""
-    input:
-        model=paths.MODEL,
-    output:
-        paths.DIVDIST_GENERATED,
-    log:
-        "results/logs/divdist_generate/{model}.log",
-    benchmark:
-        "results/benchmarks/divdist_generate/{model}.tsv"
-    conda:
-        ENV
-    threads: 1
-    resources:
-        gpu=int(config["compute"]["device"] == "cuda"),
-        mem_mb=4000,
-        runtime=30,
-    params:
-        device=config["compute"]["device"],
-        dtype=config["compute"]["dtype"]["logprobs"],
-        spec=model_settings,
-        generation=settings(
-            "bommasani.generation", "samples", "tokens", "temperature", "batch"
-        ),
-        seed=config["seed"],
-    script:
-        "../workflow_scripts/divdist_generate.py"
-
-
 rule divdist_study:
     """DivDist per profession from every source, and the validity protocol: face, predictive
     (census 2010, beside the prior measures), mitigation (hard debiasing), amplification.

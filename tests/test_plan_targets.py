@@ -404,3 +404,18 @@ def test_one_test_s_scores_as_a_target_plan_only_their_model_s_jobs(tmp_path):
     }
     assert (stages["prepare_model"], stages["embed"], stages["score"]) == (1, 1, 1)
     assert "rule score__glove-6b-50d__words:" in output
+
+
+def test_one_table_as_a_target_plans_only_the_jobs_of_what_it_reads(tmp_path):
+    """The template study's KL table: the log-probability job of each of its three models
+    (the KL beside the model's data sets, one load), their preparation and what those read;
+    no embedding, score, LPBS, null-model or other model's job, no other table."""
+    run = dry_run(tmp_path, None, "results/tables/delobelle2022_table2.md")
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-3000:]
+    stages = planned_stages(output)
+    assert (stages["dataset_scores"], stages["table"]) == (3, 1)
+    for model in ("gemma3-270m", "smollm2-135m", "minilm-l6+mlm-head"):
+        assert f"rule dataset_scores__{model}:" in output
+    unneeded = {"embed", "score", "lpbs_templates", "lpbs_corpus", "null_calibration"}
+    assert not unneeded & stages.keys() and "collect_scores" not in stages

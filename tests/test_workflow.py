@@ -268,6 +268,45 @@ def test_an_edited_word_set_recomputes_its_test_alone_in_each_per_model_job(work
     assert all(f.read_bytes() == before[f] for test in files.values() for f in test)
 
 
+@pytest.mark.skipif(not MIRROR, reason="the template study and DivDist read pinned files")
+def test_the_studies_files_of_a_model_are_per_test_entries_of_its_jobs(workdir):
+    """The template study's word list edited: tiny-bert's encoding job computes its
+    sensitivity alone (its tests' embeddings and its DivDist vectors from the caches), the
+    masked LM's data-set job its KL alone (its data sets from the cache), each loading its
+    model once; the edit undone, everything comes from the caches, nothing loaded."""
+    path = workdir / "resources/lists/delobelle2022.yaml"
+    original = path.read_bytes()
+    logs = {
+        "embed": workdir / "results/logs/embed/tiny-bert.log",
+        "dataset_scores": workdir / "results/logs/datasets/tiny-head.log",
+    }
+    files = [
+        workdir / "results/studies/templates/tiny-bert/sensitivity.tsv",
+        workdir / "results/studies/divdist/vectors/tiny-bert.npz",
+        workdir / "results/studies/templates/tiny-head/kl.tsv",
+        workdir / "results/datasets/tiny-head/crows_pairs.tsv",
+    ]
+    targets = [str(f.relative_to(workdir)) for f in files]
+    before = {f: f.read_bytes() for f in files}
+    path.write_bytes(original + b"\n# edited\n")
+    try:
+        run = snakemake(workdir, *targets)
+        assert run.returncode == 0, run.stderr[-3000:]
+        embed, datasets = (logs[k].read_text() for k in ("embed", "dataset_scores"))
+        assert "template_sensitivity: computed" in embed
+        assert "divdist_vectors: cached" in embed and "C6: cached" in embed
+        assert "template_kl: computed" in datasets and "crows_pairs: cached" in datasets
+        assert embed.count("model loaded") == datasets.count("model loaded") == 1
+        assert all(f.read_bytes() == before[f] for f in files)  # a comment: the same numbers
+    finally:
+        path.write_bytes(original)
+    run = snakemake(workdir, *targets)
+    assert run.returncode == 0, run.stderr[-3000:]
+    for log in logs.values():
+        text = log.read_text()
+        assert "cached" in text and "computed" not in text and "model loaded" not in text, log
+
+
 #: the result folders a rerun builds again from nothing and compares byte for byte: every
 #: kind a job writes (word sets, contexts, embeddings, LPBS and data-set samples, scores,
 #: study files, JSON records, tables, figures, cards); the prepared models, the downloads and

@@ -183,8 +183,12 @@ def describe(model) -> str:
 
 def log_model(model) -> None:
     """Write where the loaded model runs to the job's log (stderr): ``model: device cpu, dtype
-    float32``, so a run on an unexpected device or precision shows there."""
+    float32``, so a run on an unexpected device or precision shows there; and the CPU spent
+    so far (``cpu: model loaded``: what a job paid before its first arithmetic)."""
+    from biasbench.io import log_cpu
+
     print(f"model: {describe(model)}", file=sys.stderr)
+    log_cpu("model loaded")
 
 
 if __name__ == "__main__":
@@ -203,12 +207,10 @@ def load_job_model(job, load):
     Returns (spec, *what ``load`` returns)."""
     from pathlib import Path
 
-    from biasbench.io import log_cpu
     from biasbench.models.specs import ModelSpec
 
     compute = start_model_job(job)
     spec = ModelSpec.from_config(job.wildcards.model, dict(job.params.spec))
     loaded = load(spec, Path(job.input.model).parent, **compute)
     log_model(loaded[0])
-    log_cpu("model loaded")
     return (spec, *loaded)

@@ -196,6 +196,16 @@ def encode_transformer(
     return result
 
 
+def context_word_vectors(
+    model: Any, tokenizer: Any, is_decoder: bool, contexts: pd.DataFrame, **extraction
+) -> np.ndarray:
+    """Each context row's word vector (:func:`encode_transformer`'s ``word/mean``), float32,
+    NaN where the word is not valid: what DivDist's contextual source reads. Only the word is
+    kept, so a decoder reads each context up to the word alone."""
+    encoded = encode_transformer(model, tokenizer, contexts, prefix_only=is_decoder, **extraction)
+    return np.where(encoded["valid"][:, None], encoded["word/mean"], np.nan).astype(np.float32)
+
+
 def encode_static(vectors: StaticVectors, contexts: pd.DataFrame) -> dict[str, np.ndarray]:
     """``word/mean`` of each stimulus; ``valid`` is False when it is out of vocabulary or read
     from an all-zero vector (no direction: every cosine with it is undefined)."""

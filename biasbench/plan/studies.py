@@ -1,6 +1,7 @@
 """The studies' plan: the ground-truth study (Schröder et al.'s section 5) and the data sets
 its models run, Delobelle et al.'s template study, Bommasani & Liang's DivDist
-(rules/groundtruth.smk, rules/templates_study.smk, rules/divdist.smk)."""
+(rules/groundtruth.smk, rules/divdist.smk; a model's study files come from its jobs in
+rules/embeddings.smk and rules/datasets.smk)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
 from biasbench.plan.datasets import DatasetPlan
 
+#: what a study reads of one model, written by the model's encoding job (divdist, sensitivity)
+#: or its log-probability job (kl, generated)
+STUDY_FILES = {
+    "divdist": paths.DIVDIST_VECTORS,
+    "sensitivity": paths.fill(paths.TEMPLATE_STUDY, name="sensitivity"),
+    "kl": paths.fill(paths.TEMPLATE_STUDY, name="kl"),
+    "generated": paths.DIVDIST_GENERATED,
+}
 DIVDIST_OUTPUTS = ("strengths.tsv", "bias.tsv", "validity.json", "scores.tsv")
 #: what rule injected_methods writes per mean of the ground-truth study
 INJECTED_METHOD_FILES = (".methods.tsv", ".robustness.tsv")
@@ -64,6 +73,40 @@ class StudyPlan(DatasetPlan):
     def injected_outcomes(self) -> list[str]:
         """Each mean's study models' per-item outcomes (the paired-comparison check)."""
         return self.of_each_mean(paths.INJECTED_OUTCOMES) if self.injected_scores else []
+
+    @property
+    def vector_models(self) -> dict[str, dict[str, list[str]]]:
+        """Model -> source -> its tests there (:attr:`embedding_models`), and every model whose
+        vectors only a study reads (DivDist's contexts, the template study's sensitivity), with
+        no source: one encoding job per model, its model loaded once for all of it."""
+        models = {model: dict(sources) for model, sources in self.embedding_models.items()}
+        for model in self.study_models("divdist") + self.study_models("sensitivity"):
+            models.setdefault(model, {})
+        return models
+
+    @property
+    def logprob_models(self) -> dict[str, list[str]]:
+        """Model -> its data sets (:attr:`dataset_models`), and every model whose
+        log-probabilities only a study reads (the template study's KL, DivDist's generated
+        text), with none: one job per model, its model loaded once for all of it."""
+        models = {model: list(datasets) for model, datasets in self.dataset_models.items()}
+        for model in self.study_models("kl") + self.study_models("generated"):
+            models.setdefault(model, [])
+        return models
+
+    def study_models(self, study: str) -> list[str]:
+        """The models ``study`` reads (a key of :data:`STUDY_FILES`); none where the study is
+        not configured."""
+        if study == "divdist":
+            return [PurePosixPath(f).stem for f in self.divdist_vector_files()]
+        if study == "generated":
+            return [PurePosixPath(f).stem for f in self.divdist_generated_files()]
+        return [PurePosixPath(f).parent.name for f in self.template_study_tables(study)]
+
+    def study_outputs(self, model: str, study: str) -> list[str]:
+        """The file ``study`` reads of ``model`` as the model's job writes it (``{model}`` left
+        a wildcard), or none where the study does not read the model."""
+        return [STUDY_FILES[study]] if model in self.study_models(study) else []
 
     def template_study_tables(self, kind: str) -> list[str]:
         """The template study's tables of one kind (``sensitivity`` or ``kl``), one per model
@@ -208,13 +251,13 @@ class StudyPlan(DatasetPlan):
         return [paths.DIVDIST_TEXT.format(corpus=c) for c in self._divdist_study["corpora"]]
 
     def divdist_vector_files(self) -> list[str]:
-        """The contextual models' vectors of the study's contexts."""
-        models = self._divdist_study["contextual_models"]
+        """The contextual models' vectors of the study's contexts (none without the study)."""
+        models = self._divdist_study.get("contextual_models", [])
         return [paths.DIVDIST_VECTORS.format(model=m) for m in models]
 
     def divdist_generated_files(self) -> list[str]:
         """The generated text, where the study generates any."""
-        generation = self._divdist_study["generation"]
+        generation = self._divdist_study.get("generation")
         return [paths.DIVDIST_GENERATED.format(model=generation["model"])] if generation else []
 
     def divdist_static_files(self) -> list[str]:
