@@ -74,3 +74,18 @@ for MODEL, MODEL_SOURCES in PLAN.vector_models.items():
             },
         script:
             "../workflow_scripts/embed_group.py"
+
+
+rule unplanned_template_study:
+    """A template study's file of a model the configuration does not plan (a target typed
+    by hand; the planned ones come from the model's encoding and log-probability jobs): the
+    planner's error naming the field, before any job."""
+    input:
+        refuse(PLAN.planned_template_study, "model", "name"),
+    output:
+        paths.TEMPLATE_STUDY,
+    wildcard_constraints:
+        model=names_except_files(
+            [f"{m}/{n}" for n in ("sensitivity", "kl") for m in PLAN.study_models(n)]
+        ),
+        name="sensitivity|kl",

@@ -120,6 +120,11 @@ UNPLANNED = [
         "config.yaml: the null-model calibration has no model 'minilm-l6' "
         "(null_calibration.models; planned: none)",
     ),
+    (  # a template study's file of a model it does not list (its files come from model jobs)
+        None,
+        "results/studies/templates/glove-6b-50d/kl.tsv",
+        "config.yaml: the template study's kl has no model 'glove-6b-50d' (delobelle.kl_models;",
+    ),
 ]
 
 
@@ -299,7 +304,7 @@ def dry_run(tmp_path, edit, target):
 
 
 #: one target per way into the planner (a dry run each: seconds)
-ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9, 10, 11)]
+ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 13)]
 
 
 @pytest.mark.parametrize("edit, target, message", ROUTES, ids=[t for _e, t, _m in ROUTES])

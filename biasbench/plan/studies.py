@@ -103,6 +103,17 @@ class StudyPlan(DatasetPlan):
             return [PurePosixPath(f).stem for f in self.divdist_generated_files()]
         return [PurePosixPath(f).parent.name for f in self.template_study_tables(study)]
 
+    def planned_template_study(self, model: str, name: str) -> None:
+        """A template study's file of ``model`` (``name``: sensitivity or kl), or the error
+        naming the field: the study not configured, else the model it does not list."""
+        self.settings_of("delobelle")
+        if model not in self.study_models(name):
+            planned = ", ".join(self.study_models(name)) or "none"
+            raise InputError(
+                f"config.yaml: the template study's {name} has no model {model!r} "
+                f"(delobelle.{name}_models; planned: {planned})"
+            )
+
     def study_outputs(self, model: str, study: str) -> list[str]:
         """The file ``study`` reads of ``model`` as the model's job writes it (``{model}`` left
         a wildcard), or none where the study does not read the model."""
