@@ -21,11 +21,14 @@ def test_unmasked_log_probs_and_attention_equal_the_whole_models_outputs(tmp_pat
     model = AutoModelForMaskedLM.from_pretrained(where).eval()
     tok = AutoTokenizer.from_pretrained(where)
     sentences = ["this is a person .", "it is kind .", "that is the thing there ."]
+    loaded = model.config._attn_implementation
     got = mlm_unmasked_log_probs(model, tok, sentences, attention=True, batch=2)
+    assert model.config._attn_implementation == loaded  # as loaded again after the call
+    eager = AutoModelForMaskedLM.from_pretrained(where, attn_implementation="eager").eval()
     for sentence, (lp, weights) in zip(sentences, got, strict=True):
         enc = tok(sentence, return_tensors="pt")
         with torch.inference_mode():
-            result = model(**enc, output_attentions=True)
+            result = eager(**enc, output_attentions=True)
         ids = enc["input_ids"][0]
         full = torch.log_softmax(result.logits[0].double(), -1)[torch.arange(len(ids)), ids]
         received = torch.stack(result.attentions)[:, 0].mean((0, 1, 2)).double()  # AULA's alpha
