@@ -5,11 +5,10 @@ biasbench.models.generate.sample_texts). Each through the cache of per-test resu
 model loaded once, for the first of them the cache does not hold."""
 
 from functools import cache
-from pathlib import Path
 
 import pandas as pd
-import yaml
 
+from biasbench.config import read_yaml
 from biasbench.io import signature_of, write_json, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.device import load_job_model
@@ -54,10 +53,10 @@ def dataset(work, files):
 def template_kl(_work, files):
     _spec, model, tokenizer, masked = loaded()
     (templates,), (lists,) = sm.input.templates, sm.input.lists
-    gendered = yaml.safe_load(Path(lists).read_text(encoding="utf-8"))["gendered"]
+    gendered = read_yaml(lists)["gendered"]
     frame = delobelle2022.template_kl(
         Engine(model, tokenizer, masked),
-        yaml.safe_load(Path(templates).read_text(encoding="utf-8"))["templates"],
+        read_yaml(templates)["templates"],
         gendered["female"] + gendered["male"],
         candidates=sm.params.kl["kl_candidates"],
     )

@@ -7,10 +7,7 @@ loaded once (and not at all when every test is cached); each test's file copied 
 cache. The studies' files through the cache of per-test results, on the same model.
 """
 
-from pathlib import Path
-
-import yaml
-
+from biasbench.config import read_yaml
 from biasbench.io import read_tsv, write_npz, write_tsv
 from biasbench.jobs import start_job
 from biasbench.models.embedding_cache import (
@@ -55,8 +52,8 @@ def template_sensitivity(_work, files):
         e.model,
         e.tokenizer,
         e.is_decoder,
-        yaml.safe_load(Path(templates).read_text(encoding="utf-8"))["templates"],
-        yaml.safe_load(Path(lists).read_text(encoding="utf-8")),
+        read_yaml(templates)["templates"],
+        read_yaml(lists),
         n_subsets=sm.params.study["subsets"],
         size=sm.params.study["subset_size"],
         extraction=sm.params.extraction,
