@@ -1,5 +1,5 @@
 """CrowS-Pairs on a causal LM over every pair of the file: the product's scoring (the
-library calls of the ``dataset_scores`` job: every CrowS-Pairs method and encoding, with
+library calls of a model's ``logprobs`` job: every CrowS-Pairs method and encoding, with
 their tests and bootstrap standard errors) against lm-evaluation-harness's
 crows_pairs_english (log-likelihoods and its two metrics), one after the other on this
 machine, one thread each, the same torch. Each side runs as a child process from a cold
@@ -27,7 +27,7 @@ from pathlib import Path
 from lm_eval_reference import TASK, harness_command
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the product's side: what workflow_scripts/dataset_scores.py does, every pair of the file
+#: the product's side: what workflow_scripts/logprob_scores.py does, every pair of the file
 OURS = """
 import json, sys, yaml
 from pathlib import Path

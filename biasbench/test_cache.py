@@ -166,10 +166,9 @@ def _compute_entry(entry: Path, sha: str, work: OneTest, compute, stage: str, co
 
 
 #: a per-model job's params that do not reach a test's numbers: what the tests are and where
-#: they go, the user's files' digests (each test's own inputs are hashed in its record), the
-#: device (as for the embeddings cache: the batching and the device do not enter), and the
-#: settings and caches of the studies the job computes beside its tests (records of their own)
-NOT_SETTINGS = ("tests", "cache", "inputs_sha256", "device", "kl", "generation", "study_cache")
+#: they go, the user's files' digests (each test's own inputs are hashed in its record) and the
+#: device (as for the embeddings cache: the batching and the device do not enter)
+NOT_SETTINGS = ("tests", "cache", "inputs_sha256", "device")
 
 
 def job_settings(job) -> dict[str, Any]:
@@ -196,28 +195,37 @@ def run_job_tests(
 
 
 def job_works(
-    job, per_test: Sequence[str] = (), roles: Sequence[str] | None = None
+    job,
+    per_test: Sequence[str] = (),
+    roles: Sequence[str] | None = None,
+    *,
+    tests: str = "tests",
+    settings: Mapping[str, Any] | None = None,
 ) -> list[OneTest]:
-    """A per-model workflow job's tests: ``params.tests`` (test -> role -> the files it reads,
-    in its rows' signature order), each with the files of every named output at its place
-    (each output lists one file per test, in the order of ``params.tests``) and the job's
-    settings (:func:`job_settings`), where a param named in ``per_test`` (test -> value) gives
-    each test its own value alone. ``roles``: the outputs that are the tests' (None: all)."""
-    tests = list(job.params.tests)
+    """A per-model workflow job's tests: ``params[tests]`` (test -> role -> the files it
+    reads, in its rows' signature order), each with the files of every named output at its
+    place (each output lists one file per test, in the order of ``params[tests]``) and the
+    settings that reach it (``settings``; None: :func:`job_settings`), where a param named in
+    ``per_test`` (test -> value) gives each test its own value alone. ``roles``: the outputs
+    that are the tests' (None: all)."""
+    named_tests = job.params[tests]
     named = dict(job.output.items())
     outputs = {role: list(named[role]) for role in (named if roles is None else roles)}
     for role, files in outputs.items():
-        if len(files) != len(tests):
-            raise InputError(f"rule {job.rule}: output {role} has {len(files)} files for {tests}")
-    shared = {k: v for k, v in job_settings(job).items() if k not in per_test}
+        if len(files) != len(named_tests):
+            raise InputError(
+                f"rule {job.rule}: output {role} has {len(files)} files for {list(named_tests)}"
+            )
+    shared = job_settings(job) if settings is None else dict(settings)
+    shared = {k: v for k, v in shared.items() if k not in per_test}
     return [
         OneTest(
             test,
-            inputs=[f for files in job.params.tests[test].values() for f in files],
+            inputs=[f for files in named_tests[test].values() for f in files],
             outputs={role: files[i] for role, files in outputs.items()},
             settings={**shared, **{name: job.params[name][test] for name in per_test}},
         )
-        for i, test in enumerate(tests)
+        for i, test in enumerate(named_tests)
     ]
 
 
@@ -232,7 +240,7 @@ def run_job_study(
 ) -> str | None:
     """A study's file of the job's model, computed beside the job's tests (``compute``, on the
     model the job loaded) through the cache of per-test results under
-    ``params.study_cache[stage]``: the job's output ``output`` (empty: the study does not read
+    ``params.caches[stage]``: the job's output ``output`` (empty: the study does not read
     this model), its record the files ``inputs``, the model and ``settings``. Returns
     "cached" or "computed", None where the output is empty."""
     files = list(dict(job.output.items())[output])
@@ -241,4 +249,4 @@ def run_job_study(
     work = OneTest(
         stage, inputs=[*inputs, job.input.model], outputs={output: files[0]}, settings=settings
     )
-    return run_job_tests(job, [work], compute, script, cache=job.params.study_cache[stage])[stage]
+    return run_job_tests(job, [work], compute, script, cache=job.params.caches[stage])[stage]

@@ -68,7 +68,7 @@ for MODEL, MODEL_SOURCES in PLAN.vector_models.items():
             study=(
                 settings("delobelle", "subsets", "subset_size") if SENSITIVITY else {}
             ),
-            study_cache={
+            caches={
                 stage: PLAN.test_cache(MODEL, stage)
                 for stage in ["divdist_vectors", "template_sensitivity"]
             },

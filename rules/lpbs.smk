@@ -18,58 +18,14 @@ rule lpbs_spec:
         "../workflow_scripts/resolve_lpbs_spec.py"
 
 
-#: the tests every LPBS model runs, and the corpora of p-CEAT: one job per model computes them
-#: (each output lists their files in that order: corpus by corpus, test by test)
-LPBS_TESTS = PLAN.lpbs_tests
-LPBS_CORPORA = list(PLAN.lpbs_corpora)
-
-
-if LPBS_TESTS:
-
-    rule lpbs_templates:
-        """LPBS on double-slot templates, every test of a model with the model loaded once:
-        every descriptor, word-set variant and attribute form, and the templates'
-        log-probabilities, each test's files through the cache of per-test results.
-        """
-        input:
-            files=of_wildcards(PLAN.lpbs_model_inputs, "model", corpora=["templates"]),
-            model=paths.MODEL,
-        output:
-            scores=[
-                paths.fill(paths.LPBS, corpus=c, test=t)
-                for c in ["templates"]
-                for t in LPBS_TESTS
-            ],
-            logprobs=[
-                paths.fill(paths.LPBS_LOGPROBS, corpus=c, test=t)
-                for c in ["templates"]
-                for t in LPBS_TESTS
-            ],
-        log:
-            "results/logs/lpbs/{model}/templates.log",
-        benchmark:
-            "results/benchmarks/lpbs/{model}/templates.tsv"
-        # the longest single jobs go first (longest-first packing: no lone long job at the end)
-        priority: 10
-        conda:
-            ENV
-        threads: 1
-        resources:
-            gpu=int(config["compute"]["device"] == "cuda"),
-            mem_mb=4000,
-            runtime=30 * len(LPBS_TESTS),
-        params:
-            inputs_sha256=own_input_digests("lpbs_templates"),
-            tests=of_wildcards(PLAN.lpbs_model_tests, "model", corpora=["templates"]),
-            cache=of_wildcards(PLAN.test_cache, "model", stage="lpbs_templates"),
-            device=config["compute"]["device"],
-            dtype=config["compute"]["dtype"]["logprobs"],
-            spec=model_settings,
-            scoring=config["scoring"],
-            seed=config["seed"],
-            batch=LPBS.get("batch"),
-        script:
-            "../workflow_scripts/lpbs_templates.py"
+def lpbs_outputs(template, tests):
+    """One file of ``template`` per "<corpus>/<test>" of ``tests`` (a model's LPBS or p-CEAT
+    tests, in order), ``{model}`` left a wildcard: an output of the log-probability job.
+    """
+    return [
+        paths.fill(template, corpus=key.split("/")[0], test=key.split("/")[1])
+        for key in tests
+    ]
 
 
 rule sample_pairs:
@@ -103,59 +59,23 @@ rule sample_pairs:
         "../workflow_scripts/sample_pairs.py"
 
 
-if LPBS_TESTS and LPBS_CORPORA:
-
-    rule lpbs_corpus:
-        """Probability-based CEAT on the corpora, every (corpus, test) of a model with the
-        model loaded once: LPBS bias scores per sampled context, combined as in CEAT; also the
-        window-size sweep, the per-sample effect sizes and the contexts' log-probabilities,
-        each test's files through the cache of per-test results."""
-        input:
-            files=of_wildcards(PLAN.lpbs_model_inputs, "model", corpora=LPBS_CORPORA),
-            model=paths.MODEL,
-        output:
-            scores=[
-                paths.fill(paths.LPBS, corpus=c, test=t)
-                for c in LPBS_CORPORA
-                for t in LPBS_TESTS
-            ],
-            sweep=[
-                paths.fill(paths.LPBS_SWEEP, corpus=c, test=t)
-                for c in LPBS_CORPORA
-                for t in LPBS_TESTS
-            ],
-            samples=[
-                paths.fill(paths.LPBS_SAMPLES, corpus=c, test=t)
-                for c in LPBS_CORPORA
-                for t in LPBS_TESTS
-            ],
-            logprobs=[
-                paths.fill(paths.LPBS_LOGPROBS, corpus=c, test=t)
-                for c in LPBS_CORPORA
-                for t in LPBS_TESTS
-            ],
-        log:
-            "results/logs/lpbs/{model}/corpora.log",
-        benchmark:
-            "results/benchmarks/lpbs/{model}/corpora.tsv"
-        # the longest single jobs go first (longest-first packing: no lone long job at the end)
-        priority: 10
-        conda:
-            ENV
-        threads: 1
-        resources:
-            gpu=int(config["compute"]["device"] == "cuda"),
-            mem_mb=4000,
-            runtime=60 * len(LPBS_TESTS) * len(LPBS_CORPORA),
-        params:
-            inputs_sha256=own_input_digests("lpbs_corpus"),
-            tests=of_wildcards(PLAN.lpbs_model_tests, "model", corpora=LPBS_CORPORA),
-            cache=of_wildcards(PLAN.test_cache, "model", stage="lpbs_corpus"),
-            device=config["compute"]["device"],
-            dtype=config["compute"]["dtype"]["logprobs"],
-            spec=model_settings,
-            lpbs=settings("lpbs", "max_gap", "window_sweep"),
-            scoring=config["scoring"],
-            seed=config["seed"],
-        script:
-            "../workflow_scripts/lpbs_corpus.py"
+rule unplanned_lpbs:
+    """An LPBS or p-CEAT file the configuration does not plan (a target typed by hand; the
+    planned ones come from the model's log-probability job): the planner's error naming the
+    field, before any job."""
+    input:
+        refuse(PLAN.planned_lpbs, "model", "corpus", "test"),
+    output:
+        paths.LPBS,
+        paths.LPBS_LOGPROBS,
+        paths.LPBS_SWEEP,
+        paths.LPBS_SAMPLES,
+    wildcard_constraints:
+        model=names_except_files(
+            [
+                f.removeprefix("results/lpbs/").removesuffix(".tsv")
+                for f in PLAN.lpbs_files()
+            ]
+        ),
+        corpus="[^/]+",  # "templates" or a corpus of p-CEAT
+        test="[^/.]+",

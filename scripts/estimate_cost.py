@@ -51,7 +51,8 @@ WILDCARD = re.compile(r"\{(\w+)\}")
 
 def benchmark_patterns(rules_dir: Path) -> list[tuple[str, re.Pattern, int]]:
     """Each rule's benchmark file as a pattern (rule, regex, literal characters), read from the
-    rule files: a file's folder alone does not name its rule (lpbs/ holds two rules' files)."""
+    rule files: a file's folder alone does not name its rule (groundtruth/ holds three rules'
+    files)."""
     patterns = []
     for smk in sorted(rules_dir.glob("*.smk")):
         _, *pairs = RULE_HEADER.split(smk.read_text(encoding="utf-8"))
@@ -69,7 +70,7 @@ def benchmark_patterns(rules_dir: Path) -> list[tuple[str, re.Pattern, int]]:
 
 def rule_of(path: str, patterns: list[tuple[str, re.Pattern, int]]) -> tuple[str, dict] | None:
     """The rule (and wildcards) whose benchmark pattern matches ``path``, the most literal one
-    where several do (lpbs/<model>/templates/<test> before lpbs/<model>/<corpus>/<test>)."""
+    where several do (a file named in full before a pattern with a wildcard that matches it)."""
     matches = [(size, rule, m) for rule, regex, size in patterns if (m := regex.fullmatch(path))]
     if not matches:
         return None

@@ -112,8 +112,8 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
     files = {
         "groundtruth/mu0.30.tsv": 120.0,
         "groundtruth/frozen_states.tsv": 80.0,
-        "lpbs/smollm2-135m/templates.tsv": 30.0,
-        "lpbs/smollm2-135m/corpora.tsv": 20.0,
+        "logprobs/smollm2-135m.tsv": 30.0,  # a per-model rule made in a loop
+        "embed/smollm2-135m.tsv": 20.0,
         "injected_scores.tsv": 300.0,
         "injected_methods/mu0.40.tsv": 50.0,  # the per-mean variant's file
     }
@@ -140,8 +140,8 @@ def test_the_cost_table_from_a_run_names_each_benchmark_file_s_rule(tmp_path):
     assert by_rule["groundtruth_states"][1] == ""  # per job: no models
     assert by_rule["groundtruth_states"][-1] == "79.25"  # its logged CPU
     assert by_rule["groundtruth_models"][-1] == "115.00"  # no CPU logged: the benchmark's
-    assert by_rule["lpbs_templates"][2] == "30.00"
-    assert by_rule["lpbs_corpus"][2] == "20.00"
+    assert by_rule["logprobs"][2] == "30.00"
+    assert by_rule["embed"][2] == "20.00"
 
 
 def test_a_missing_cost_table_is_an_error_naming_the_file(tmp_path):
@@ -182,8 +182,8 @@ def test_the_cpu_per_stage_sums_each_job_s_own_log(tmp_path):
         "embed/tiny.log": "cpu: start-up 1.0\ncpu: model loaded 4.0\ncpu: total 10.0\n",
         "score/tiny/templates.log": "cpu: start-up 0.5\nC6: cached\ncpu: total 1.5\n",
         "score/tiny/words.log": "cpu: start-up 0.5\ncpu: total 2.5\n",
-        "lpbs/tiny/templates.log": "cpu: start-up 1.0\ncpu: model loaded 3.0\ncpu: total 13.0\n",
-        "lpbs/tiny/corpora.log": "cpu: start-up 1.0\ncpu: total 2.0\n",  # every test cached
+        "logprobs/tiny.log": "cpu: start-up 1.0\ncpu: model loaded 3.0\ncpu: total 13.0\n",
+        "logprobs/tiny-null.log": "cpu: start-up 1.0\ncpu: total 2.0\n",  # every test cached
         "table/old.log": "nothing measured\n",
     }
     for name, text in written.items():
@@ -200,10 +200,9 @@ def test_the_cpu_per_stage_sums_each_job_s_own_log(tmp_path):
         for line in done.stdout.splitlines()
         if line.startswith("| ") and "---" not in line
     }
-    assert rows["lpbs_templates"] == ["1", "13.0", "3.0", "23% |"]
+    assert rows["logprobs"] == ["2", "15.0", "4.0", "27% |"]
     assert rows["score"] == ["2", "4.0", "1.0", "25% |"]
     assert rows["embed"] == ["1", "10.0", "4.0", "40% |"]
-    assert rows["lpbs_corpus"] == ["1", "2.0", "1.0", "50% |"]
     assert rows["all"] == ["5", "29.0", "9.0", "31% |"]
     assert "table" not in rows
     assert done.stdout.strip().endswith("jobs that loaded each model's weights: tiny 2")

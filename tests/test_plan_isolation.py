@@ -166,7 +166,7 @@ def test_a_model_added_to_every_list_changes_no_job_of_another_model(default_job
             "case": "exact",
             "tests": {"templates": "all", "natural": "all", "words": ["Schroeder31"]},
         }
-        own = {"embed", "lpbs_templates", "lpbs_corpus", "dataset_scores", "prepare_model"}
+        own = {"embed", "logprobs", "prepare_model"}
         own |= {"score"}
     else:
         name = "my-vectors"
@@ -256,7 +256,7 @@ def test_every_job_carries_the_digest_of_each_of_its_own_inputs(default_jobs):
             assert digest == sha256_of(ROOT / f), f
         checked |= {rule_stage(job["rule"])} if own else set()
     # the kinds: word sets, templates, word lists (the template study's), published values
-    assert {"wordset", "template_contexts", "embed", "dataset_scores", "table"} <= checked
+    assert {"wordset", "template_contexts", "embed", "logprobs", "table"} <= checked
 
 
 def test_a_model_removed_resamples_no_corpus():

@@ -125,6 +125,18 @@ UNPLANNED = [
         "results/studies/templates/glove-6b-50d/kl.tsv",
         "config.yaml: the template study's kl has no model 'glove-6b-50d' (delobelle.kl_models;",
     ),
+    (  # LPBS of a model that runs none (its files come from the log-probability jobs)
+        None,
+        "results/lpbs/gemma3-270m/templates/C6.tsv",
+        "config.yaml: model 'gemma3-270m' runs no LPBS (lpbs.models; planned: "
+        "minilm-l6+mlm-head, smollm2-135m)",
+    ),
+    (  # p-CEAT of a model that runs LPBS on templates alone
+        None,
+        "results/lpbs/smollm2-135m/natural/C6.sweep.tsv",
+        "config.yaml: model 'smollm2-135m' runs no p-CEAT (lpbs.corpus_models; planned: "
+        "minilm-l6+mlm-head)",
+    ),
 ]
 
 
@@ -144,6 +156,24 @@ def test_a_data_set_no_model_runs():
         plan_of().dataset_files["crowspairs"]
     with pytest.raises(InputError, match=re.escape(UNPLANNED[3][2])):
         plan_of(without_datasets).dataset_files["winobias"]
+
+
+def test_an_lpbs_file_a_model_does_not_run():
+    """LPBS's and p-CEAT's planned files pass; a model, a test, a corpus not planned, each
+    named with its field."""
+    plan = plan_of()
+    plan.planned_lpbs("smollm2-135m", "templates", "C6")
+    plan.planned_lpbs("minilm-l6+mlm-head", "natural", "C6")
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[14][2])):
+        plan.planned_lpbs("gemma3-270m", "templates", "C6")
+    with pytest.raises(InputError, match=re.escape(UNPLANNED[15][2])):
+        plan.planned_lpbs("smollm2-135m", "natural", "C6")
+    with pytest.raises(InputError, match=r"LPBS runs no test 'WEAT2' \(lpbs.tests; planned: C1,"):
+        plan.planned_lpbs("smollm2-135m", "templates", "WEAT2")
+    with pytest.raises(InputError, match=r"p-CEAT runs on no corpus 'reddit' \(lpbs.corpora;"):
+        plan.planned_lpbs("minilm-l6+mlm-head", "reddit", "C6")
+    with pytest.raises(InputError, match="unknown model 'nosuch'"):
+        plan.planned_lpbs("nosuch", "templates", "C6")
 
 
 def test_the_tests_of_one_embedding_job():
@@ -304,7 +334,7 @@ def dry_run(tmp_path, edit, target):
 
 
 #: one target per way into the planner (a dry run each: seconds)
-ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 13)]
+ROUTES = [UNPLANNED[i] for i in (0, 1, 2, 3, 5, 7, 8, 9, 10, 11, 13, 14, 15)]
 
 
 @pytest.mark.parametrize("edit, target, message", ROUTES, ids=[t for _e, t, _m in ROUTES])
@@ -419,8 +449,8 @@ def test_one_table_as_a_target_plans_only_the_jobs_of_what_it_reads(tmp_path):
     output = run.stdout + run.stderr
     assert run.returncode == 0, output[-3000:]
     stages = planned_stages(output)
-    assert (stages["dataset_scores"], stages["table"]) == (3, 1)
+    assert (stages["logprobs"], stages["table"]) == (3, 1)
     for model in ("gemma3-270m", "smollm2-135m", "minilm-l6+mlm-head"):
-        assert f"rule dataset_scores__{model}:" in output
-    unneeded = {"embed", "score", "lpbs_templates", "lpbs_corpus", "null_calibration"}
+        assert f"rule logprobs__{model}:" in output
+    unneeded = {"embed", "score", "null_calibration"}
     assert not unneeded & stages.keys() and "collect_scores" not in stages

@@ -268,7 +268,8 @@ def test_adding_a_data_set(monkeypatch, tmp_path):
 
     recipe.step("tests/test_datasets.py")  # its scorer on an engine with hand-set numbers
     args = {"model": model, "settings": ScoreSettings(seed=1), "signature": "sig"}
-    # rule dataset_scores' call: reads, samples and fits the items, scores them at the entry
+    # the log-probability job's data-set call: reads, samples and fits the items, scores them
+    # at the entry
     frame, coverage, outcomes = score_dataset(_HandSetEngine(), "toy_pairs", files, None, **args)
     assert list(frame.columns) == COLUMNS and list(frame["method"]) == ["CrowS-Pairs"]
     assert frame["test"].iloc[0] == "Toy pairs"

@@ -160,8 +160,9 @@ def test_a_data_set_that_writes_no_outcomes_refuses_a_list_for_them():
 
 
 def test_the_zoo_data_set_job_scores_through_the_entry(monkeypatch):
-    """Rule dataset_scores' call (``score_dataset``) reads, samples and fits the items, then
-    hands them to the one entry as a ``DatasetItems`` record: the rows are the entry's."""
+    """The log-probability job's data-set call (``score_dataset``) reads, samples and fits the
+    items, then hands them to the one entry as a ``DatasetItems`` record: the rows are the
+    entry's."""
     from biasbench import scoring
     from biasbench.scoring import dataset_stage
 

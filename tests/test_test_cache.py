@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from biasbench.test_cache import OneTest, run_tests
+from biasbench.errors import InputError
+from biasbench.test_cache import OneTest, job_works, run_tests
 
 TESTS = ("C1", "C3", "C6", "C9")
 
@@ -188,3 +189,54 @@ def test_exactly_the_tests_whose_inputs_changed_are_computed(
     for test in TESTS:
         words = "edited" if test in edited else "he she"
         assert outputs(root)[f"{test}.tsv"] == f"score of {test}: {words}\n".encode()
+
+
+class Job:
+    """What a workflow job hands its script, as far as :func:`job_works` reads it."""
+
+    rule = "logprobs__tiny"
+
+    def __init__(self, params: dict, output: dict):
+        self.params, self.output = Params(params), Params(output)
+
+
+class Params(dict):
+    def __getattr__(self, name):
+        return self[name]
+
+
+def test_each_part_of_a_job_records_its_own_tests_outputs_and_settings():
+    """A job of two parts (data sets, LPBS on templates): each part's tests come from its own
+    param and outputs, and record the settings it is given alone, so a setting of one part
+    (LPBS's batch) is not in the other's records and changes none of its entries."""
+    job = Job(
+        {
+            "tests": {"crows_pairs": {"items": ["cp.csv"]}, "becpro": {"items": ["b.tsv"]}},
+            "lpbs_tests": {"templates/C6": {"wordsets": ["C6.json"], "spec": ["C6.lpbs"]}},
+            "limits": {"crows_pairs": 300, "becpro": None},
+            "lpbs_batch": 16,
+        },
+        {
+            "scores": ["cp.tsv", "b.tsv"],
+            "lpbs_scores": ["lpbs/C6.tsv"],
+        },
+    )
+    data_sets = job_works(job, ["limits"], ["scores"], settings={"seed": 1})
+    assert [(w.test, w.outputs, dict(w.settings)) for w in data_sets] == [
+        ("crows_pairs", {"scores": "cp.tsv"}, {"seed": 1, "limits": 300}),
+        ("becpro", {"scores": "b.tsv"}, {"seed": 1, "limits": None}),
+    ]
+    (lpbs,) = job_works(
+        job, roles=["lpbs_scores"], tests="lpbs_tests", settings={"seed": 1, "lpbs_batch": 16}
+    )
+    assert lpbs == OneTest(
+        "templates/C6",
+        inputs=["C6.json", "C6.lpbs"],
+        outputs={"lpbs_scores": "lpbs/C6.tsv"},
+        settings={"seed": 1, "lpbs_batch": 16},
+    )
+    # without settings (a job of one part, a score job): every param but what the tests are
+    (cp, _b) = job_works(job, ["limits"], ["scores"])
+    assert set(cp.settings) == {"lpbs_tests", "limits", "lpbs_batch"}
+    with pytest.raises(InputError, match="output lpbs_scores has 1 files"):
+        job_works(job, roles=["lpbs_scores"])

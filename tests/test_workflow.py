@@ -225,7 +225,7 @@ def test_editing_a_word_set_reruns_only_its_test(workdir):
 PER_MODEL_LOGS = {
     "embed": "results/logs/embed/tiny-bert.log",
     "score": "results/logs/score/tiny-bert/templates.log",
-    "lpbs_templates": "results/logs/lpbs/tiny-bert/templates.log",
+    "logprobs": "results/logs/logprobs/tiny-bert.log",
 }
 
 
@@ -278,7 +278,7 @@ def test_the_studies_files_of_a_model_are_per_test_entries_of_its_jobs(workdir):
     original = path.read_bytes()
     logs = {
         "embed": workdir / "results/logs/embed/tiny-bert.log",
-        "dataset_scores": workdir / "results/logs/datasets/tiny-head.log",
+        "logprobs": workdir / "results/logs/logprobs/tiny-head.log",
     }
     files = [
         workdir / "results/studies/templates/tiny-bert/sensitivity.tsv",
@@ -292,7 +292,7 @@ def test_the_studies_files_of_a_model_are_per_test_entries_of_its_jobs(workdir):
     try:
         run = snakemake(workdir, *targets)
         assert run.returncode == 0, run.stderr[-3000:]
-        embed, datasets = (logs[k].read_text() for k in ("embed", "dataset_scores"))
+        embed, datasets = (logs[k].read_text() for k in ("embed", "logprobs"))
         assert "template_sensitivity: computed" in embed
         assert "divdist_vectors: cached" in embed and "C6: cached" in embed
         assert "template_kl: computed" in datasets and "crows_pairs: cached" in datasets

@@ -1,5 +1,5 @@
 """The data sets' plan (CrowS-Pairs, StereoSet, BEC-Pro, WinoBias, DisCo, ...): which model
-runs which data set and the files of each role (rules/datasets.smk)."""
+runs which data set and the files of each role (rules/logprobs.smk)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """LPBS's plan (Kurita et al.'s measure as Delobelle et al. and Husse & Spitz run it): its
-(model, test) jobs on templates and corpora, word sets and templates (rules/lpbs.smk)."""
+tests of each model on templates and corpora (computed in the model's log-probability job,
+rules/logprobs.smk), word sets and templates (rules/lpbs.smk)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from biasbench import paths
 from biasbench.config import read_yaml
 from biasbench.errors import InputError
-from biasbench.models.specs import ModelSpec
+from biasbench.models.specs import ModelSpec, check_known_model
 from biasbench.plan.core import ZooPlan
 
 
@@ -63,10 +64,42 @@ class LpbsPlan(ZooPlan):
             f"{c}/{t}": self.lpbs_test_inputs(model, c, t) for c in corpora for t in self.lpbs_tests
         }
 
-    def lpbs_model_inputs(self, model: str, corpora: list[str]) -> list[str]:
-        """Every file a per-model LPBS job's tests read (their union, in order)."""
-        tests = self.lpbs_model_tests(model, corpora).values()
-        return list(dict.fromkeys(f for roles in tests for files in roles.values() for f in files))
+    def lpbs_template_tests(self, model: str) -> dict[str, dict[str, list[str]]]:
+        """LPBS on templates in the model's log-probability job: :meth:`lpbs_model_tests` on
+        "templates", none where the model runs no LPBS."""
+        return self.lpbs_model_tests(model, ["templates"]) if self.runs_lpbs(model) else {}
+
+    def pceat_tests(self, model: str) -> dict[str, dict[str, list[str]]]:
+        """p-CEAT in the model's log-probability job: :meth:`lpbs_model_tests` on its corpora,
+        none where the model runs no p-CEAT."""
+        runs = self.runs_lpbs(model) and model in self.lpbs_corpus_models
+        return self.lpbs_model_tests(model, list(self.lpbs_corpora)) if runs else {}
+
+    def planned_lpbs(self, model: str, corpus: str, test: str) -> None:
+        """An LPBS or p-CEAT file of a model on ``corpus`` ("templates" or a corpus), or the
+        error naming the field: the model, the test, the corpus not planned."""
+        if not self.runs_lpbs(model):
+            check_known_model(model, self.specs)
+            planned = ", ".join(dict.fromkeys(m for m, _t in self.lpbs_jobs)) or "none"
+            raise InputError(
+                f"config.yaml: model {model!r} runs no LPBS (lpbs.models; planned: {planned})"
+            )
+        if test not in self.lpbs_tests:
+            raise InputError(
+                f"config.yaml: LPBS runs no test {test!r} "
+                f"(lpbs.tests; planned: {', '.join(self.lpbs_tests)})"
+            )
+        if corpus != "templates" and not self.pceat_tests(model):
+            planned = ", ".join(self.lpbs_corpus_models) or "none"
+            raise InputError(
+                f"config.yaml: model {model!r} runs no p-CEAT "
+                f"(lpbs.corpus_models; planned: {planned})"
+            )
+        if corpus != "templates" and corpus not in self.lpbs_corpora:
+            raise InputError(
+                f"config.yaml: p-CEAT runs on no corpus {corpus!r} "
+                f"(lpbs.corpora; planned: {', '.join(self.lpbs_corpora) or 'none'})"
+            )
 
     def runs_lpbs(self, model: str) -> bool:
         """Whether the model runs LPBS on any test."""

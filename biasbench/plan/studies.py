@@ -1,7 +1,7 @@
 """The studies' plan: the ground-truth study (Schröder et al.'s section 5) and the data sets
 its models run, Delobelle et al.'s template study, Bommasani & Liang's DivDist
 (rules/groundtruth.smk, rules/divdist.smk; a model's study files come from its jobs in
-rules/embeddings.smk and rules/datasets.smk)."""
+rules/embeddings.smk and rules/logprobs.smk)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from biasbench.config import section_defaults
 from biasbench.errors import InputError
 from biasbench.models.specs import ModelSpec
 from biasbench.plan.datasets import DatasetPlan
+from biasbench.plan.lpbs import LpbsPlan
 
 #: what a study reads of one model, written by the model's encoding job (divdist, sensitivity)
 #: or its log-probability job (kl, generated)
@@ -47,7 +48,7 @@ GROUNDTRUTH_KEYS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class StudyPlan(DatasetPlan):
+class StudyPlan(LpbsPlan, DatasetPlan):
     """The studies' files (a part of :class:`biasbench.plan.Plan`); the ground-truth study's
     models run the data sets of its masked LM."""
 
@@ -86,13 +87,24 @@ class StudyPlan(DatasetPlan):
 
     @property
     def logprob_models(self) -> dict[str, list[str]]:
-        """Model -> its data sets (:attr:`dataset_models`), and every model whose
-        log-probabilities only a study reads (the template study's KL, DivDist's generated
-        text), with none: one job per model, its model loaded once for all of it."""
+        """Model -> its data sets (:attr:`dataset_models`), and every model that runs LPBS or
+        whose log-probabilities only a study reads (the template study's KL, DivDist's
+        generated text), with none: one job per model, its model loaded once for all of it."""
         models = {model: list(datasets) for model, datasets in self.dataset_models.items()}
-        for model in self.study_models("kl") + self.study_models("generated"):
+        lpbs = list(dict.fromkeys(m for m, _t in self.lpbs_jobs))
+        for model in lpbs + self.study_models("kl") + self.study_models("generated"):
             models.setdefault(model, [])
         return models
+
+    def logprob_inputs(self, model: str) -> list[str]:
+        """Every file the tests of a model's log-probability job read: its data sets, LPBS on
+        templates, p-CEAT (their union, in order)."""
+        tests = [
+            *(self.dataset_test_inputs(model, d) for d in self.logprob_models[model]),
+            *self.lpbs_template_tests(model).values(),
+            *self.pceat_tests(model).values(),
+        ]
+        return list(dict.fromkeys(f for roles in tests for files in roles.values() for f in files))
 
     def study_models(self, study: str) -> list[str]:
         """The models ``study`` reads (a key of :data:`STUDY_FILES`); none where the study is

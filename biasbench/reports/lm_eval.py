@@ -75,8 +75,8 @@ ABSENT = {
         "tokenizer_bos_token": "the export is written without loading the tokenizer",
         "eot_token_id": "the export is written without loading the tokenizer",
         "max_length": "the export is written without loading the model",
-        "total_evaluation_time_seconds": "each data-set job's time is in "
-        "results/benchmarks/datasets/<model>/",
+        "total_evaluation_time_seconds": "each log-probability job's time is in "
+        "results/benchmarks/logprobs/<model>.tsv",
     },
     "config": {"model_num_parameters": "the export is written without loading the model"},
     "configs.<task>": {

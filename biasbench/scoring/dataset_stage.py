@@ -1,5 +1,5 @@
-"""The data-set stage (rule ``dataset_scores``, one job per model, one call per data set): one
-data set on one model, its items read, sampled (a ``limit``) and fitted to the model's
+"""The data-set stage (the ``datasets`` part of a model's ``logprobs`` job, one call per data
+set): one data set on one model, its items read, sampled (a ``limit``) and fitted to the model's
 context, then scored through the one entry (:func:`biasbench.scoring.score` on a
 ``DatasetItems`` record, whose scorer is :func:`biasbench.scoring.datasets.score_items`)."""
 

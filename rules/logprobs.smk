@@ -1,24 +1,22 @@
 for MODEL, MODEL_DATASETS in PLAN.logprob_models.items():
+    LPBS_TEMPLATES = PLAN.lpbs_template_tests(MODEL)
+    PCEAT = PLAN.pceat_tests(MODEL)
     KL = PLAN.study_outputs(MODEL, "kl")
     GENERATED = PLAN.study_outputs(MODEL, "generated")
 
     rule:
-        """Every log-probability a model owes outside LPBS, the model loaded once: the
-        probability-based measures of each of its data sets (CrowS-Pairs, StereoSet, BEC-Pro,
-        WinoBias, DisCo, LPBS on salary titles) with how many items each scored; then what
-        the studies read: the KL divergence of each template's slot distribution from T1's
-        (the template study) and seeded unconditional samples of a causal LM (DivDist's
-        amplification experiment, adapted). Each through the cache of per-test results.
+        """Every log-probability a model owes, the model loaded once: the probability-based
+        measures of each of its data sets (CrowS-Pairs, StereoSet, BEC-Pro, WinoBias, DisCo,
+        LPBS on salary titles) with how many items each scored; LPBS on double-slot templates
+        and p-CEAT on the corpora's contexts, test by test; then what the studies read: the
+        KL divergence of each template's slot distribution from T1's (the template study) and
+        seeded unconditional samples of a causal LM (DivDist's amplification experiment,
+        adapted). Each through the cache of per-test results.
         """
         name:
-            group_rule("dataset_scores", MODEL)
+            group_rule("logprobs", MODEL)
         input:
-            files=[
-                f
-                for d in MODEL_DATASETS
-                for files in PLAN.dataset_test_inputs(MODEL, d).values()
-                for f in files
-            ],
+            files=PLAN.logprob_inputs(MODEL),
             templates=[TEMPLATE_STUDY_INPUTS["templates"]] if KL else [],
             lists=[TEMPLATE_STUDY_INPUTS["lists"]] if KL else [],
             model=paths.MODEL,
@@ -30,28 +28,49 @@ for MODEL, MODEL_DATASETS in PLAN.logprob_models.items():
             outcomes=expand(
                 paths.DATASET_OUTCOMES, dataset=MODEL_DATASETS, allow_missing=True
             ),
+            lpbs_scores=lpbs_outputs(paths.LPBS, LPBS_TEMPLATES),
+            lpbs_logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, LPBS_TEMPLATES),
+            pceat_scores=lpbs_outputs(paths.LPBS, PCEAT),
+            pceat_sweep=lpbs_outputs(paths.LPBS_SWEEP, PCEAT),
+            pceat_samples=lpbs_outputs(paths.LPBS_SAMPLES, PCEAT),
+            pceat_logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, PCEAT),
             kl=KL,
             generated=GENERATED,
         log:
-            "results/logs/datasets/{model}.log",
+            "results/logs/logprobs/{model}.log",
         benchmark:
-            "results/benchmarks/datasets/{model}.tsv"
+            "results/benchmarks/logprobs/{model}.tsv"
         wildcard_constraints:
             model=re.escape(MODEL),
         # the longest single jobs go first (longest-first packing: no lone long job at the end)
-        priority: 5
+        priority: 10
         conda:
             ENV
         threads: 1
         resources:
             gpu=int(config["compute"]["device"] == "cuda"),
             mem_mb=6000,
-            runtime=60 * len(MODEL_DATASETS) + 20 * len(KL) + 30 * len(GENERATED),
+            runtime=60 * len(MODEL_DATASETS)
+            + 30 * len(LPBS_TEMPLATES)
+            + 60 * len(PCEAT)
+            + 20 * len(KL)
+            + 30 * len(GENERATED),
         params:
-            inputs_sha256=own_input_digests(group_rule("dataset_scores", MODEL)),
+            inputs_sha256=own_input_digests(group_rule("logprobs", MODEL)),
             tests={d: PLAN.dataset_test_inputs(MODEL, d) for d in MODEL_DATASETS},
+            lpbs_tests=LPBS_TEMPLATES,
+            pceat_tests=PCEAT,
             limits={d: PLAN.dataset_limit(d) for d in MODEL_DATASETS},
-            cache=PLAN.test_cache(MODEL, "dataset_scores"),
+            caches={
+                part: PLAN.test_cache(MODEL, part)
+                for part in [
+                    "datasets",
+                    "lpbs_templates",
+                    "pceat",
+                    "template_kl",
+                    "divdist_generate",
+                ]
+            },
             device=config["compute"]["device"],
             dtype=config["compute"]["dtype"]["logprobs"],
             spec=model_settings,
@@ -59,6 +78,8 @@ for MODEL, MODEL_DATASETS in PLAN.logprob_models.items():
             too_long=setting("datasets", "too_long") if MODEL_DATASETS else "",
             scoring=config["scoring"],
             seed=config["seed"],
+            lpbs=settings("lpbs", "max_gap", "window_sweep") if PCEAT else {},
+            lpbs_batch=LPBS.get("batch"),
             kl=settings("delobelle", "kl_candidates") if KL else {},
             generation=(
                 settings(
@@ -67,12 +88,8 @@ for MODEL, MODEL_DATASETS in PLAN.logprob_models.items():
                 if GENERATED
                 else {}
             ),
-            study_cache={
-                stage: PLAN.test_cache(MODEL, stage)
-                for stage in ["template_kl", "divdist_generate"]
-            },
         script:
-            "../workflow_scripts/dataset_scores.py"
+            "../workflow_scripts/logprob_scores.py"
 
 
 rule unplanned_dataset:
