@@ -28,12 +28,12 @@ for MODEL, MODEL_DATASETS in PLAN.logprob_models.items():
             outcomes=expand(
                 paths.DATASET_OUTCOMES, dataset=MODEL_DATASETS, allow_missing=True
             ),
-            lpbs_scores=lpbs_outputs(paths.LPBS, LPBS_TEMPLATES),
-            lpbs_logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, LPBS_TEMPLATES),
-            pceat_scores=lpbs_outputs(paths.LPBS, PCEAT),
-            pceat_sweep=lpbs_outputs(paths.LPBS_SWEEP, PCEAT),
-            pceat_samples=lpbs_outputs(paths.LPBS_SAMPLES, PCEAT),
-            pceat_logprobs=lpbs_outputs(paths.LPBS_LOGPROBS, PCEAT),
+            lpbs_scores=PLAN.lpbs_outputs(paths.LPBS, LPBS_TEMPLATES),
+            lpbs_logprobs=PLAN.lpbs_outputs(paths.LPBS_LOGPROBS, LPBS_TEMPLATES),
+            pceat_scores=PLAN.lpbs_outputs(paths.LPBS, PCEAT),
+            pceat_sweep=PLAN.lpbs_outputs(paths.LPBS_SWEEP, PCEAT),
+            pceat_samples=PLAN.lpbs_outputs(paths.LPBS_SAMPLES, PCEAT),
+            pceat_logprobs=PLAN.lpbs_outputs(paths.LPBS_LOGPROBS, PCEAT),
             kl=KL,
             generated=GENERATED,
         log:

@@ -18,16 +18,6 @@ rule lpbs_spec:
         "../workflow_scripts/resolve_lpbs_spec.py"
 
 
-def lpbs_outputs(template, tests):
-    """One file of ``template`` per "<corpus>/<test>" of ``tests`` (a model's LPBS or p-CEAT
-    tests, in order), ``{model}`` left a wildcard: an output of the log-probability job.
-    """
-    return [
-        paths.fill(template, corpus=key.split("/")[0], test=key.split("/")[1])
-        for key in tests
-    ]
-
-
 rule sample_pairs:
     """One pass over a corpus: up to N seeded contexts per (target, attribute) pair of the
     LPBS tests, both stimuli at most the largest configured gap apart and passing a case

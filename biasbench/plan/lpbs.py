@@ -75,6 +75,16 @@ class LpbsPlan(ZooPlan):
         runs = self.runs_lpbs(model) and model in self.lpbs_corpus_models
         return self.lpbs_model_tests(model, list(self.lpbs_corpora)) if runs else {}
 
+    @staticmethod
+    def lpbs_outputs(template: str, tests) -> list[str]:
+        """One file of ``template`` per "<corpus>/<test>" of ``tests`` (a model's LPBS or
+        p-CEAT tests, in order), ``{model}`` left a wildcard: an output of the model's
+        log-probability job."""
+        return [
+            paths.fill(template, corpus=corpus, test=test)
+            for corpus, _, test in (key.partition("/") for key in tests)
+        ]
+
     def planned_lpbs(self, model: str, corpus: str, test: str) -> None:
         """An LPBS or p-CEAT file of a model on ``corpus`` ("templates" or a corpus), or the
         error naming the field: the model, the test, the corpus not planned."""
