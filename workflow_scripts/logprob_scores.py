@@ -197,13 +197,21 @@ def divdist_generate(_work, files):
 # and the part's own settings
 shared = {"spec": p.spec, "dtype": p.dtype, "scoring": p.scoring, "seed": p.seed}
 PARTS = [
-    # (part, its tests' param, its outputs, its own settings, compute)
-    ("datasets", "tests", ["scores", "coverage", "outcomes"], ["batch", "too_long"], dataset),
+    # (part, its tests' param, its outputs, its own settings, its per-test param, compute)
+    (
+        "datasets",
+        "tests",
+        ["scores", "coverage", "outcomes"],
+        ["batch", "too_long"],
+        ["limits"],
+        dataset,
+    ),
     (
         "lpbs_templates",
         "lpbs_tests",
         ["lpbs_scores", "lpbs_logprobs"],
         ["lpbs_batch"],
+        [],
         lpbs_templates,
     ),
     (
@@ -211,17 +219,13 @@ PARTS = [
         "pceat_tests",
         ["pceat_scores", "pceat_sweep", "pceat_samples", "pceat_logprobs"],
         ["lpbs"],
+        [],
         pceat,
     ),
 ]
-for part, tests, roles, own, compute in PARTS:
-    works = job_works(
-        sm,
-        per_test=["limits"] if part == "datasets" else [],
-        roles=roles,
-        tests=tests,
-        settings={**shared, **{name: p[name] for name in own}},
-    )
+for part, tests, roles, own, per_test, compute in PARTS:
+    settings_of_part = {**shared, **{name: p[name] for name in own}}
+    works = job_works(sm, per_test, roles, tests=tests, settings=settings_of_part)
     run_job_tests(sm, works, compute, SCRIPT, cache=p.caches[part])
 study = {"spec": p.spec, "dtype": p.dtype}
 run_job_study(

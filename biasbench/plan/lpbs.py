@@ -99,7 +99,7 @@ class LpbsPlan(ZooPlan):
                 f"config.yaml: LPBS runs no test {test!r} "
                 f"(lpbs.tests; planned: {', '.join(self.lpbs_tests)})"
             )
-        if corpus != "templates" and not self.pceat_tests(model):
+        if corpus != "templates" and model not in self.lpbs_corpus_models:
             planned = ", ".join(self.lpbs_corpus_models) or "none"
             raise InputError(
                 f"config.yaml: model {model!r} runs no p-CEAT "
