@@ -4,6 +4,8 @@ allocator settings every job inherits."""
 from __future__ import annotations
 
 import atexit
+import ctypes
+import os
 
 from biasbench.data.pins import verify_inputs
 from biasbench.io import log_cpu, log_to
@@ -43,3 +45,26 @@ def tune_allocator(environ) -> dict[str, str]:
     added = {k: v for k, v in ALLOCATOR.items() if k not in environ}
     environ.update(added)
     return added
+
+
+#: glibc's ``mallopt`` parameter of the size from which a buffer is mapped on its own
+M_MMAP_THRESHOLD = -3
+
+#: Where a job builds and frees model copies by the hundred (the null calibration: a random
+#: copy per design), buffers from this size on are mapped on their own and unmapped when
+#: freed. Under :data:`ALLOCATOR`'s bound each copy's largest tensors went to the heap, and for
+#: some hash seeds the freed copies' memory was not reused: MiniLM's job grew by ~85 MB/s to
+#: the kernel's OOM killer (CHANGELOG.md, 2026-12-07). 32 MiB is the ceiling of glibc's own
+#: adaptive threshold.
+COPIES_MMAP_THRESHOLD = 32 << 20
+
+
+def map_large_buffers(environ=os.environ) -> bool:
+    """Map every buffer of :data:`COPIES_MMAP_THRESHOLD` or more on its own in this process;
+    kept as it is where the user set ``MALLOC_MMAP_THRESHOLD_`` to a value of their own.
+    False where nothing changed (the user's value, an allocator other than glibc's)."""
+    own = environ.get("MALLOC_MMAP_THRESHOLD_")
+    if own is not None and own != ALLOCATOR["MALLOC_MMAP_THRESHOLD_"]:
+        return False
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    return bool(mallopt and mallopt(M_MMAP_THRESHOLD, COPIES_MMAP_THRESHOLD))

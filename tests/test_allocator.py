@@ -1,8 +1,11 @@
 """The allocator settings every workflow job inherits: set where absent, a user's own kept,
 and bounded (a job must give back what it frees beyond them)."""
 
+import os
 import subprocess
 import sys
+
+import pytest
 
 from biasbench.jobs import ALLOCATOR, tune_allocator
 
@@ -36,3 +39,49 @@ def test_the_bounds_are_a_fraction_of_a_laptop_and_a_job_inherits_them():
         check=True,
     ).stdout.strip()
     assert out == ALLOCATOR["MALLOC_TRIM_THRESHOLD_"]
+
+
+# a child process: bytes glibc holds in buffers mapped on their own (mallinfo2's hblkhd)
+# before and after a 40 MiB array is made, with map_large_buffers called first or not
+MAPPED = """
+import ctypes, sys
+import numpy as np
+from biasbench.jobs import map_large_buffers
+
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Info
+changed = map_large_buffers() if sys.argv[1] == "call" else None
+before = libc.mallinfo2().hblkhd
+buffer = np.ones(40 << 20, dtype=np.uint8)
+print(changed, libc.mallinfo2().hblkhd - before >= buffer.nbytes)
+"""
+
+
+def mapped(environ, call):
+    """(what map_large_buffers returned, whether a 40 MiB buffer was mapped on its own)"""
+    if sys.platform != "linux":
+        pytest.skip("glibc's allocator")
+    out = subprocess.run(
+        [sys.executable, "-c", MAPPED, "call" if call else "no"],
+        env={**os.environ, **environ},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return tuple(out)
+
+
+def test_a_job_of_many_copies_maps_its_large_buffers_on_their_own():
+    # under the bound a 40 MiB buffer comes from the heap; after map_large_buffers it is mapped
+    # on its own and goes back to the kernel when freed (the null job's runaway, CHANGELOG)
+    assert mapped(ALLOCATOR, call=False) == ("None", "False")
+    assert mapped(ALLOCATOR, call=True) == ("True", "True")
+
+
+def test_a_users_own_threshold_is_kept_in_a_job_of_many_copies():
+    assert mapped({"MALLOC_MMAP_THRESHOLD_": str(1 << 30)}, call=True) == ("False", "False")

@@ -9,7 +9,7 @@ from biasbench.data.designs import design_seed
 from biasbench.data.templates import load_double_templates
 from biasbench.data.wordsets import LpbsSpec, read_wordset_files
 from biasbench.io import read_sealed, read_tsv, signature_of, write_tsv
-from biasbench.jobs import start_job
+from biasbench.jobs import map_large_buffers, start_job
 from biasbench.models.device import start_model_job
 from biasbench.models.load import load_static
 from biasbench.models.specs import ModelSpec
@@ -21,6 +21,7 @@ from biasbench.studies.generated import draw_designs, lexicon
 
 sm = snakemake  # noqa: F821
 start_job(sm)
+map_large_buffers()  # a random copy per design, built and freed
 compute = start_model_job(sm)
 spec = ModelSpec.from_config(sm.wildcards.model, dict(sm.params.spec))
 prepared = Path(sm.input.model).parent
