@@ -52,10 +52,10 @@ M_MMAP_THRESHOLD = -3
 
 #: Where a job builds and frees model copies by the hundred (the null calibration: a random
 #: copy per design), buffers from this size on are mapped on their own and unmapped when
-#: freed. Under :data:`ALLOCATOR`'s bound each copy's largest tensors went to the heap, and for
-#: some hash seeds the freed copies' memory was not reused: MiniLM's job grew by ~85 MB/s to
-#: the kernel's OOM killer (CHANGELOG.md, 2026-12-07). 32 MiB is the ceiling of glibc's own
-#: adaptive threshold.
+#: freed. Under :data:`ALLOCATOR`'s bound each copy's largest tensors went to the heap, and in
+#: some runs (more often with some hash seeds) the freed copies' memory was not reused:
+#: MiniLM's job grew by ~85 MB/s to the kernel's OOM killer (CHANGELOG.md, 2026-12-07).
+#: 32 MiB is the ceiling of glibc's own adaptive threshold.
 COPIES_MMAP_THRESHOLD = 32 << 20
 
 
