@@ -119,24 +119,61 @@ def test_a_local_model_directory_is_checked_where_it_is_configured(tmp_path):
         spec(where)
 
 
-def test_a_local_model_whose_tokenizer_does_not_load_is_refused_where_it_is_configured(tmp_path):
+def test_a_local_model_whose_tokenizer_does_not_load_is_refused_while_planning(tmp_path):
     """A ``path:`` model with tokenizer_config.json alone passed the file check and failed in
     embed_group, asking to install sentencepiece or tiktoken, not naming the missing file."""
+    from biasbench.config import validate_config
+    from biasbench.plan import make_plan
+
+    from .test_plan_isolation import ROOT, default_config
     from .tiny_models import tiny_bert
 
     where = tiny_bert(tmp_path / "m")
-    entry = model_entry(kind="transformer", source=f"path:{where}")
-    ModelSpec.from_config("mine", entry)  # saved whole: its tokenizer loads
+
+    def plan():
+        config = default_config()
+        config["models"]["mine"] = model_entry(kind="transformer", source=f"path:{where}")
+        config["only_models"] = ["mine"]
+        return make_plan(validate_config(config), ROOT)
+
+    assert "mine" in plan().specs  # saved whole: its tokenizer loads
     (where / "tokenizer.json").unlink()
     assert [f.name for f in where.glob("tokenizer*")] == ["tokenizer_config.json"]
     with pytest.raises(InputError) as error:
-        ModelSpec.from_config("mine", entry)
+        plan()
     message = str(error.value)
     assert message.startswith(
         f"config: models.mine.source path:{where}: the tokenizer does not load ("
     )
     assert "tokenizer_config.json is there but no tokenizer.json or vocabulary file" in message
     assert message.endswith(f"save it with tokenizer.save_pretrained({where})")
+
+
+def test_a_jobs_spec_of_a_local_model_leaves_transformers_unimported(tmp_path):
+    """Jobs rebuild their model's spec from the config; the tokenizer's load is the planner's
+    check, so a job that scores vectors (score, model_card) does not pay transformers' and
+    torch's imports (~4 CPU-s a job) for it."""
+    import subprocess
+    import sys
+
+    from .tiny_models import tiny_bert
+
+    where = tiny_bert(tmp_path / "m")
+    code = (
+        "import sys\n"
+        "from biasbench.config import model_entry\n"
+        "from biasbench.models.specs import ModelSpec\n"
+        f"spec = ModelSpec.from_config('mine', model_entry(kind='transformer', "
+        f"source='path:{where}'))\n"
+        "print(spec.scheme, 'transformers' in sys.modules, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["path", "False", "False"]
+    (where / "tokenizer.json").unlink()  # the planner refuses this (the test above); a job
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    assert out.split() == ["path", "False", "False"]  # does not load the tokenizer again
 
 
 @pytest.mark.parametrize("kind", ["encoder", "decoder"])

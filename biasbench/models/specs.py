@@ -150,8 +150,9 @@ TOKENIZER_FILES = (
 
 def check_local_model(name: str, location: str) -> None:
     """A ``path:`` model is a directory saved with ``save_pretrained``: its weights' config and
-    a tokenizer that loads (else loading fails later, or worse, a missing tokenizer embeds
-    nothing)."""
+    a tokenizer's files (else loading fails later, or worse, a missing tokenizer embeds
+    nothing). That the tokenizer loads is the planner's check (:func:`check_local_tokenizer`):
+    it imports transformers, which most jobs that read a spec never use."""
     where = Path(location)
     field = f"config: models.{name}.source path:{location}"
     if where.is_file():
@@ -194,10 +195,19 @@ def check_local_model(name: str, location: str) -> None:
             f"{field}: no tokenizer files ({', '.join(TOKENIZER_FILES[:3])}, ...): save the "
             "tokenizer beside the model (tokenizer.save_pretrained(<dir>))"
         )
+
+
+def check_local_tokenizer(name: str, location: str) -> None:
+    """A ``path:`` model's tokenizer loads: checked once, while the workflow is planned (a job
+    that failed on it would ask to install sentencepiece or tiktoken)."""
+    where = Path(location)
     stamp = tuple(sorted((f.name, f.stat().st_mtime_ns) for f in where.iterdir() if f.is_file()))
     problem = tokenizer_problem(str(where.resolve()), stamp)
     if problem:
-        raise InputError(f"{field}: {problem}; save it with tokenizer.save_pretrained({location})")
+        raise InputError(
+            f"config: models.{name}.source path:{location}: {problem}; "
+            f"save it with tokenizer.save_pretrained({location})"
+        )
 
 
 @cache

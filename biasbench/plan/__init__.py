@@ -20,7 +20,7 @@ from typing import Any
 from biasbench import paths
 from biasbench.data.wordsets import descriptors
 from biasbench.errors import InputError
-from biasbench.models.specs import ModelSpec
+from biasbench.models.specs import ModelSpec, check_local_tokenizer
 from biasbench.plan.audit import restrict_to_models
 from biasbench.plan.comparisons import ComparisonPlan, comparisons
 from biasbench.plan.core import MODEL_KEYS, Job, ZooPlan
@@ -125,6 +125,9 @@ def make_plan(config: dict[str, Any], root: str | Path) -> Plan:
         )
     check_model_names(config["models"])
     specs = {name: ModelSpec.from_config(name, cfg) for name, cfg in config["models"].items()}
+    for name, spec in specs.items():
+        if spec.scheme == "path":
+            check_local_tokenizer(name, spec.location)
     for name, spec in specs.items():  # a model built from another names a configured one
         base = spec.base
         if base is None:
