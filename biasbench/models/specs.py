@@ -154,7 +154,7 @@ def check_local_model(name: str, location: str) -> None:
     nothing). That the tokenizer loads is the planner's check (:func:`check_local_tokenizer`):
     it imports transformers, which most jobs that read a spec never use."""
     where = Path(location)
-    field = f"config: models.{name}.source path:{location}"
+    field = _path_field(name, location)
     if where.is_file():
         gguf = where.suffix.lower() == ".gguf"
         raise InputError(
@@ -205,9 +205,14 @@ def check_local_tokenizer(name: str, location: str) -> None:
     problem = tokenizer_problem(str(where.resolve()), stamp)
     if problem:
         raise InputError(
-            f"config: models.{name}.source path:{location}: {problem}; "
+            f"{_path_field(name, location)}: {problem}; "
             f"save it with tokenizer.save_pretrained({location})"
         )
+
+
+def _path_field(name: str, location: str) -> str:
+    """How a message names a ``path:`` model's config entry."""
+    return f"config: models.{name}.source path:{location}"
 
 
 @cache
