@@ -25,7 +25,7 @@ from typing import Any
 
 from biasbench import __version__
 from biasbench.errors import InputError
-from biasbench.io import atomic_path, sha256_of
+from biasbench.io import atomic_path, log_cpu, sha256_of
 
 #: the packages whose versions change the numbers a test computes
 PACKAGES = ("torch", "transformers", "tokenizers", "numpy", "scipy", "pandas", "h5py")
@@ -165,6 +165,9 @@ def _compute_entry(entry: Path, sha: str, work: OneTest, compute, stage: str, co
     os.replace(building, entry)
 
 
+#: the prefix of a per-model job's CPU line after a test it computed
+TEST_CPU = "computed "
+
 #: a per-model job's params that do not reach a test's numbers: what the tests are and where
 #: they go, the user's files' digests (each test's own inputs are hashed in its record) and the
 #: device (as for the embeddings cache: the batching and the device do not enter)
@@ -181,13 +184,18 @@ def run_job_tests(
 ) -> dict[str, str]:
     """:func:`run_tests` for a workflow job: its cache (``params.cache``, or ``cache``), its
     script's code (``script`` in the workflow's scripts folder), its progress on the job's
-    log."""
+    log, with the CPU seconds spent so far after each test it computes (what
+    ``scripts/job_cpu.py --tests`` reads)."""
     import sys
+
+    def compute_logged(work: OneTest, files: dict[str, Path]) -> None:
+        compute(work, files)
+        log_cpu(f"{TEST_CPU}{work.test}")
 
     return run_tests(
         job.params.cache if cache is None else cache,
         works,
-        compute,
+        compute_logged,
         stage=Path(script).stem,
         code=code_version(Path(job.scriptdir) / script),
         log=lambda line: print(line, file=sys.stderr),

@@ -7,7 +7,10 @@ This sums them per stage: jobs, CPU seconds, and the part that was start-up (eve
 before the first test's arithmetic: up to the model loaded, where the job loads one); and
 counts, per model, the jobs that loaded its weights.
 
-    python scripts/job_cpu.py [--results results] [--newer FILE]
+    python scripts/job_cpu.py [--results results] [--newer FILE] [--tests]
+
+``--tests``: instead, each test a per-model job computed (its log's CPU after the test less
+the CPU before it), the costliest first: where a model's arithmetic went.
 
 ``--newer FILE``: only the jobs whose log was written after FILE's modification time (an
 audit beside a finished run: ``touch t0`` before it).
@@ -25,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from estimate_cost import ROOT, benchmark_patterns, rule_of  # noqa: E402
 
 from biasbench.io import logged_cpu  # noqa: E402
+from biasbench.test_cache import TEST_CPU  # noqa: E402
 
 
 def job_logs(results: Path, newer: float | None = None):
@@ -62,6 +66,20 @@ def stage_cpu(results: Path, newer: float | None = None) -> dict[str, dict[str, 
     return stages
 
 
+def test_cpu(results: Path, newer: float | None = None) -> list[tuple[str, str, str, float]]:
+    """(stage, model, test, CPU seconds) of every test a per-model job computed: its CPU
+    line's seconds less the line's before it (the model's load is not the first test's)."""
+    found = []
+    for stage, wildcards, cpu in job_logs(results, newer):
+        before = 0.0
+        for what, seconds in cpu.items():
+            if what.startswith(TEST_CPU):
+                test = what[len(TEST_CPU) :]
+                found.append((stage, wildcards.get("model", ""), test, seconds - before))
+            before = seconds
+    return sorted(found, key=lambda row: -row[3])
+
+
 def table(stages: dict[str, dict[str, float]]) -> str:
     lines = [
         "| stage | jobs | CPU s | start-up CPU s | start-up share |",
@@ -84,8 +102,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--newer", type=Path, help="only logs written after this file's mtime")
+    parser.add_argument("--tests", action="store_true", help="the CPU of each computed test")
     args = parser.parse_args()
     newer = args.newer.stat().st_mtime if args.newer else None
+    if args.tests:
+        rows = test_cpu(args.results, newer)
+        if not rows:
+            sys.exit(f"{args.results / 'logs'}: no job log records a computed test's CPU")
+        print("| stage | model | test | CPU s |\n|---|---|---|---:|")
+        print(
+            "\n".join(
+                f"| {stage} | {model} | {test} | {cpu:.1f} |" for stage, model, test, cpu in rows
+            )
+        )
+        return
     stages = stage_cpu(args.results, newer)
     if not stages:
         sys.exit(f"{args.results / 'logs'}: no job log records its CPU")

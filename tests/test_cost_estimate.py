@@ -206,3 +206,26 @@ def test_the_cpu_per_stage_sums_each_job_s_own_log(tmp_path):
     assert rows["all"] == ["5", "29.0", "9.0", "31% |"]
     assert "table" not in rows
     assert done.stdout.strip().endswith("jobs that loaded each model's weights: tiny 2")
+
+
+def test_the_cpu_per_test_is_each_tests_line_less_the_line_before_it(tmp_path):
+    """scripts/job_cpu.py --tests: a computed test's CPU is its line's seconds less the
+    previous line's (the model's load before the first test is not the test's); cached tests
+    log no line; the costliest first."""
+    logs = tmp_path / "results/logs/logprobs"
+    logs.mkdir(parents=True)
+    (logs / "tiny.log").write_text(
+        "cpu: start-up 1.0\ncpu: model loaded 3.0\ncpu: computed crows_pairs 7.5\n"
+        "C1: cached\ncpu: computed templates/C3 20.0\ncpu: total 20.5\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/job_cpu.py"), "--tests"]
+        + ["--results", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[2:] == [
+        "| logprobs | tiny | templates/C3 | 12.5 |",
+        "| logprobs | tiny | crows_pairs | 4.5 |",
+    ]

@@ -240,3 +240,24 @@ def test_each_part_of_a_job_records_its_own_tests_outputs_and_settings():
     assert set(cp.settings) == {"lpbs_tests", "limits", "lpbs_batch"}
     with pytest.raises(InputError, match="output lpbs_scores has 1 files"):
         job_works(job, roles=["lpbs_scores"])
+
+
+def test_a_job_logs_its_cpu_after_each_test_it_computes_and_none_for_a_cached_one(tmp_path, capsys):
+    """run_job_tests: one CPU line per computed test, named by the test (what
+    scripts/job_cpu.py --tests reads); a second run, every test cached, logs none."""
+    from types import SimpleNamespace
+
+    from biasbench.io import logged_cpu
+    from biasbench.test_cache import TEST_CPU, run_job_tests
+
+    (tmp_path / "score.py").write_text("# the job's script\n")
+    job = SimpleNamespace(params=SimpleNamespace(cache=str(tmp_path / "cache")), scriptdir=tmp_path)
+    works = make_works(tmp_path)
+    run_job_tests(job, works, Counting(), "score.py")
+    first = capsys.readouterr().err
+    (tmp_path / "first.log").write_text(first)
+    stamps = logged_cpu(tmp_path / "first.log")
+    assert list(stamps) == [f"{TEST_CPU}{t}" for t in TESTS]
+    assert list(stamps.values()) == sorted(stamps.values())
+    run_job_tests(job, works, Counting(), "score.py")
+    assert "cpu:" not in capsys.readouterr().err
