@@ -544,3 +544,27 @@ def test_a_data_set_after_crows_pairs_scores_as_in_a_job_of_its_own(tmp_path):
     assert crows["encoding"].str.contains("aula").any()  # the attention weights were read
     assert model.config._attn_implementation == "sdpa"
     pd.testing.assert_frame_equal(datasets.becpro(engine, BECPRO, **ARGS), alone)
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_top_fills_runs_texts_of_like_length_together_and_keeps_each_texts_fills(tmp_path, kind):
+    """Engine.top_fills: texts in an order that mixes lengths reach the model in batches
+    sorted by token count (so they pad little), and each text still gets the fills it gets
+    alone."""
+    engine = tiny_engine(tmp_path, kind)
+    words = ["john", "amy is kind", "kind", "john is kind and amy is kind", "amy", "john is"]
+    texts = [f"{w} [MASK] ." if kind == "masked" else w for w in words]
+    asked = []
+    ask = "slot_log_probs" if kind == "masked" else "next_token_log_probs"
+    real = getattr(engine, ask)
+
+    def spy(chunk):
+        asked.append([len(i) for i in engine.ids(chunk)])
+        return real(chunk)
+
+    setattr(engine, ask, spy)
+    together = engine.top_fills(texts)
+    lengths = [n for chunk in asked for n in chunk]
+    assert lengths == sorted(lengths) and len(asked) == 2  # batch 4: two batches
+    alone = [engine.top_fills([t]) for t in texts]
+    assert together == ([a[0][0] for a in alone], [a[1][0] for a in alone])
