@@ -66,7 +66,7 @@ def stage_cpu(results: Path, newer: float | None = None) -> dict[str, dict[str, 
     return stages
 
 
-def test_cpu(results: Path, newer: float | None = None) -> list[tuple[str, str, str, float]]:
+def per_test_cpu(results: Path, newer: float | None = None) -> list[tuple[str, str, str, float]]:
     """(stage, model, test, CPU seconds) of every test a per-model job computed: its CPU
     line's seconds less the line's before it (the model's load is not the first test's)."""
     found = []
@@ -106,7 +106,7 @@ def main() -> None:
     args = parser.parse_args()
     newer = args.newer.stat().st_mtime if args.newer else None
     if args.tests:
-        rows = test_cpu(args.results, newer)
+        rows = per_test_cpu(args.results, newer)
         if not rows:
             sys.exit(f"{args.results / 'logs'}: no job log records a computed test's CPU")
         print("| stage | model | test | CPU s |\n|---|---|---|---:|")
