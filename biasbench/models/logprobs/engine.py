@@ -144,7 +144,8 @@ class Engine:
         alphabetic word (the word's first token stands for it). The texts run in batches of
         similar length (DisCo's 2,530 causal prefixes: 24% fewer padded positions, 17% less
         CPU than in their order); the fills are each text's, in its order."""
-        top, over = [[]] * len(texts), [[]] * len(texts)
+        top: list = [None] * len(texts)  # each text's fills, set by its index
+        over: list = [None] * len(texts)
         by_length = np.argsort([len(i) for i in self.ids(texts)], kind="stable")
         for start in range(0, len(texts), self.batch):
             rows = by_length[start : start + self.batch]
